@@ -1,0 +1,30 @@
+# Thin wrappers over CMake. `make run` and `make test` install what they need first.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: deps configure build run test bench accuracy clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@$(BUILD_DIR)/trainplan estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 \
+	  --seq-len 4096 --micro-batch 2 --global-batch 64 --tokens 1e9
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD_DIR)/trainplan_bench --benchmark_min_time=0.2
+
+accuracy: build
+	@$(BUILD_DIR)/trainplan accuracy --reference tests/reference/measurements.jsonl -o docs/accuracy.md
+
+clean:
+	@rm -rf $(BUILD_DIR)

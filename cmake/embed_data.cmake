@@ -1,0 +1,12 @@
+# Writes OUT: a C++ source defining EmbeddedFile(name) over every data/*.json file.
+file(GLOB files ${DATA_DIR}/*.json)
+list(SORT files)
+set(body "// Generated from data/*.json; do not edit.\n#include <string_view>\n#include \"trainplan/embedded_data.h\"\nnamespace trainplan {\nstd::string_view EmbeddedFile(std::string_view name) {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} content)
+  string(APPEND body "  if (name == \"${name}\") {\n    static constexpr std::string_view kData = R\"tpdata(${content})tpdata\";\n    return kData;\n  }\n")
+endforeach()
+string(APPEND body "  return {};\n}\n}  // namespace trainplan\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

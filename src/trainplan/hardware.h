@@ -1,0 +1,73 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace trainplan {
+
+/// A GPU (or other accelerator) from its datasheet. TFLOP/s are dense tensor-core figures, never the
+/// 2:4-sparse headline numbers; 0 means the format is not supported.
+struct GpuSpec {
+  std::string id;     // catalog key, e.g. "h100-sxm"
+  std::string name;   // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;
+  std::vector<std::string> aliases;
+  double memory_bytes = 0;          // usable capacity as sold (GB on the datasheet -> bytes)
+  double memory_bw_bytes_per_s = 0;
+  double bf16_tflops = 0;
+  double fp16_tflops = 0;
+  double fp8_tflops = 0;
+  double tf32_tflops = 0;
+  double fp32_tflops = 0;             // non-tensor FP32
+  int nvlink_gen = 0;                  // 0: none
+  double nvlink_bytes_per_s = 0;       // total bidirectional per GPU as on datasheets
+  bool nvswitch = false;               // all-to-all NVLink fabric in the usual server (HGX)
+  int pcie_gen = 4;
+  int pcie_lanes = 16;
+  double tdp_w = 0;
+  bool ecc = false;
+  bool consumer = false;
+  std::string form_factor;
+  std::vector<std::string> sources;
+  std::string date;        // when the figures were read
+  std::string confidence;  // high | medium | low
+
+  double PeakTflops(bool fp8, bool fp32) const;
+};
+
+/// A link between GPUs: NVLink/NVSwitch or PCIe inside a node, InfiniBand/RoCE/Ethernet between nodes.
+struct LinkSpec {
+  std::string id;    // "nvlink4-nvswitch", "pcie4", "ib-ndr400", ...
+  std::string name;
+  /// Per-GPU unidirectional bandwidth a collective can use (bytes/s), before efficiency.
+  double bytes_per_s = 0;
+  /// Fraction of `bytes_per_s` that NCCL bus bandwidth reaches on large messages (measured; see source).
+  double efficiency = 0.8;
+  double latency_s = 5e-6;
+  std::string source;
+};
+
+/// The machines a job runs on.
+struct Hardware {
+  GpuSpec gpu;
+  int gpus = 1;
+  int gpus_per_node = 8;
+  LinkSpec intra_node;  // between GPUs of one node
+  LinkSpec inter_node;  // per GPU, between nodes
+  int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
+};
+
+/// The catalogs compiled into the binary (data/gpus.json, data/links.json).
+const std::vector<GpuSpec>& GpuCatalog();
+const std::vector<LinkSpec>& LinkCatalog();
+
+/// Finds a GPU by id, name or alias, ignoring case, spaces, dashes and underscores
+/// ("A100-SXM4-80GB" = "a100 sxm 80gb"); throws InputError with the closest names otherwise.
+const GpuSpec& FindGpu(const std::string& name);
+const LinkSpec& FindLink(const std::string& name);
+
+/// The link GPUs of this type use inside a node by default (NVLink/NVSwitch when the GPU has it,
+/// else its PCIe generation), and the usual inter-node network for its class.
+const LinkSpec& DefaultIntraNodeLink(const GpuSpec& gpu);
+const LinkSpec& DefaultInterNodeLink(const GpuSpec& gpu);
+
+}  // namespace trainplan

@@ -1,0 +1,122 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace trainplan {
+
+/// Which part of a transformer layer a weight matrix belongs to; LoRA targets and FLOP accounting use it.
+enum class Module { kAttention, kMlp, kExpert, kSharedExpert, kRouter };
+
+/// One weight matrix of a layer: y = x W (+ b), W of shape [in, out]. `copies` instances exist per layer
+/// (routed experts), `active_copies` of them are used per token (top-k). Canonical names follow the
+/// Hugging Face Llama/DeepSeek naming: q_proj k_proj v_proj o_proj gate_proj up_proj down_proj,
+/// q_a_proj q_b_proj kv_a_proj kv_b_proj (MLA), router, shared_expert_gate.
+struct Linear {
+  std::string name;
+  Module module = Module::kAttention;
+  int64_t in = 0;
+  int64_t out = 0;
+  bool bias = false;
+  int64_t copies = 1;
+  int64_t active_copies = 1;
+
+  int64_t ParamsPerCopy() const { return in * out + (bias ? out : 0); }
+};
+
+enum class MlpKind { kGated, kPlain };        // SwiGLU/GeGLU (gate, up, down) vs up/act/down
+enum class NormKind { kRmsNorm, kLayerNorm };  // LayerNorm carries a bias
+
+/// The attention core of a layer: what the score and context matmuls and the softmax work on.
+struct AttentionShape {
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;
+  int64_t qk_head_dim = 0;  // per-head width of Q and K (MLA: nope + rope)
+  int64_t v_head_dim = 0;   // per-head width of V and of the context
+  int64_t sliding_window = 0;  // 0: full causal attention
+  bool mla = false;            // DeepSeek multi-head latent attention
+};
+
+/// One kind of transformer layer; a model is a list of groups of identical layers.
+struct LayerSpec {
+  std::vector<Linear> linears;
+  AttentionShape attention;
+  MlpKind mlp = MlpKind::kGated;
+  int64_t mlp_intermediate = 0;   // per expert for MoE layers; dense width otherwise
+  int64_t num_experts = 0;        // routed experts; 0 for a dense layer
+  int64_t experts_per_token = 0;
+  int64_t shared_expert_intermediate = 0;  // total width of shared experts (0: none)
+  int64_t norm_params = 0;        // all norm weights (and biases) inside the layer
+  bool parallel_attn_mlp = false;  // GPT-J/Falcon/GPT-NeoX parallel residual
+
+  bool is_moe() const { return num_experts > 0; }
+};
+
+struct LayerGroup {
+  LayerSpec spec;
+  int64_t count = 0;
+};
+
+/// A model's architecture in canonical form, built from a Hugging Face config.json. Every count,
+/// memory term and FLOP figure is derived from these shapes.
+struct ModelSpec {
+  std::string name;         // short catalog name or the config's _name_or_path
+  std::string hf_id;        // Hugging Face repo id when known
+  std::string model_type;   // the config's model_type
+  std::string source;       // where the config came from (catalog citation or file path)
+  bool approximate = false;  // a generic shape, not a real published config
+  std::vector<std::string> warnings;  // e.g. unknown model_type counted as Llama-style
+
+  int64_t hidden_size = 0;
+  int64_t num_layers = 0;
+  int64_t vocab_size = 0;
+  int64_t max_position_embeddings = 0;
+  bool tie_word_embeddings = false;
+  bool learned_position_embeddings = false;  // GPT-2, OPT, MPT with learned_pos_emb
+  int64_t position_embedding_rows = 0;        // rows of the learned table when present
+  NormKind norm = NormKind::kRmsNorm;
+  int64_t embedding_norm_params = 0;  // BLOOM's word_embeddings_layernorm
+  int64_t final_norm_params = 0;
+  bool lm_head_bias = false;
+  std::vector<LayerGroup> layers;
+
+  /// Extra checkpoint-only layers (DeepSeek-V3 MTP) counted separately from the main model.
+  int64_t extra_checkpoint_params = 0;
+};
+
+/// Exact parameter counts by component.
+struct ParamCounts {
+  int64_t embedding = 0;         // token embedding (and learned positions, embedding norm)
+  int64_t attention = 0;         // all layers
+  int64_t mlp = 0;               // dense MLPs
+  int64_t experts = 0;           // routed experts, all of them
+  int64_t shared_experts = 0;
+  int64_t router = 0;
+  int64_t norms = 0;             // layer and final norms
+  int64_t lm_head = 0;           // 0 when tied
+  int64_t total = 0;
+  int64_t active = 0;            // used per token: total less the unused routed experts
+  int64_t checkpoint_extra = 0;  // shipped in checkpoints, not part of the trained model (MTP)
+};
+
+/// Counts every parameter of the model exactly.
+ParamCounts CountParams(const ModelSpec& model);
+
+/// Builds the canonical spec from a Hugging Face config.json. Supports llama, mistral, mixtral, qwen2,
+/// qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, phi3, deepseek_v2, deepseek_v3, chatglm/glm4, gpt2,
+/// gpt_neox, mpt, falcon, bloom and Megatron-style GPT fields; an unknown model_type with Llama-style
+/// fields is read as Llama with a warning. Throws InputError naming the missing or invalid field.
+ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source);
+
+/// A generic dense decoder of about `billions` parameters (Llama-style shape), marked approximate.
+ModelSpec GenericModel(double billions);
+
+/// The largest single layer's parameters (ZeRO-3 gathers one layer at a time).
+int64_t LargestLayerParams(const ModelSpec& model);
+
+/// Parameters of one layer group's layer (all copies of all linears plus norms).
+int64_t LayerParams(const LayerSpec& layer);
+
+}  // namespace trainplan
