@@ -1,0 +1,31 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace trainplan {
+
+/// One published measurement compared with trainplan's estimate for the same setup.
+struct AccuracyRow {
+  std::string id;        // the reference record's id
+  std::string kind;      // throughput | memory | iteration_time | gpu_hours | param_count
+  std::string metric;    // what is compared, with its unit (e.g. "tflops_per_gpu", "gib_per_gpu")
+  std::string source;    // short citation
+  double measured = 0;
+  double estimated = 0;
+  double error = 0;      // (estimated - measured) / measured
+  std::string note;      // how the record was mapped (assumptions, inferred fields)
+};
+
+struct AccuracyReport {
+  std::vector<AccuracyRow> rows;
+  std::vector<std::string> skipped;  // "id: why" for records that cannot be compared
+};
+
+/// Reads measurements.jsonl (one JSON record per line, schema in tests/reference/README.md), builds the
+/// scenario each record describes, estimates it and compares. Throws InputError on unreadable files.
+AccuracyReport RunAccuracy(const std::string& measurements_path);
+
+/// The report as Markdown: a summary (median and max |error| per kind and metric) and one row per record.
+std::string AccuracyMarkdown(const AccuracyReport& report);
+
+}  // namespace trainplan
