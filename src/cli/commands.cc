@@ -1,5 +1,281 @@
-// STUB: replaced by the CLI.
 #include "cli/commands.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/render.h"
+#include "trainplan/accuracy.h"
+#include "trainplan/error.h"
+#include "trainplan/estimate.h"
+#include "trainplan/hardware.h"
+#include "trainplan/model_catalog.h"
+
 namespace trainplan::cli {
-int Main(int, char**) { return 1; }
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kExitBadInput = 2;
+
+json ReadJsonFile(const std::string& path, const std::string& field) {
+  std::ifstream in(path);
+  if (!in) throw InputError(field, path, "a readable JSON file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
+  }
+}
+
+void WriteOutput(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path);
+  if (!out) throw InputError("-o", path, "a writable file path");
+  out << text;
+}
+
+/// The job flags shared by `estimate` (and later `plan`), gathered into a scenario document so that
+/// flags and scenario files go through one parser and one validator.
+struct JobFlags {
+  std::string scenario_path;
+  std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
+  std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
+  std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
+  std::optional<double> tokens;
+  std::vector<std::string> lora_targets;
+  bool sequence_parallel = false, no_flash = false;
+
+  void Register(CLI::App* cmd) {
+    cmd->add_option("scenario", scenario_path, "scenario JSON file (flags override its fields)");
+    cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
+    cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
+    cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
+    cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
+    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
+    cmd->add_option("--gpu", gpu, "GPU type (see `trainplan gpus`)");
+    cmd->add_option("--gpus", gpus, "number of GPUs");
+    cmd->add_option("--gpus-per-node", gpus_per_node, "GPUs per node");
+    cmd->add_option("--intra-link", intra_link, "link inside a node (default: the GPU's NVLink or PCIe)");
+    cmd->add_option("--inter-link", inter_link, "network between nodes (e.g. ib-ndr400)");
+    cmd->add_option("--tp", tp, "tensor-parallel size");
+    cmd->add_option("--pp", pp, "pipeline-parallel size");
+    cmd->add_option("--dp", dp, "data-parallel size (default gpus / (tp*pp*cp))");
+    cmd->add_option("--cp", cp, "context-parallel size");
+    cmd->add_option("--ep", ep, "expert-parallel size");
+    cmd->add_option("--zero", zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+    cmd->add_option("--interleave", interleave, "virtual pipeline stages per GPU");
+    cmd->add_option("--micro-batch", micro_batch, "sequences per GPU per micro-step");
+    cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
+    cmd->add_option("--seq-len", seq_len, "tokens per sequence");
+    cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
+    cmd->add_option("--recompute", recompute, "none | selective | full");
+    cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
+    cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
+    cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
+    cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
+    cmd->add_flag("--sequence-parallel", sequence_parallel, "Megatron sequence parallelism");
+    cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
+  }
+
+  json ToDocument() const {
+    json doc = scenario_path.empty() ? json::object() : ReadJsonFile(scenario_path, "scenario");
+    if (!doc.is_object()) throw InputError("scenario", scenario_path, "a JSON object");
+    if (!model.empty()) {
+      doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
+    }
+    auto set = [&](const char* section, const char* key, const auto& value) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+        if (!value.empty()) doc[section][key] = value;
+      } else {
+        if (value) doc[section][key] = *value;
+      }
+    };
+    set("training", "method", method);
+    set("training", "precision", precision);
+    set("training", "optimizer", optimizer);
+    set("training", "framework", framework);
+    set("training", "micro_batch", micro_batch);
+    set("training", "global_batch", global_batch);
+    set("training", "seq_len", seq_len);
+    set("training", "tokens", tokens);
+    set("training", "lora_rank", lora_rank);
+    set("training", "trainable_layers", trainable_layers);
+    if (!lora_targets.empty()) doc["training"]["lora_targets"] = lora_targets;
+    set("hardware", "gpu", gpu);
+    set("hardware", "gpus", gpus);
+    set("hardware", "gpus_per_node", gpus_per_node);
+    if (!intra_link.empty()) doc["hardware"]["links"]["intra_node"] = intra_link;
+    if (!inter_link.empty()) doc["hardware"]["links"]["inter_node"] = inter_link;
+    set("strategy", "tp", tp);
+    set("strategy", "pp", pp);
+    set("strategy", "dp", dp);
+    set("strategy", "cp", cp);
+    set("strategy", "ep", ep);
+    set("strategy", "zero", zero);
+    set("strategy", "interleave", interleave);
+    set("strategy", "recompute", recompute);
+    set("strategy", "offload", offload);
+    if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;
+    if (no_flash) doc["strategy"]["flash_attention"] = false;
+    if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME or a scenario file");
+    return doc;
+  }
+};
+
+ModelSpec ResolveModel(const std::string& name) {
+  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfig(ReadJsonFile(name, "model"), name);
+  return FindModel(name);
+}
+
+json ModelToJson(const ModelSpec& m, const ParamCounts& p) {
+  return {{"name", m.name},
+          {"hf_id", m.hf_id},
+          {"model_type", m.model_type},
+          {"source", m.source},
+          {"approximate", m.approximate},
+          {"warnings", m.warnings},
+          {"num_layers", m.num_layers},
+          {"hidden_size", m.hidden_size},
+          {"vocab_size", m.vocab_size},
+          {"tie_word_embeddings", m.tie_word_embeddings},
+          {"params",
+           {{"total", p.total},
+            {"active", p.active},
+            {"trainable", p.total},
+            {"checkpoint_extra", p.checkpoint_extra},
+            {"components",
+             {{"embedding", p.embedding},
+              {"attention", p.attention},
+              {"mlp", p.mlp},
+              {"experts", p.experts},
+              {"shared_experts", p.shared_experts},
+              {"router", p.router},
+              {"norms", p.norms},
+              {"lm_head", p.lm_head}}}}}};
+}
+
+json GpuToJson(const GpuSpec& g) {
+  return {{"id", g.id},
+          {"name", g.name},
+          {"vendor", g.vendor},
+          {"aliases", g.aliases},
+          {"memory_bytes", g.memory_bytes},
+          {"memory_bw_bytes_per_s", g.memory_bw_bytes_per_s},
+          {"bf16_dense_tflops", g.bf16_tflops},
+          {"fp16_dense_tflops", g.fp16_tflops},
+          {"fp8_dense_tflops", g.fp8_tflops},
+          {"tf32_dense_tflops", g.tf32_tflops},
+          {"fp32_tflops", g.fp32_tflops},
+          {"nvlink_gen", g.nvlink_gen},
+          {"nvlink_bytes_per_s", g.nvlink_bytes_per_s},
+          {"pcie_gen", g.pcie_gen},
+          {"tdp_w", g.tdp_w},
+          {"ecc", g.ecc},
+          {"sources", g.sources},
+          {"date", g.date},
+          {"confidence", g.confidence}};
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
+  app.require_subcommand(1);
+  bool as_json = false;
+  std::string output_path;
+
+  auto* models_cmd = app.add_subcommand("models", "list the built-in model catalog");
+  models_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  auto* gpus_cmd = app.add_subcommand("gpus", "list the built-in GPU catalog");
+  gpus_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  std::string model_name;
+  auto* model_cmd = app.add_subcommand("model", "exact parameter breakdown of a model");
+  model_cmd->add_option("name", model_name, "catalog name, Hugging Face id or config.json path")->required();
+  model_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  JobFlags job;
+  auto* estimate_cmd = app.add_subcommand("estimate", "memory per GPU and training time for one job");
+  job.Register(estimate_cmd);
+  estimate_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
+  auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
+  accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl");
+  accuracy_cmd->add_option("-o,--output", output_path, "write the Markdown report here");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+
+  try {
+    if (models_cmd->parsed()) {
+      if (as_json) {
+        json list = json::array();
+        for (const auto& entry : ModelCatalog()) {
+          json item = ModelToJson(FindModel(entry.id), CountParams(FindModel(entry.id)));
+          item["id"] = entry.id;
+          item["aliases"] = entry.aliases;
+          list.push_back(item);
+        }
+        std::cout << list.dump(2) << "\n";
+      } else {
+        std::cout << RenderModelCatalog();
+      }
+    } else if (gpus_cmd->parsed()) {
+      if (as_json) {
+        json list = json::array();
+        for (const auto& g : GpuCatalog()) list.push_back(GpuToJson(g));
+        std::cout << list.dump(2) << "\n";
+      } else {
+        std::cout << RenderGpuCatalog();
+      }
+    } else if (model_cmd->parsed()) {
+      ModelSpec m = ResolveModel(model_name);
+      ParamCounts p = CountParams(m);
+      std::cout << (as_json ? ModelToJson(m, p).dump(2) + "\n" : RenderModel(m, p));
+    } else if (estimate_cmd->parsed()) {
+      Scenario scenario = ScenarioFromJson(job.ToDocument(), /*allow_paths=*/true);
+      Estimate estimate = EstimateScenario(scenario);
+      std::cout << (as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n"
+                            : RenderEstimate(scenario, estimate));
+    } else if (accuracy_cmd->parsed()) {
+      AccuracyReport report = RunAccuracy(reference_path);
+      WriteOutput(AccuracyMarkdown(report), output_path);
+      if (!output_path.empty()) std::cerr << "wrote " << output_path << "\n";
+    }
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const json::exception& e) {
+    std::cerr << "error: malformed input: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace trainplan::cli

@@ -1,0 +1,133 @@
+#include "cli/render.h"
+
+#include <fmt/format.h>
+
+#include "trainplan/hardware.h"
+#include "trainplan/model_catalog.h"
+
+namespace trainplan::cli {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string Gib(double bytes) { return fmt::format("{:8.2f} GiB", bytes / kGiB); }
+
+}  // namespace
+
+std::string HumanCount(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.2f} M", n / 1e6);
+  if (n >= 1e3) return fmt::format("{:.2f} K", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string HumanDuration(double s) {
+  if (s < 120) return fmt::format("{:.2f} s", s);
+  if (s < 2 * 3600) return fmt::format("{:.1f} min", s / 60);
+  if (s < 3 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} days", s / 86400);
+}
+
+std::string RenderModel(const ModelSpec& m, const ParamCounts& p) {
+  std::string out = fmt::format("{}{}  ({})\n", m.name, m.approximate ? "  [approximate generic shape]" : "",
+                                m.model_type);
+  if (!m.hf_id.empty()) out += fmt::format("  Hugging Face: {}\n", m.hf_id);
+  out += fmt::format("  source: {}\n", m.source);
+  out += fmt::format("  layers {}, hidden {}, vocab {}, {} embeddings\n", m.num_layers, m.hidden_size,
+                     m.vocab_size, m.tie_word_embeddings ? "tied" : "untied");
+  auto row = [&](const char* name, int64_t n) {
+    if (n != 0) out += fmt::format("  {:<16} {:>18L}  {:>10}\n", name, n, HumanCount(static_cast<double>(n)));
+  };
+  out += "  parameters:\n";
+  row("embedding", p.embedding);
+  row("attention", p.attention);
+  row("mlp", p.mlp);
+  row("experts", p.experts);
+  row("shared experts", p.shared_experts);
+  row("router", p.router);
+  row("norms", p.norms);
+  row("lm_head", p.lm_head);
+  row("total", p.total);
+  if (p.active != p.total) row("active/token", p.active);
+  row("MTP (ckpt only)", p.checkpoint_extra);
+  for (const auto& w : m.warnings) out += fmt::format("  warning: {}\n", w);
+  return out;
+}
+
+std::string RenderEstimate(const Scenario& s, const Estimate& e) {
+  const Strategy& st = s.strategy;
+  std::string out;
+  out += fmt::format("{}: {} on {} x {} ({} per node, {} node{})\n", s.model.name, ToString(s.training.method),
+                     s.hardware.gpus, s.hardware.gpu.name, s.hardware.gpus_per_node, s.hardware.nodes(),
+                     s.hardware.nodes() == 1 ? "" : "s");
+  out += fmt::format(
+      "strategy: tp={} pp={} dp={} cp={} ep={} zero={} recompute={} seq_parallel={} offload={} flash={} "
+      "interleave={}\n",
+      st.tp, st.pp, st.dp, st.cp, st.ep, st.zero, ToString(st.recompute), st.sequence_parallel ? "on" : "off",
+      ToString(st.offload), st.flash_attention ? "on" : "off", st.interleave);
+  out += fmt::format("batch: micro {} x seq {} , global {} sequences ({} accumulation steps), {} {} {}\n",
+                     s.training.micro_batch, s.training.seq_len, GlobalBatch(s), GradAccumSteps(s),
+                     ToString(s.training.precision), ToString(s.training.optimizer), ToString(s.training.framework));
+  out += fmt::format("\nparameters: total {} ({}), trainable {}, active/token {}\n", HumanCount(e.params.total),
+                     e.params.total, HumanCount(e.trainable.trainable), HumanCount(e.params.active));
+
+  out += fmt::format("\nmemory per GPU (busiest GPU):\n");
+  for (size_t i = 0; i < e.memory.bytes.size(); ++i) {
+    if (e.memory.bytes[i] == 0) continue;
+    out += fmt::format("  {:<18} {}\n", MemTermName(static_cast<MemTerm>(i)), Gib(e.memory.bytes[i]));
+  }
+  out += fmt::format("  {:<18} {}  of {:.1f} GiB -> {}\n", "total", Gib(e.memory.per_gpu_bytes),
+                     e.memory.capacity_bytes / kGiB,
+                     e.memory.fits ? "fits" : fmt::format("DOES NOT FIT ({:.0f}% of capacity)",
+                                                          100 * e.memory.per_gpu_bytes / e.memory.capacity_bytes));
+  if (e.memory.host_bytes > 0) out += fmt::format("  host RAM needed    {}\n", Gib(e.memory.host_bytes));
+
+  const TimeEstimate& t = e.time;
+  out += fmt::format("\nstep time {:.3f} s:\n", t.step_s);
+  for (size_t i = 0; i < t.seconds.size(); ++i) {
+    if (t.seconds[i] <= 0) continue;
+    out += fmt::format("  {:<18} {:9.3f} s  {:5.1f}%\n", TimeTermName(static_cast<TimeTerm>(i)), t.seconds[i],
+                       100 * t.seconds[i] / t.step_s);
+  }
+  out += fmt::format("throughput: {:.0f} tokens/s ({:.0f} per GPU), {:.1f} model TFLOP/s per GPU, "
+                     "{:.1f} hardware TFLOP/s per GPU\n",
+                     t.tokens_per_s, t.tokens_per_s / s.hardware.gpus, t.model_tflops_per_gpu,
+                     t.hardware_tflops_per_gpu);
+  out += fmt::format("MFU {:.1f}%, HFU {:.1f}%\n", 100 * t.mfu, 100 * t.hfu);
+  out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
+                     HumanDuration(t.total_s), t.gpu_hours);
+
+  out += "\nassumptions:\n";
+  for (const auto& a : e.assumptions) out += fmt::format("  - {}\n", a);
+  for (const auto& w : e.warnings) out += fmt::format("warning: {}\n", w);
+  out += fmt::format("confidence: {}\n", e.confidence);
+  return out;
+}
+
+std::string RenderModelCatalog() {
+  std::string out = fmt::format("{:<24} {:<44} {:>10} {:>10}\n", "id", "hugging face", "total", "active");
+  for (const auto& entry : ModelCatalog()) {
+    ModelSpec m = FindModel(entry.id);
+    ParamCounts p = CountParams(m);
+    out += fmt::format("{:<24} {:<44} {:>10} {:>10}\n", entry.id, entry.hf_id, HumanCount(p.total),
+                       p.active == p.total ? "" : HumanCount(p.active));
+  }
+  out += "generic-<N>b             any size (approximate Llama-style shape, e.g. generic-1000b)\n";
+  return out;
+}
+
+std::string RenderGpuCatalog() {
+  std::string out = fmt::format("{:<16} {:<32} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "id", "name", "mem GB",
+                                "BF16 TF/s", "FP8 TF/s", "HBM GB/s", "NVLink GB/s", "TDP W");
+  for (const auto& g : GpuCatalog()) {
+    out += fmt::format("{:<16} {:<32} {:>8.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>10.0f} {:>6.0f}\n", g.id, g.name,
+                       g.memory_bytes / 1e9, g.bf16_tflops, g.fp8_tflops, g.memory_bw_bytes_per_s / 1e9,
+                       g.nvlink_bytes_per_s / 1e9, g.tdp_w);
+  }
+  out += "TFLOP/s are dense tensor figures (not 2:4 sparse); NVLink is the bidirectional total per GPU.\n";
+  return out;
+}
+
+}  // namespace trainplan::cli

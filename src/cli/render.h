@@ -1,0 +1,21 @@
+#pragma once
+#include <string>
+
+#include "trainplan/estimate.h"
+#include "trainplan/model.h"
+#include "trainplan/scenario.h"
+
+namespace trainplan::cli {
+
+/// Human-readable text for a terminal. JSON output comes from the library's *ToJson functions.
+std::string RenderEstimate(const Scenario& scenario, const Estimate& estimate);
+std::string RenderModel(const ModelSpec& model, const ParamCounts& params);
+std::string RenderModelCatalog();
+std::string RenderGpuCatalog();
+
+/// 8030261248 -> "8.03 B"; 1.2e12 -> "1.20 T".
+std::string HumanCount(double n);
+/// Seconds as "3.2 s", "4.1 h", "12.5 days".
+std::string HumanDuration(double seconds);
+
+}  // namespace trainplan::cli

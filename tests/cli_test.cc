@@ -1,0 +1,143 @@
+// End-to-end runs of the trainplan binary: exit codes, error messages and the JSON contract.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CommandResult {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CommandResult Trainplan(const std::string& args) {
+  std::string cmd = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
+  CommandResult run;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+  int raw = pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+nlohmann::json TrainplanJson(const std::string& args) {
+  CommandResult run = Trainplan(args + " --json");
+  EXPECT_EQ(run.status, 0) << run.out;
+  return nlohmann::json::parse(run.out);
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Cli, ModelByCatalogNameAndHfIdGiveExactCount) {
+  EXPECT_EQ(TrainplanJson("model llama-3-8b")["params"]["total"], 8030261248LL);
+  EXPECT_EQ(TrainplanJson("model meta-llama/Meta-Llama-3-8B")["params"]["total"], 8030261248LL);
+}
+
+TEST(Cli, ModelFromConfigFile) {
+  std::string path = WriteTemp("tiny_config.json", R"({"model_type": "llama", "hidden_size": 256,
+    "intermediate_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "vocab_size": 1000, "tie_word_embeddings": true})");
+  // embed 256000 + per layer (q 65536 + k,v 2*32768 + o 65536 + mlp 3*262144 + norms 512) + final norm 256
+  const int64_t per_layer = 65536 + 2 * 32768 + 65536 + 3 * 262144 + 512;
+  EXPECT_EQ(TrainplanJson("model " + path)["params"]["total"], 256000 + 2 * per_layer + 256);
+}
+
+TEST(Cli, UnknownModelSuggestsClosestAndExits2) {
+  CommandResult run = Trainplan("model lama-3-8b");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("llama-3-8b"), std::string::npos) << run.out;
+}
+
+TEST(Cli, UnknownGpuSuggestsClosestAndExits2) {
+  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm6 --gpus 8");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("hardware.gpu"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("h100"), std::string::npos) << run.out;
+}
+
+TEST(Cli, MalformedScenarioExits2) {
+  std::string path = WriteTemp("truncated.json", R"({"model": "llama-3-8b", "training": {"method": )");
+  CommandResult run = Trainplan("estimate " + path);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("scenario"), std::string::npos) << run.out;
+}
+
+TEST(Cli, TpNotDividingHeadsExits2NamingField) {
+  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 3 --tp 3");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("strategy.tp"), std::string::npos) << run.out;
+}
+
+TEST(Cli, GpuCountMismatchExits2) {
+  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --tp 2 --pp 2 --dp 3");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("gpus"), std::string::npos) << run.out;
+}
+
+TEST(Cli, NegativeNumberExits2) {
+  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --seq-len -5");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("seq_len"), std::string::npos) << run.out;
+}
+
+TEST(Cli, UnknownFlagExits2) { EXPECT_EQ(Trainplan("estimate --modle llama-3-8b").status, 2); }
+
+TEST(Cli, EstimateJsonHoldsTheContractKeys) {
+  auto j = TrainplanJson(
+      "estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 --seq-len 4096 "
+      "--micro-batch 1 --global-batch 64 --tokens 1e9");
+  for (const char* key : {"total", "trainable", "active"}) EXPECT_TRUE(j["params"].contains(key)) << key;
+  for (const char* key : {"per_gpu_bytes", "components", "host_bytes", "fits"})
+    EXPECT_TRUE(j["memory"].contains(key)) << key;
+  for (const char* key : {"step_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu",
+                          "total_s", "gpu_hours"})
+    EXPECT_TRUE(j["time"].contains(key)) << key;
+  EXPECT_EQ(j["params"]["total"], 8030261248LL);
+  EXPECT_TRUE(j["memory"]["fits"].get<bool>());
+  double sum = 0;
+  for (auto& [name, bytes] : j["memory"]["components"].items()) sum += bytes.get<double>();
+  EXPECT_NEAR(sum, j["memory"]["per_gpu_bytes"].get<double>(), 1.0);
+  EXPECT_GT(j["time"]["mfu"].get<double>(), 0.2);
+  EXPECT_LT(j["time"]["mfu"].get<double>(), 0.7);
+  // 1e9 tokens at 64 x 4096 tokens per step.
+  EXPECT_NEAR(j["time"]["steps"].get<double>(), 1e9 / (64.0 * 4096), 1.0);
+}
+
+TEST(Cli, ScenarioFileAndFlagsAgree) {
+  std::string path = WriteTemp("scenario.json", R"({"model": "qwen2.5-7b",
+    "training": {"method": "lora", "seq_len": 2048, "micro_batch": 2, "global_batch": 16, "tokens": 1e8},
+    "hardware": {"gpu": "a100-80gb-sxm", "gpus": 8},
+    "strategy": {"recompute": "full"}})");
+  auto from_file = TrainplanJson("estimate " + path);
+  auto from_flags = TrainplanJson(
+      "estimate --model qwen2.5-7b --method lora --seq-len 2048 --micro-batch 2 --global-batch 16 --tokens 1e8 "
+      "--gpu a100-80gb-sxm --gpus 8 --recompute full");
+  EXPECT_EQ(from_file["memory"]["per_gpu_bytes"], from_flags["memory"]["per_gpu_bytes"]);
+  EXPECT_EQ(from_file["time"]["step_s"], from_flags["time"]["step_s"]);
+}
+
+TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
+  CommandResult run = Trainplan("estimate --model llama-3-70b --method full --gpu a100-80gb-sxm --gpus 4");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("DOES NOT FIT"), std::string::npos) << run.out;
+}
+
+TEST(Cli, CatalogsList) {
+  auto gpus = TrainplanJson("gpus");
+  EXPECT_GE(gpus.size(), 20u);
+  auto models = TrainplanJson("models");
+  EXPECT_GE(models.size(), 30u);
+}
+
+}  // namespace
