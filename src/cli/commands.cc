@@ -16,6 +16,7 @@
 #include "trainplan/estimate.h"
 #include "trainplan/hardware.h"
 #include "trainplan/model_catalog.h"
+#include "trainplan/search.h"
 
 namespace trainplan::cli {
 
@@ -58,13 +59,21 @@ struct JobFlags {
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false;
 
-  void Register(CLI::App* cmd) {
+  /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches.
+  void Register(CLI::App* cmd, bool with_strategy) {
     cmd->add_option("scenario", scenario_path, "scenario JSON file (flags override its fields)");
     cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
     cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
     cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
     cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
     cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
+    cmd->add_option("--seq-len", seq_len, "tokens per sequence");
+    cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
+    cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
+    cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
+    cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
+    cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
+    if (!with_strategy) return;
     cmd->add_option("--gpu", gpu, "GPU type (see `trainplan gpus`)");
     cmd->add_option("--gpus", gpus, "number of GPUs");
     cmd->add_option("--gpus-per-node", gpus_per_node, "GPUs per node");
@@ -78,14 +87,8 @@ struct JobFlags {
     cmd->add_option("--zero", zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
     cmd->add_option("--interleave", interleave, "virtual pipeline stages per GPU");
     cmd->add_option("--micro-batch", micro_batch, "sequences per GPU per micro-step");
-    cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
-    cmd->add_option("--seq-len", seq_len, "tokens per sequence");
-    cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
     cmd->add_option("--recompute", recompute, "none | selective | full");
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
-    cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
-    cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
-    cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
     cmd->add_flag("--sequence-parallel", sequence_parallel, "Megatron sequence parallelism");
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
   }
@@ -210,8 +213,32 @@ int Main(int argc, char** argv) {
 
   JobFlags job;
   auto* estimate_cmd = app.add_subcommand("estimate", "memory per GPU and training time for one job");
-  job.Register(estimate_cmd);
+  job.Register(estimate_cmd, /*with_strategy=*/true);
   estimate_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  JobFlags plan_job;
+  PlanConstraints constraints;
+  std::optional<int> plan_gpus;
+  std::string deadline, objective;
+  std::vector<std::string> price_overrides;
+  bool no_offload = false;
+  int threads = 0;
+  auto* plan_cmd = app.add_subcommand("plan", "search GPU types, counts and strategies for the best plan");
+  plan_job.Register(plan_cmd, /*with_strategy=*/false);
+  plan_cmd->add_option("--gpu", constraints.gpu_types, "GPU types to consider (comma-separated; default: all)")
+      ->delimiter(',');
+  plan_cmd->add_option("--gpus", plan_gpus, "exact GPU count (default: search)");
+  plan_cmd->add_option("--max-gpus", constraints.max_gpus, "largest GPU count to consider");
+  plan_cmd->add_option("--gpus-per-node", constraints.gpus_per_node, "GPUs per node (default 8)");
+  plan_cmd->add_option("--inter-link", constraints.inter_link, "network between nodes (e.g. ib-ndr400)");
+  plan_cmd->add_option("--deadline", deadline, "finish within this time: 15d, 36h, 90m");
+  plan_cmd->add_option("--budget", constraints.budget_usd, "spend at most this many USD");
+  plan_cmd->add_option("--objective", objective, "time | cost | gpus (default: cost, or time with --budget)");
+  plan_cmd->add_flag("--no-offload", no_offload, "exclude CPU offload from the search");
+  plan_cmd->add_option("--top", constraints.top, "plans to show");
+  plan_cmd->add_option("--price", price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');
+  plan_cmd->add_option("--threads", threads, "search threads (default: all cores)");
+  plan_cmd->add_flag("--json", as_json, "machine-readable output");
 
   std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
   auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
@@ -260,6 +287,36 @@ int Main(int argc, char** argv) {
       Estimate estimate = EstimateScenario(scenario);
       std::cout << (as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n"
                             : RenderEstimate(scenario, estimate));
+    } else if (plan_cmd->parsed()) {
+      json doc = plan_job.ToDocument();
+      doc.erase("strategy");
+      if (doc.contains("training")) doc["training"].erase("micro_batch");
+      constraints.framework_fixed = doc.contains("training") && doc["training"].contains("framework");
+      if (plan_gpus) {
+        if (*plan_gpus <= 0) throw InputError("--gpus", std::to_string(*plan_gpus), "a positive GPU count");
+        constraints.gpus = *plan_gpus;
+      }
+      if (!deadline.empty()) constraints.deadline_s = ParseDurationSeconds(deadline, "--deadline");
+      constraints.objective = !objective.empty()          ? ParseObjective(objective, "--objective")
+                              : constraints.budget_usd > 0 ? Objective::kTime
+                                                           : Objective::kCost;
+      constraints.allow_offload = !no_offload;
+      for (const auto& item : price_overrides) {
+        auto eq = item.find('=');
+        if (eq == std::string::npos) throw InputError("--price", item, "GPU=USD per GPU-hour, e.g. h100-sxm=2.5");
+        const std::string& id = FindGpu(item.substr(0, eq)).id;
+        try {
+          constraints.prices.emplace_back(id, std::stod(item.substr(eq + 1)));
+        } catch (const std::exception&) {
+          throw InputError("--price", item, "a number of USD per GPU-hour after '='");
+        }
+      }
+      // The job is validated on one GPU of the first type; the search replaces hardware and strategy.
+      doc["hardware"] = {{"gpu", constraints.gpu_types.empty() ? std::string("h100-sxm") : constraints.gpu_types[0]},
+                         {"gpus", 1}};
+      Scenario job = ScenarioFromJson(doc, /*allow_paths=*/true);
+      PlanResult result = SearchPlans(job, constraints, threads);
+      std::cout << (as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
     } else if (accuracy_cmd->parsed()) {
       AccuracyReport report = RunAccuracy(reference_path);
       WriteOutput(AccuracyMarkdown(report), output_path);

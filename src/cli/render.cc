@@ -106,6 +106,47 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   return out;
 }
 
+std::string RenderPlan(const Scenario& job, const PlanResult& r) {
+  std::string out = fmt::format("{}: {} of {} tokens, seq {}\n", job.model.name, ToString(job.training.method),
+                                fmt::format("{:.3g}", job.training.tokens), job.training.seq_len);
+  if (!r.feasible) {
+    out += fmt::format("NO PLAN: {}\n", r.reason);
+  } else {
+    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>10} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
+                       "framework", "strategy", "mem/GPU", "MFU", "time", "cost USD");
+    for (size_t i = 0; i < r.plans.size(); ++i) {
+      const Plan& p = r.plans[i];
+      std::string strategy = fmt::format("tp{} pp{} dp{}{}{}{} zero{}{} mb{} rc:{}", p.strategy.tp, p.strategy.pp,
+                                         p.strategy.dp, p.strategy.cp > 1 ? fmt::format(" cp{}", p.strategy.cp) : "",
+                                         p.strategy.ep > 1 ? fmt::format(" ep{}", p.strategy.ep) : "",
+                                         p.strategy.interleave > 1 ? fmt::format(" v{}", p.strategy.interleave) : "",
+                                         p.strategy.zero,
+                                         p.strategy.offload != Offload::kNone
+                                             ? fmt::format(" off:{}", ToString(p.strategy.offload))
+                                             : "",
+                                         p.micro_batch, ToString(p.strategy.recompute));
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12.0f}\n", i + 1, p.gpu_id,
+                         p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB, 100 * p.time.mfu,
+                         HumanDuration(p.time.total_s), p.cost_usd);
+    }
+    out += fmt::format("\nwhy #1: {}\n", r.plans[0].why);
+  }
+  if (!r.pareto.empty()) {
+    out += "\ntime vs cost (Pareto front, fastest first):\n";
+    for (const Plan& p : r.pareto)
+      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({})\n", HumanDuration(p.time.total_s), p.cost_usd, p.gpus,
+                         p.gpu_id, ToString(p.framework));
+  }
+  if (!r.alternatives.empty()) {
+    out += "\nalternatives:\n";
+    for (const auto& a : r.alternatives)
+      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", a.change, a.summary);
+  }
+  out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads\n", r.enumerated, r.evaluated,
+                     r.seconds, r.threads);
+  return out;
+}
+
 std::string RenderModelCatalog() {
   std::string out = fmt::format("{:<24} {:<44} {:>10} {:>10}\n", "id", "hugging face", "total", "active");
   for (const auto& entry : ModelCatalog()) {
@@ -119,11 +160,11 @@ std::string RenderModelCatalog() {
 }
 
 std::string RenderGpuCatalog() {
-  std::string out = fmt::format("{:<16} {:<32} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "id", "name", "mem GB",
+  std::string out = fmt::format("{:<16} {:<32} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "id", "name", "mem GiB",
                                 "BF16 TF/s", "FP8 TF/s", "HBM GB/s", "NVLink GB/s", "TDP W");
   for (const auto& g : GpuCatalog()) {
     out += fmt::format("{:<16} {:<32} {:>8.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>10.0f} {:>6.0f}\n", g.id, g.name,
-                       g.memory_bytes / 1e9, g.bf16_tflops, g.fp8_tflops, g.memory_bw_bytes_per_s / 1e9,
+                       g.memory_bytes / kGiB, g.bf16_tflops, g.fp8_tflops, g.memory_bw_bytes_per_s / 1e9,
                        g.nvlink_bytes_per_s / 1e9, g.tdp_w);
   }
   out += "TFLOP/s are dense tensor figures (not 2:4 sparse); NVLink is the bidirectional total per GPU.\n";

@@ -4,12 +4,14 @@
 #include "trainplan/estimate.h"
 #include "trainplan/model.h"
 #include "trainplan/scenario.h"
+#include "trainplan/search.h"
 
 namespace trainplan::cli {
 
 /// Human-readable text for a terminal. JSON output comes from the library's *ToJson functions.
 std::string RenderEstimate(const Scenario& scenario, const Estimate& estimate);
 std::string RenderModel(const ModelSpec& model, const ParamCounts& params);
+std::string RenderPlan(const Scenario& job, const PlanResult& result);
 std::string RenderModelCatalog();
 std::string RenderGpuCatalog();
 

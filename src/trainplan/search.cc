@@ -1,0 +1,574 @@
+#include "trainplan/search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainplan/embedded_data.h"
+#include "trainplan/error.h"
+#include "trainplan/framework.h"
+
+namespace trainplan {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct PriceEntry {
+  std::string gpu_id;
+  double usd_per_gpu_hour = 0;
+};
+
+const std::vector<PriceEntry>& PriceCatalog() {
+  static const std::vector<PriceEntry> catalog = [] {
+    std::vector<PriceEntry> out;
+    auto doc = nlohmann::json::parse(EmbeddedFile("prices.json"));
+    for (const auto& item : doc.at("gpus")) {
+      for (const auto& offer : item.at("offers")) {
+        if (offer.value("default", false))
+          out.push_back({item.at("gpu").get<std::string>(), offer.at("usd_per_gpu_hour").get<double>()});
+      }
+    }
+    return out;
+  }();
+  return catalog;
+}
+
+/// Candidate GPU counts: 1, 2, 4 inside one node, then whole nodes in 1-1.5-2 steps up to the limit.
+std::vector<int> CandidateCounts(const PlanConstraints& c, int gpus_per_node) {
+  if (c.gpus > 0) return {c.gpus};
+  std::vector<int> counts;
+  for (int n = 1; n < gpus_per_node && n <= c.max_gpus; n *= 2) counts.push_back(n);
+  for (int64_t nodes = 1; nodes * gpus_per_node <= c.max_gpus; nodes *= 2) {
+    counts.push_back(static_cast<int>(nodes * gpus_per_node));
+    int64_t between = nodes * 3 / 2;
+    if (between > nodes && between * gpus_per_node <= c.max_gpus && nodes >= 2)
+      counts.push_back(static_cast<int>(between * gpus_per_node));
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+std::vector<int> PowersOfTwoUpTo(int limit) {
+  std::vector<int> out;
+  for (int v = 1; v <= limit; v *= 2) out.push_back(v);
+  return out;
+}
+
+/// Frameworks whose strategies the search explores. Megatron-style engines carry TP/PP/CP/EP; the others
+/// scale by data parallelism with ZeRO/FSDP sharding and offload.
+std::vector<Framework> CandidateFrameworks(const Scenario& job, bool framework_fixed, int gpus, int gpn) {
+  if (framework_fixed) return {job.training.framework};
+  std::vector<Framework> out = {DefaultFramework(job.training.method, gpus, gpn)};
+  bool full_training = job.training.method == Method::kPretrain || job.training.method == Method::kFull;
+  if (full_training && gpus > 1 && out[0] != Framework::kMegatron) out.push_back(Framework::kMegatron);
+  if (!full_training && out[0] == Framework::kMegatron) out[0] = Framework::kHfTrainer;
+  return out;
+}
+
+bool IsMegatron(Framework f) { return f == Framework::kMegatron; }
+
+int64_t MaxExperts(const ModelSpec& m) {
+  int64_t experts = 0;
+  for (const auto& g : m.layers) experts = std::max(experts, g.spec.num_experts);
+  return experts;
+}
+
+int64_t HeadsGcd(const ModelSpec& m) {
+  int64_t g = 0;
+  for (const auto& group : m.layers) {
+    g = std::gcd(g, group.spec.attention.num_heads);
+    // KV heads below tp are replicated, so only the query heads must divide.
+  }
+  return g == 0 ? 1 : g;
+}
+
+/// Orders plans by the objective, then by the other measures, then by a fixed key for determinism.
+struct PlanOrder {
+  Objective objective;
+  bool operator()(const Plan& a, const Plan& b) const {
+    auto key = [&](const Plan& p) {
+      double primary = objective == Objective::kTime   ? p.time.total_s
+                       : objective == Objective::kCost ? p.cost_usd
+                                                       : static_cast<double>(p.gpus);
+      double secondary = objective == Objective::kTime ? p.cost_usd : p.time.total_s;
+      return std::make_tuple(primary, secondary, p.memory.per_gpu_bytes, std::string_view(p.gpu_id), p.gpus, p.strategy.tp,
+                             p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
+                             static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
+                             p.micro_batch, p.strategy.interleave, static_cast<int>(p.framework));
+    };
+    return key(a) < key(b);
+  }
+};
+
+/// What one (GPU type, GPU count) search found.
+struct TaskResult {
+  std::vector<Plan> best;           // top plans by the objective that meet every constraint
+  std::vector<Plan> fastest;        // fastest plan that fits (ignoring deadline/budget), for the Pareto front
+  double min_memory_bytes = 0;      // smallest per-GPU memory of any candidate (why nothing fits)
+  double capacity_bytes = 0;
+  double fastest_fit_s = 0;         // fastest time among plans that fit
+  double cheapest_fit_usd = 0;      // cheapest cost among plans that fit
+  int64_t evaluated = 0;
+  int64_t enumerated = 0;
+};
+
+struct SearchSpace {
+  const Scenario* job;
+  const PlanConstraints* constraints;
+  bool framework_fixed;
+  ParamCounts params;
+  int64_t global_batch;
+  int64_t experts;
+  int64_t heads_gcd;
+  int64_t layers;
+};
+
+void InsertTop(std::vector<Plan>& top, const Plan& plan, size_t limit, const PlanOrder& order) {
+  if (top.size() >= limit && !order(plan, top.back())) return;
+  top.insert(std::upper_bound(top.begin(), top.end(), plan, order), plan);
+  if (top.size() > limit) top.pop_back();
+}
+
+TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, int gpn, double price) {
+  const PlanConstraints& c = *space.constraints;
+  TaskResult result;
+  result.min_memory_bytes = INFINITY;
+  result.fastest_fit_s = INFINITY;
+  result.cheapest_fit_usd = INFINITY;
+  result.capacity_bytes = gpu.memory_bytes;
+  const PlanOrder order{c.objective};
+  const PlanOrder by_time{Objective::kTime};
+  result.best.reserve(static_cast<size_t>(c.top) + 1);
+  result.fastest.reserve(2);
+
+  Scenario s = *space.job;
+  s.hardware.gpu = gpu;
+  s.hardware.gpus = gpus;
+  s.hardware.gpus_per_node = gpn;
+  s.hardware.intra_node = DefaultIntraNodeLink(gpu);
+  s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
+  s.training.global_batch = space.global_batch;
+  const TrainableParams trainable = CountTrainable(s, space.params);
+  const bool long_context = s.training.seq_len >= 16384;
+
+  for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
+    if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
+    s.training.framework = framework;
+    const bool megatron = IsMegatron(framework);
+    const std::vector<int> tps = megatron ? PowersOfTwoUpTo(std::min(gpn, 8)) : std::vector<int>{1};
+    const std::vector<int> pps = megatron ? PowersOfTwoUpTo(static_cast<int>(std::min<int64_t>(space.layers, 128)))
+                                          : std::vector<int>{1};
+    const std::vector<int> cps = megatron && long_context ? PowersOfTwoUpTo(16) : std::vector<int>{1};
+    for (int tp : tps) {
+      if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
+      for (int pp : pps) {
+        if (gpus % (tp * pp) != 0) continue;
+        for (int cp : cps) {
+          if (gpus % (tp * pp * cp) != 0) continue;
+          const int dp = gpus / (tp * pp * cp);
+          if (space.global_batch % dp != 0) continue;
+          const int64_t per_replica = space.global_batch / dp;
+          std::vector<int> eps = {1};
+          if (megatron && space.experts > 1)
+            for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
+              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push_back(ep);
+          std::vector<int> interleaves = {1};
+          if (pp > 1)
+            for (int v = 2; v <= 4; v *= 2)
+              if (space.layers % (pp * v) == 0) interleaves.push_back(v);
+          std::vector<int> zeros = megatron ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
+          if (dp * cp == 1) zeros = {0};
+          for (int ep : eps) {
+            for (int v : interleaves) {
+              for (int zero : zeros) {
+                std::vector<Offload> offloads = {Offload::kNone};
+                if (c.allow_offload && !megatron && zero >= 1) offloads.push_back(Offload::kOptimizer);
+                if (c.allow_offload && !megatron && zero == 3) offloads.push_back(Offload::kOptimizerAndParams);
+                for (Offload offload : offloads) {
+                  Strategy& st = s.strategy;
+                  st.tp = tp;
+                  st.pp = pp;
+                  st.dp = dp;
+                  st.cp = cp;
+                  st.ep = ep;
+                  st.zero = zero;
+                  st.offload = offload;
+                  st.interleave = v;
+                  st.sequence_parallel = megatron && tp > 1;
+                  st.flash_attention = true;
+                  // Lower bound first: full recompute with one sequence is the least memory this
+                  // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
+                  st.recompute = Recompute::kFull;
+                  s.training.micro_batch = 1;
+                  ++result.enumerated;
+                  MemoryEstimate floor = EstimateMemory(s, space.params, trainable);
+                  ++result.evaluated;
+                  result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
+                  if (!floor.fits) continue;
+                  for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                    st.recompute = recompute;
+                    for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
+                      if (per_replica % mb != 0) continue;
+                      if (pp > 1 && v > 1 && (per_replica / mb) % pp != 0) continue;  // interleaving needs m % pp == 0
+                      s.training.micro_batch = mb;
+                      ++result.enumerated;
+                      MemoryEstimate mem = EstimateMemory(s, space.params, trainable);
+                      ++result.evaluated;
+                      if (!mem.fits) break;  // memory only grows with the micro-batch
+                      TimeEstimate time = EstimateTime(s, space.params, trainable);
+                      Plan plan;
+                      plan.framework = framework;
+                      plan.gpus = gpus;
+                      plan.gpus_per_node = gpn;
+                      plan.strategy = st;
+                      plan.micro_batch = mb;
+                      plan.memory = mem;
+                      plan.time = time;
+                      plan.price_per_gpu_hour = price;
+                      plan.cost_usd = price * time.gpu_hours;
+                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
+                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, plan.cost_usd);
+                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
+                                         (c.budget_usd <= 0 || (price > 0 && plan.cost_usd <= c.budget_usd)) &&
+                                         (c.objective != Objective::kCost || price > 0);
+                      InsertTop(result.fastest, plan, 1, by_time);
+                      if (meets) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (auto* plans : {&result.best, &result.fastest})
+    for (Plan& p : *plans) p.gpu_id = gpu.id;
+  return result;
+}
+
+std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
+  std::sort(candidates.begin(), candidates.end(), PlanOrder{Objective::kTime});
+  std::vector<Plan> front;
+  double best_cost = INFINITY;
+  for (auto& p : candidates) {
+    if (p.price_per_gpu_hour <= 0) continue;
+    if (p.cost_usd < best_cost) {
+      best_cost = p.cost_usd;
+      front.push_back(std::move(p));
+    }
+  }
+  return front;
+}
+
+std::string Days(double s) {
+  if (s < 2 * 3600) return fmt::format("{:.0f} min", s / 60);
+  if (s < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} days", s / 86400);
+}
+
+std::string StrategyText(const Plan& p) {
+  const Strategy& st = p.strategy;
+  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
+  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
+  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
+  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
+  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
+  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
+  return out;
+}
+
+void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
+  for (size_t i = 0; i < plans.size(); ++i) {
+    Plan& p = plans[i];
+    const char* framework = ToString(p.framework);
+    std::string lead = i == 0 ? (c.objective == Objective::kTime   ? "fastest"
+                                 : c.objective == Objective::kCost ? "cheapest"
+                                                                   : "fewest GPUs")
+                              : fmt::format("#{}", i + 1);
+    std::string bottleneck;
+    double largest = 0;
+    for (size_t t = 0; t < p.time.seconds.size(); ++t) {
+      if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
+      if (p.time.seconds[t] > largest) {
+        largest = p.time.seconds[t];
+        bottleneck = TimeTermName(static_cast<TimeTerm>(t));
+      }
+    }
+    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, ${:.0f}; {:.0f}% of memory used{}", lead,
+                        p.gpus, p.gpu_id, framework, StrategyText(p), Days(p.time.total_s), 100 * p.time.mfu,
+                        p.cost_usd, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+                        largest > 0.05 * p.time.step_s
+                            ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
+                                          100 * largest / p.time.step_s)
+                            : "");
+  }
+}
+
+void ValidateConstraints(const PlanConstraints& c) {
+  if (c.gpus < 0) throw InputError("gpus", std::to_string(c.gpus), "a positive GPU count (or omit it to search)");
+  if (c.max_gpus < 1 || c.max_gpus > 1000000)
+    throw InputError("max_gpus", std::to_string(c.max_gpus), "between 1 and 1,000,000");
+  if (c.gpus_per_node < 0 || c.gpus_per_node > 72)
+    throw InputError("gpus_per_node", std::to_string(c.gpus_per_node), "between 1 and 72");
+  if (c.deadline_s < 0)
+    throw InputError("deadline", fmt::format("{}", c.deadline_s), "a duration in the future, e.g. 15d or 36h");
+  if (c.budget_usd < 0) throw InputError("budget", fmt::format("{}", c.budget_usd), "a non-negative USD amount");
+  if (c.top < 1 || c.top > 1000) throw InputError("top", std::to_string(c.top), "between 1 and 1000");
+  for (const auto& [id, price] : c.prices)
+    if (!(price >= 0)) throw InputError("price." + id, fmt::format("{}", price), "a non-negative USD per GPU-hour");
+}
+
+/// Default tokens per optimizer step when the job gives no global batch: 4 Mi tokens for pre-training
+/// (Llama 2 used 4M; Touvron et al. 2023), 128 sequences for fine-tuning.
+int64_t DefaultGlobalBatch(const Training& t) {
+  if (t.global_batch > 0) return t.global_batch;
+  if (t.method == Method::kPretrain) return std::max<int64_t>(1, (int64_t{4} << 20) / t.seq_len);
+  return 128;
+}
+
+}  // namespace
+
+const char* ToString(Objective o) {
+  switch (o) {
+    case Objective::kTime: return "time";
+    case Objective::kCost: return "cost";
+    case Objective::kGpus: return "gpus";
+  }
+  return "";
+}
+
+Objective ParseObjective(const std::string& s, const std::string& field) {
+  std::string n = NormalizeName(s);
+  if (n == "time") return Objective::kTime;
+  if (n == "cost") return Objective::kCost;
+  if (n == "gpus" || n == "gpu") return Objective::kGpus;
+  throw InputError(field, s, "one of: time, cost, gpus");
+}
+
+double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
+  for (const auto& [id, price] : c.prices)
+    if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
+  for (const auto& entry : PriceCatalog())
+    if (entry.gpu_id == gpu_id) return entry.usd_per_gpu_hour;
+  return 0;
+}
+
+namespace {
+
+PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
+  auto started = std::chrono::steady_clock::now();
+  std::vector<const GpuSpec*> gpus;
+  if (c.gpu_types.empty()) {
+    for (const auto& g : GpuCatalog()) gpus.push_back(&g);
+  } else {
+    for (const auto& name : c.gpu_types) gpus.push_back(&FindGpu(name));
+  }
+
+  SearchSpace space;
+  space.job = &job;
+  space.constraints = &c;
+  space.framework_fixed = c.framework_fixed;
+  space.params = CountParams(job.model);
+  space.global_batch = DefaultGlobalBatch(job.training);
+  space.experts = MaxExperts(job.model);
+  space.heads_gcd = HeadsGcd(job.model);
+  space.layers = job.model.num_layers;
+
+  struct Task {
+    const GpuSpec* gpu;
+    int gpus;
+    int gpn;
+    double price;
+  };
+  std::vector<Task> tasks;
+  for (const GpuSpec* g : gpus) {
+    int gpn = c.gpus_per_node > 0 ? c.gpus_per_node : 8;
+    for (int n : CandidateCounts(c, gpn)) {
+      int node_size = std::min(gpn, n);
+      if (n > node_size && n % node_size != 0) continue;
+      tasks.push_back({g, n, node_size, PricePerGpuHour(g->id, c)});
+    }
+  }
+
+  std::vector<TaskResult> results(tasks.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++)
+      results[i] = SearchTask(space, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
+  };
+  int thread_count = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  thread_count = std::min<int>(thread_count, static_cast<int>(std::max<size_t>(1, tasks.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < thread_count; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  PlanResult out;
+  out.threads = thread_count;
+  const PlanOrder order{c.objective};
+  std::vector<Plan> fastest;
+  double min_memory = INFINITY, capacity_at_min = 0, fastest_fit = INFINITY, cheapest_fit = INFINITY;
+  for (auto& r : results) {
+    out.evaluated += r.evaluated;
+    out.enumerated += r.enumerated;
+    for (auto& p : r.best) InsertTop(out.plans, p, static_cast<size_t>(c.top), order);
+    for (auto& p : r.fastest) fastest.push_back(p);
+    if (r.min_memory_bytes / r.capacity_bytes < min_memory / std::max(capacity_at_min, 1.0)) {
+      min_memory = r.min_memory_bytes;
+      capacity_at_min = r.capacity_bytes;
+    }
+    fastest_fit = std::min(fastest_fit, r.fastest_fit_s);
+    cheapest_fit = std::min(cheapest_fit, r.cheapest_fit_usd);
+  }
+  out.pareto = ParetoFront(fastest);
+  ExplainPlans(out.plans, c);
+  ExplainPlans(out.pareto, PlanConstraints{.objective = Objective::kTime});
+  out.feasible = !out.plans.empty();
+  if (!out.feasible) {
+    if (std::isinf(fastest_fit)) {
+      out.reason = fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
+                               "strategy found (full recomputation, micro-batch 1, all sharding and offload "
+                               "allowed)",
+                               min_memory / kGiB, capacity_at_min / kGiB);
+    } else if (c.deadline_s > 0 && fastest_fit > c.deadline_s) {
+      out.reason = fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
+                               Days(fastest_fit), Days(c.deadline_s));
+    } else if (c.budget_usd > 0 && cheapest_fit > c.budget_usd) {
+      out.reason = fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", cheapest_fit,
+                               c.budget_usd);
+    } else {
+      out.reason = "no plan meets the deadline and the budget together";
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+/// Nearby jobs that may fit when the asked one does not: a lighter method, a smaller optimizer, offload,
+/// other or more GPUs, or no deadline/budget.
+std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
+  struct Change {
+    std::string text;
+    Scenario job;
+    PlanConstraints constraints;
+  };
+  std::vector<Change> changes;
+  auto add = [&](std::string text, auto&& edit) {
+    Change change{std::move(text), job, c};
+    change.constraints.top = 1;
+    edit(change.job, change.constraints);
+    changes.push_back(std::move(change));
+  };
+  const Method method = job.training.method;
+  if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze)
+    add("method lora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
+  if (method != Method::kQlora)
+    add("method qlora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
+  if (job.training.optimizer == Optimizer::kAdamW && method != Method::kLora && method != Method::kQlora)
+    add("optimizer adamw-8bit", [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
+  if (!c.allow_offload)
+    add("allow CPU offload", [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
+  if (c.framework_fixed)
+    add("any framework", [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
+  if (!c.gpu_types.empty())
+    add("any GPU in the catalog", [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
+  if (c.gpus > 0)
+    add(fmt::format("up to {} GPUs", std::max(c.gpus * 16, 64)), [&](Scenario&, PlanConstraints& k) {
+      k.max_gpus = std::max(c.gpus * 16, 64);
+      k.gpus = 0;
+    });
+  else if (c.max_gpus < 16384)
+    add(fmt::format("up to {} GPUs", std::min(c.max_gpus * 16, 16384)),
+        [&](Scenario&, PlanConstraints& k) { k.max_gpus = std::min(c.max_gpus * 16, 16384); });
+  if (c.deadline_s > 0) add("no deadline", [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
+  if (c.budget_usd > 0) add("no budget limit", [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
+
+  std::vector<Alternative> out;
+  for (auto& change : changes) {
+    PlanResult r = SearchCore(change.job, change.constraints, threads);
+    out.push_back({change.text, r.feasible, r.feasible ? r.plans[0].why : r.reason});
+  }
+  // Feasible alternatives first, keeping the order above (least disruptive change first).
+  std::stable_partition(out.begin(), out.end(), [](const Alternative& a) { return a.feasible; });
+  return out;
+}
+
+}  // namespace
+
+PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int threads) {
+  ValidateConstraints(c);
+  PlanResult result = SearchCore(job, c, threads);
+  if (!result.feasible) result.alternatives = FindAlternatives(job, c, threads);
+  return result;
+}
+
+double ParseDurationSeconds(const std::string& text, const std::string& field) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw InputError(field, text, "a duration such as 15d, 36h, 90m, 3600s or 2w");
+  }
+  std::string unit = NormalizeName(text.substr(used));
+  double scale = unit.empty() || unit == "s" ? 1
+                 : unit == "m" || unit == "min" ? 60
+                 : unit == "h" ? 3600
+                 : unit == "d" ? 86400
+                 : unit == "w" ? 7 * 86400
+                               : -1;
+  if (scale < 0) throw InputError(field, text, "a duration with unit s, m, h, d or w (e.g. 15d)");
+  if (!(value > 0) || !std::isfinite(value))
+    throw InputError(field, text, "a positive duration: a deadline must lie in the future");
+  return value * scale;
+}
+
+nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {
+  using nlohmann::json;
+  auto plan_json = [&](const Plan& p) {
+    Scenario s = job;
+    s.hardware.gpu = FindGpu(p.gpu_id);
+    s.hardware.gpus = p.gpus;
+    s.hardware.gpus_per_node = p.gpus_per_node;
+    s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
+    s.hardware.inter_node = DefaultInterNodeLink(s.hardware.gpu);
+    s.strategy = p.strategy;
+    s.training.framework = p.framework;
+    s.training.micro_batch = p.micro_batch;
+    s.training.global_batch = DefaultGlobalBatch(job.training);
+    Estimate e = EstimateScenario(s);
+    json j = EstimateToJson(s, e);
+    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
+    j["why"] = p.why;
+    return j;
+  };
+  json plans = json::array();
+  for (const auto& p : r.plans) plans.push_back(plan_json(p));
+  json pareto = json::array();
+  for (const auto& p : r.pareto) pareto.push_back(plan_json(p));
+  json alternatives = json::array();
+  for (const auto& a : r.alternatives)
+    alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+  json out = {{"feasible", r.feasible},
+              {"alternatives", alternatives},
+              {"plans", plans},
+              {"pareto", pareto},
+              {"search",
+               {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
+  if (!r.feasible) out["reason"] = r.reason;
+  return out;
+}
+
+}  // namespace trainplan
