@@ -1,5 +1,7 @@
 #include "cli/render.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "trainplan/hardware.h"
@@ -142,8 +144,8 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
     for (const auto& a : r.alternatives)
       out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", a.change, a.summary);
   }
-  out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads\n", r.enumerated, r.evaluated,
-                     r.seconds, r.threads);
+  out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads: {:.2f} M evaluations/s\n",
+                     r.enumerated, r.evaluated, r.seconds, r.threads, r.evaluated / std::max(r.seconds, 1e-9) / 1e6);
   return out;
 }
 
