@@ -127,9 +127,10 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                                              ? fmt::format(" off:{}", ToString(p.strategy.offload))
                                              : "",
                                          p.micro_batch, ToString(p.strategy.recompute));
-      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12.0f}\n", i + 1, p.gpu_id,
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12}\n", i + 1, p.gpu_id,
                          p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB, 100 * p.time.mfu,
-                         HumanDuration(p.time.total_s), p.cost_usd);
+                         HumanDuration(p.time.total_s),
+                         p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
     out += fmt::format("\nwhy #1: {}\n", r.plans[0].why);
   }

@@ -17,6 +17,9 @@ struct FrameworkProfile {
   /// Cross-entropy computed in vocabulary chunks so full-size fp32 logits never materialise
   /// (torchtune CEWithChunkedOutputLoss, Unsloth fused CE, Megatron vocab-parallel CE).
   bool chunked_cross_entropy = false;
+  /// The LM head and the loss fused into one blockwise kernel, so no vocabulary-sized logits exist
+  /// (Apple Cut Cross-Entropy, used by Unsloth since late 2024; Liger fused linear cross-entropy).
+  bool fused_linear_cross_entropy = false;
   /// Optimizer step fused into backward: each gradient is freed right after its update, so only about
   /// one layer's gradients are alive at once (torchtune optimizer_in_bwd).
   bool optimizer_in_backward = false;
@@ -29,6 +32,24 @@ struct FrameworkProfile {
   bool distributed_optimizer = false;
   /// Gradients kept in fp32 (Megatron main_grad accumulation) instead of the compute precision.
   bool fp32_grad_accumulation = false;
+  /// Weights, gradients and optimizer states all in the compute dtype with no fp32 master copy
+  /// (torchtune `dtype: bf16`).
+  bool pure_low_precision = false;
+  /// LoRA adapter weights (hence their gradients) kept in fp32 over a bf16/fp16 base (PEFT
+  /// `autocast_adapter_dtype=True`).
+  bool fp32_adapters = false;
+  /// QLoRA: every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms) is cast to
+  /// fp32 (PEFT prepare_model_for_kbit_training, called by TRL's SFTTrainer and the QLoRA scripts).
+  bool kbit_fp32_unquantized = false;
+  /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
+  /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
+  bool ddp_gradient_buckets = false;
+  /// Temporaries of the AdamW step, bytes per trainable parameter of the GPU's shard (torch.optim.AdamW
+  /// foreach: an fp32 sqrt(v) copy; DeepSpeed: an fp32 copy of the gradient partition). They exist only
+  /// during the step, when activations are gone.
+  double adam_step_temp_bytes_per_param = 0;
+  /// The step runs over groups of at most this many parameters (DeepSpeed sub_group_size); 0: all at once.
+  double adam_step_group_params = 0;
   /// Turns gradient checkpointing on unless the scenario says otherwise.
   Recompute default_recompute = Recompute::kNone;
   /// Bytes of communication buckets the engine keeps per GPU when data-parallel (DeepSpeed reduce and

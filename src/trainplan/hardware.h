@@ -70,4 +70,8 @@ const LinkSpec& FindLink(const std::string& name);
 const LinkSpec& DefaultIntraNodeLink(const GpuSpec& gpu);
 const LinkSpec& DefaultInterNodeLink(const GpuSpec& gpu);
 
+/// The GPU's NVLink: its NVSwitch fabric, or the bridge that joins pairs of cards; nullptr when it
+/// has none (RTX 4090, L40S, ...).
+const LinkSpec* NvlinkOf(const GpuSpec& gpu);
+
 }  // namespace trainplan

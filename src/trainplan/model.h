@@ -81,6 +81,10 @@ struct ModelSpec {
   int64_t final_norm_params = 0;
   bool lm_head_bias = false;
   std::vector<LayerGroup> layers;
+  /// Dropout probabilities active in training (GPT-2 resid_pdrop/attn_pdrop, Megatron GPT 0.1;
+  /// Llama-family configs: 0). Dropout masks are saved for backward only when these are > 0.
+  double hidden_dropout = 0;
+  double attention_dropout = 0;
 
   /// Extra checkpoint-only layers (DeepSeek-V3 MTP) counted separately from the main model.
   int64_t extra_checkpoint_params = 0;

@@ -132,8 +132,27 @@ struct SearchSpace {
   int64_t layers;
 };
 
+int64_t MicroBatchCount(int64_t per_replica) {
+  int64_t count = 0;
+  for (int64_t mb = 1; mb <= per_replica; mb *= 2) count += per_replica % mb == 0;
+  return count;
+}
+
+/// Two plans on the same hardware with the same time and memory (e.g. selective recomputation under
+/// flash attention, which stores no attention core anyway) are one answer; the list keeps the first.
+bool SameOutcome(const Plan& a, const Plan& b) {
+  return a.gpus == b.gpus && a.gpu_id == b.gpu_id && a.time.total_s == b.time.total_s &&
+         a.memory.per_gpu_bytes == b.memory.per_gpu_bytes;
+}
+
 void InsertTop(std::vector<Plan>& top, const Plan& plan, size_t limit, const PlanOrder& order) {
   if (top.size() >= limit && !order(plan, top.back())) return;
+  for (auto it = top.begin(); it != top.end(); ++it) {
+    if (!SameOutcome(*it, plan)) continue;
+    if (!order(plan, *it)) return;
+    top.erase(it);
+    break;
+  }
   top.insert(std::upper_bound(top.begin(), top.end(), plan, order), plan);
   if (top.size() > limit) top.pop_back();
 }
@@ -181,10 +200,12 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           if (megatron && space.experts > 1)
             for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
               if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push_back(ep);
+          // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
+          // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
           std::vector<int> interleaves = {1};
           if (pp > 1)
             for (int v = 2; v <= 4; v *= 2)
-              if (space.layers % (pp * v) == 0) interleaves.push_back(v);
+              if (space.layers >= pp * v) interleaves.push_back(v);
           std::vector<int> zeros = megatron ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
           if (dp * cp == 1) zeros = {0};
           for (int ep : eps) {
@@ -213,7 +234,10 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                   MemoryEstimate floor = EstimateMemory(s, space.params, trainable);
                   ++result.evaluated;
                   result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
-                  if (!floor.fits) continue;
+                  if (!floor.fits) {
+                    result.enumerated += 3 * MicroBatchCount(per_replica) - 1;  // pruned by the bound
+                    continue;
+                  }
                   for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
                     st.recompute = recompute;
                     for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
