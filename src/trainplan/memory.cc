@@ -382,7 +382,8 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
 
   double grads = tally.trainable * grad_bytes + tally.lora * adapter_grad_bytes;
   if (fw.optimizer_in_backward && sc.hardware.gpus == 1 && par.microbatches <= 1) {
-    // Each layer's gradients are applied and freed during backward.
+    // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
+    // embedding / LM head matrix).
     grads = tally.largest_trainable_layer * grad_bytes;
   }
   grads /= shard_grads;

@@ -511,17 +511,18 @@ TEST(MemoryTest, UnslothMaxContextBenchmarks) {
                          "unsloth_maxctx_Llama-3.1-8B-Instruct_48GB_hf_fa2"}) {
     SCOPED_TRACE(id);
     const nlohmann::json r = Record(id);
-    Scenario sc = LlamaJob(Method::kQlora,
-                           std::string(id).find("unsloth", 15) != std::string::npos ? Framework::kUnsloth
-                                                                                    : Framework::kHfTrainer,
-                           1, 0);
+    const std::string engine = r["strategy"]["framework"];
+    Scenario sc = LlamaJob(
+        Method::kQlora, engine.rfind("Unsloth", 0) == 0 ? Framework::kUnsloth : Framework::kHfTrainer, 1, 0);
     sc.training.lora_rank = r["strategy"]["lora_r"];
     sc.training.seq_len = r["measured"]["max_seq_len_that_fits"];
     sc.strategy.recompute = Recompute::kFull;
     const double vram = r["measured"]["gpu_vram_gb"].get<double>() * 1e9;
     EXPECT_NEAR(Estimate(sc).per_gpu_bytes / vram, 1.0, 0.15);
   }
-  // Llama-3.3-70B QLoRA did not fit 48 GB under HF + FA2 at any length.
+  // Llama-3.3-70B QLoRA did not fit 48 GB under HF + FA2 at any length: not even at 256 tokens.
+  const nlohmann::json oom = Record("unsloth_maxctx_Llama-3.3-70B-Instruct_48GB_hf_fa2");
+  ASSERT_EQ(oom["measured"]["max_seq_len_that_fits"], "OOM");
   Scenario big = LlamaJob(Method::kQlora, Framework::kHfTrainer, 1, 0);
   big.model = ModelFromHfConfig({{"model_type", "llama"},
                                  {"hidden_size", 8192},
@@ -534,7 +535,7 @@ TEST(MemoryTest, UnslothMaxContextBenchmarks) {
                                 "meta-llama/Llama-3.3-70B-Instruct config.json");
   big.training.seq_len = 256;
   big.strategy.recompute = Recompute::kFull;
-  big.hardware.gpu.memory_bytes = 48e9;
+  big.hardware.gpu.memory_bytes = oom["measured"]["gpu_vram_gb"].get<double>() * 1e9;
   EXPECT_FALSE(Estimate(big).fits);
 }
 

@@ -175,6 +175,32 @@ TEST(PerfFlops, FreezeRunsBackwardOnlyThroughTopLayers) {
   EXPECT_LT(z.step_s, f.step_s);
 }
 
+TEST(PerfComm, TpAllReducesFollowTheRingFormula) {
+  // 4 layers x (2 forward + 2 backward) all-reduces of b*s*h*2 bytes, ring 2(t-1)/t on NVLink.
+  Scenario sc = Base(Gpt(4096, 32, 4, 32000), 8);
+  sc.strategy.tp = 8;
+  sc.strategy.dp = 1;
+  sc.training.global_batch = 1;
+  const double bytes = 2048.0 * 4096 * 2;
+  const double one = 2.0 * 7 / 8 * bytes / (450e9 * 0.82) + 2.0 * 7 * 5e-6;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kTpComm], 4 * 4 * one, 1e-12);
+  sc.strategy.recompute = Recompute::kFull;  // the recomputed forward repeats its two
+  EXPECT_NEAR(Time(sc)[TimeTerm::kTpComm], 4 * 6 * one, 1e-12);
+}
+
+TEST(PerfComm, DataParallelAcrossNodesIsBoundByTheNics) {
+  // Megatron reduces fp32 gradients after the backward: on one node NVLink carries them; across
+  // 4 nodes each GPU's NIC carries 1/8 of the ring; on HDR it is the slower segment and sets the pace.
+  Scenario sc = Base(Gpt(2048, 16, 8, 32000), 8);
+  sc.training.global_batch = 8;
+  const double grads = static_cast<double>(Counts(sc.model).total) * 4;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kDpComm], 2.0 * 7 / 8 * grads / (450e9 * 0.82) + 2.0 * 7 * 5e-6, 1e-9);
+  sc.hardware.gpus = sc.strategy.dp = 32;
+  sc.training.global_batch = 32;
+  sc.hardware.inter_node.bytes_per_s = 25e9;  // HDR 200 Gb/s per GPU
+  EXPECT_NEAR(Time(sc)[TimeTerm::kDpComm], 2.0 * 3 / 4 * grads / 8 / (25e9 * 0.8) + 2.0 * 2 * 1e-5, 1e-9);
+}
+
 TEST(PerfProperties, MoreTpNeverReducesTpComm) {
   double previous = 0;
   for (int tp : {1, 2, 4, 8, 16}) {
@@ -264,10 +290,10 @@ TEST(PerfProperties, ComputeIsBoundedByPeakAndTotalsAreConsistent) {
   EXPECT_DOUBLE_EQ(te.total_s, te.steps * te.step_s);
   EXPECT_DOUBLE_EQ(te.gpu_hours, te.total_s * 8 / 3600);
   EXPECT_DOUBLE_EQ(te.tokens_per_s, te.tokens_per_step / te.step_s);
-  // Large GEMMs: compute time within [FLOPs at peak, FLOPs at half the generation's ceiling].
+  // Large GEMMs: compute time between the FLOPs at peak and at a third of the peak.
   const double per_gpu = te.model_flops_per_step / 8;
   EXPECT_GT(te[TimeTerm::kCompute], per_gpu / 989.4e12);
-  EXPECT_LT(te[TimeTerm::kCompute], per_gpu / (989.4e12 * 0.5 * 0.62));
+  EXPECT_LT(te[TimeTerm::kCompute], per_gpu / (989.4e12 / 3));
 }
 
 TEST(PerfProperties, Fp8IsFasterThanBf16) {

@@ -96,10 +96,12 @@ struct PlanOrder {
   Objective objective;
   bool operator()(const Plan& a, const Plan& b) const {
     auto key = [&](const Plan& p) {
+      // GPUs without a catalog price rank after every priced plan on cost.
+      const double cost = p.price_per_gpu_hour > 0 ? p.cost_usd : INFINITY;
       double primary = objective == Objective::kTime   ? p.time.total_s
-                       : objective == Objective::kCost ? p.cost_usd
+                       : objective == Objective::kCost ? cost
                                                        : static_cast<double>(p.gpus);
-      double secondary = objective == Objective::kTime ? p.cost_usd : p.time.total_s;
+      double secondary = objective == Objective::kTime ? cost : p.time.total_s;
       return std::make_tuple(primary, secondary, p.memory.per_gpu_bytes, std::string_view(p.gpu_id), p.gpus, p.strategy.tp,
                              p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
                              static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
@@ -206,12 +208,16 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           if (pp > 1)
             for (int v = 2; v <= 4; v *= 2)
               if (space.layers >= pp * v) interleaves.push_back(v);
+          // Megatron's ZeRO-1 is its distributed optimizer. On one replica sharding saves nothing, but
+          // DeepSpeed still offloads through ZeRO (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
           std::vector<int> zeros = megatron ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
-          if (dp * cp == 1) zeros = {0};
+          const bool single_replica = dp * cp == 1;
+          if (single_replica && megatron) zeros = {0};
           for (int ep : eps) {
             for (int v : interleaves) {
               for (int zero : zeros) {
-                std::vector<Offload> offloads = {Offload::kNone};
+                std::vector<Offload> offloads;
+                if (!(single_replica && zero > 0)) offloads.push_back(Offload::kNone);
                 if (c.allow_offload && !megatron && zero >= 1) offloads.push_back(Offload::kOptimizer);
                 if (c.allow_offload && !megatron && zero == 3) offloads.push_back(Offload::kOptimizerAndParams);
                 for (Offload offload : offloads) {
@@ -262,8 +268,7 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                       result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
                       if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, plan.cost_usd);
                       const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
-                                         (c.budget_usd <= 0 || (price > 0 && plan.cost_usd <= c.budget_usd)) &&
-                                         (c.objective != Objective::kCost || price > 0);
+                                         (c.budget_usd <= 0 || (price > 0 && plan.cost_usd <= c.budget_usd));
                       InsertTop(result.fastest, plan, 1, by_time);
                       if (meets) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
                     }
@@ -330,9 +335,10 @@ void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
         bottleneck = TimeTermName(static_cast<TimeTerm>(t));
       }
     }
-    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, ${:.0f}; {:.0f}% of memory used{}", lead,
+    const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead,
                         p.gpus, p.gpu_id, framework, StrategyText(p), Days(p.time.total_s), 100 * p.time.mfu,
-                        p.cost_usd, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+                        cost, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
                         largest > 0.05 * p.time.step_s
                             ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
                                           100 * largest / p.time.step_s)
@@ -463,9 +469,9 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   if (!out.feasible) {
     if (std::isinf(fastest_fit)) {
       out.reason = fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
-                               "strategy found (full recomputation, micro-batch 1, all sharding and offload "
-                               "allowed)",
-                               min_memory / kGiB, capacity_at_min / kGiB);
+                               "strategy found (full recomputation, micro-batch 1, full sharding{})",
+                               min_memory / kGiB, capacity_at_min / kGiB,
+                               c.allow_offload ? ", CPU offload" : "; offload excluded");
     } else if (c.deadline_s > 0 && fastest_fit > c.deadline_s) {
       out.reason = fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
                                Days(fastest_fit), Days(c.deadline_s));

@@ -50,7 +50,7 @@ Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus,
                   if (off == Offload::kOptimizerAndParams && zero < 3) continue;
                   if (gpus % (tp * pp) != 0 || pp > s.model.num_layers) continue;
                   int dp = gpus / (tp * pp);
-                  if (dp == 1 && zero > 0) continue;
+                  if (dp == 1 && zero > 0 && (megatron || off == Offload::kNone)) continue;
                   if (s.model.layers[0].spec.attention.num_heads % tp != 0) continue;
                   if (v > 1 && (pp == 1 || s.model.num_layers % (pp * v) != 0)) continue;
                   if (s.training.global_batch % (dp * mb) != 0) continue;
