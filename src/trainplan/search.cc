@@ -63,6 +63,17 @@ std::vector<int> PowersOfTwoUpTo(int limit) {
   return out;
 }
 
+/// Pipeline sizes: powers of two (uneven stages allowed) and every divisor of the layer count (even
+/// stages, as Megatron-LM's published 530B run with 35 stages of 3 layers), up to 128 stages.
+std::vector<int> PipelineSizes(int64_t layers) {
+  std::vector<int> out = PowersOfTwoUpTo(static_cast<int>(std::min<int64_t>(layers, 128)));
+  for (int64_t d = 3; d <= std::min<int64_t>(layers, 128); ++d)
+    if (layers % d == 0) out.push_back(static_cast<int>(d));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 /// Frameworks whose strategies the search explores. Megatron-style engines carry TP/PP/CP/EP; the others
 /// scale by data parallelism with ZeRO/FSDP sharding and offload.
 std::vector<Framework> CandidateFrameworks(const Scenario& job, bool framework_fixed, int gpus, int gpn) {
@@ -186,8 +197,7 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
     s.training.framework = framework;
     const bool megatron = IsMegatron(framework);
     const std::vector<int> tps = megatron ? PowersOfTwoUpTo(std::min(gpn, 8)) : std::vector<int>{1};
-    const std::vector<int> pps = megatron ? PowersOfTwoUpTo(static_cast<int>(std::min<int64_t>(space.layers, 128)))
-                                          : std::vector<int>{1};
+    const std::vector<int> pps = megatron ? PipelineSizes(space.layers) : std::vector<int>{1};
     const std::vector<int> cps = megatron && long_context ? PowersOfTwoUpTo(16) : std::vector<int>{1};
     for (int tp : tps) {
       if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
@@ -206,8 +216,8 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
           std::vector<int> interleaves = {1};
           if (pp > 1)
-            for (int v = 2; v <= 4; v *= 2)
-              if (space.layers >= pp * v) interleaves.push_back(v);
+            for (int v = 2; v <= 8; ++v)
+              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push_back(v);
           // Megatron's ZeRO-1 is its distributed optimizer. On one replica sharding saves nothing, but
           // DeepSpeed still offloads through ZeRO (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
           std::vector<int> zeros = megatron ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};

@@ -38,11 +38,11 @@ Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus,
     const TrainableParams trainable = CountTrainable(s, params);
     const bool megatron = fw == Framework::kMegatron;
     for (int tp = 1; tp <= 8; tp *= 2)
-      for (int pp = 1; pp <= 128; pp *= 2)
+      for (int pp = 1; pp <= 128; ++pp)
         for (int zero = 0; zero <= 3; ++zero)
           for (Offload off : {Offload::kNone, Offload::kOptimizer, Offload::kOptimizerAndParams})
             for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull})
-              for (int v : {1, 2, 4})
+              for (int v = 1; v <= 8; ++v)
                 for (int64_t mb = 1; mb <= 64; mb *= 2) {
                   if (!megatron && (tp > 1 || pp > 1)) continue;
                   if (megatron && (zero > 1 || off != Offload::kNone)) continue;
@@ -52,7 +52,10 @@ Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus,
                   int dp = gpus / (tp * pp);
                   if (dp == 1 && zero > 0 && (megatron || off == Offload::kNone)) continue;
                   if (s.model.layers[0].spec.attention.num_heads % tp != 0) continue;
-                  if (v > 1 && (pp == 1 || s.model.num_layers % (pp * v) != 0)) continue;
+                  const int64_t layers = s.model.num_layers;
+                  const bool power_of_two = (pp & (pp - 1)) == 0;
+                  if (!power_of_two && layers % pp != 0) continue;
+                  if (v > 1 && (pp == 1 || layers < pp * v || (v > 4 && layers % (pp * v) != 0))) continue;
                   if (s.training.global_batch % (dp * mb) != 0) continue;
                   if (v > 1 && (s.training.global_batch / (dp * mb)) % pp != 0) continue;
                   s.strategy = Strategy{};
