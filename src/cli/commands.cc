@@ -1,10 +1,13 @@
 #include "cli/commands.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -315,7 +318,17 @@ int Main(int argc, char** argv) {
       doc["hardware"] = {{"gpu", constraints.gpu_types.empty() ? std::string("h100-sxm") : constraints.gpu_types[0]},
                          {"gpus", 1}};
       Scenario job = ScenarioFromJson(doc, /*allow_paths=*/true);
+      const auto started = std::chrono::steady_clock::now();
+      bool shown = false;
+      if (isatty(STDERR_FILENO)) {
+        constraints.progress = [&](size_t done, size_t total) {
+          if (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(300)) return;
+          std::cerr << fmt::format("\rsearching: {}/{} GPU types and counts", done, total) << std::flush;
+          shown = true;
+        };
+      }
       PlanResult result = SearchPlans(job, constraints, threads);
+      if (shown) std::cerr << "\r\033[K" << std::flush;
       std::cout << (as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
     } else if (accuracy_cmd->parsed()) {
       AccuracyReport report = RunAccuracy(reference_path);

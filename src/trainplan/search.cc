@@ -444,15 +444,19 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
 
   std::vector<TaskResult> results(tasks.size());
   std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < tasks.size(); i = next++)
+  std::atomic<size_t> done{0};
+  auto worker = [&](bool reports) {
+    for (size_t i = next++; i < tasks.size(); i = next++) {
       results[i] = SearchTask(space, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
+      size_t finished = ++done;
+      if (reports && c.progress) c.progress(finished, tasks.size());
+    }
   };
   int thread_count = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   thread_count = std::min<int>(thread_count, static_cast<int>(std::max<size_t>(1, tasks.size())));
   std::vector<std::thread> pool;
-  for (int t = 1; t < thread_count; ++t) pool.emplace_back(worker);
-  worker();
+  for (int t = 1; t < thread_count; ++t) pool.emplace_back(worker, false);
+  worker(true);
   for (auto& t : pool) t.join();
 
   PlanResult out;
@@ -508,6 +512,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
   auto add = [&](std::string text, auto&& edit) {
     Change change{std::move(text), job, c};
     change.constraints.top = 1;
+    change.constraints.progress = nullptr;
     edit(change.job, change.constraints);
     changes.push_back(std::move(change));
   };

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct PlanConstraints {
   int top = 5;
   /// USD per GPU-hour by GPU id, overriding the price catalog (data/prices.json).
   std::vector<std::pair<std::string, double>> prices;
+  /// Called from the calling thread as (GPU type and count) tasks finish: (done, total). Optional.
+  std::function<void(size_t, size_t)> progress;
 };
 
 /// One evaluated way to run the job.
