@@ -133,6 +133,29 @@ TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
   EXPECT_NE(run.out.find("DOES NOT FIT"), std::string::npos) << run.out;
 }
 
+TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {
+  for (const char* args : {"--gpus 0", "--deadline -3d", "--deadline soon", "--gpu h100-sxm,b300x",
+                           "--objective fastest", "--max-gpus 0", "--price h100-sxm=abc"}) {
+    CommandResult run = Trainplan(std::string("plan --model llama-3-8b --method lora ") + args);
+    EXPECT_EQ(run.status, 2) << args << "\n" << run.out;
+    EXPECT_NE(run.out.find("error: invalid"), std::string::npos) << args << "\n" << run.out;
+  }
+}
+
+TEST(Cli, PlanJsonAnswersTheTierQuestion) {
+  auto j = TrainplanJson("plan --model qwen2.5-14b --method full --gpu rtx-4090 --gpus 2 --no-offload");
+  EXPECT_FALSE(j["feasible"].get<bool>());
+  EXPECT_NE(j["reason"].get<std::string>().find("does not fit"), std::string::npos);
+  bool some_alternative_fits = false;
+  for (const auto& a : j["alternatives"]) some_alternative_fits |= a["feasible"].get<bool>();
+  EXPECT_TRUE(some_alternative_fits);
+  auto ok = TrainplanJson("plan --model llama-3-8b --method lora --gpu a100-80gb-sxm --max-gpus 8 --top 3");
+  EXPECT_TRUE(ok["feasible"].get<bool>());
+  EXPECT_LE(ok["plans"].size(), 3u);
+  EXPECT_EQ(ok["plans"][0]["hardware"]["gpu"], "a100-80gb-sxm");
+  EXPECT_GT(ok["search"]["evaluated"].get<int64_t>(), 0);
+}
+
 TEST(Cli, CatalogsList) {
   auto gpus = TrainplanJson("gpus");
   EXPECT_GE(gpus.size(), 20u);

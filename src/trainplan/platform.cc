@@ -186,6 +186,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   base.max_gpus = p.max_gpus;
   base.prices = p.rental_prices;
   base.top = 1;
+  base.framework_fixed = p.framework_fixed;
 
   for (const auto& gpu_id : p.gpu_types) {
     PlanConstraints c = base;

@@ -34,6 +34,7 @@ struct PlatformPolicy {
   std::vector<std::pair<std::string, double>> rental_prices;    // USD per GPU-hour
   std::vector<std::pair<std::string, double>> purchase_prices;  // USD per GPU
   BomOptions bom;
+  bool framework_fixed = false;  // the job names its framework: search only its strategies
 };
 
 enum class OptionKind { kOnPrem, kCloud, kHybrid };

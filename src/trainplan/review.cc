@@ -67,7 +67,7 @@ BuildSpec BuildFromJson(const json& doc) {
   return b;
 }
 
-BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, int threads) {
+BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed, int threads) {
   BuildReview r;
   r.build = build;
   r.job = job;
@@ -77,6 +77,7 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, int threads
   c.gpus_per_node = build.gpus;
   c.objective = Objective::kTime;
   c.top = 1;
+  c.framework_fixed = framework_fixed;
   PlanResult result = SearchPlans(job, c, threads);
   auto add = [&](std::string area, std::string level, std::string message, std::string fix = "") {
     r.findings.push_back({std::move(area), std::move(level), std::move(message), std::move(fix)});

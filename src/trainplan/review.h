@@ -57,6 +57,7 @@ struct BuildReview {
 };
 
 /// Checks a build against a job: what fits, what bottlenecks, what to change.
-BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, int threads = 0);
+/// `framework_fixed`: the job names its framework, search only its strategies.
+BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed = false, int threads = 0);
 
 }  // namespace trainplan

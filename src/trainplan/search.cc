@@ -1,6 +1,7 @@
 #include "trainplan/search.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -226,11 +227,13 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           for (int ep : eps) {
             for (int v : interleaves) {
               for (int zero : zeros) {
-                std::vector<Offload> offloads;
-                if (!(single_replica && zero > 0)) offloads.push_back(Offload::kNone);
-                if (c.allow_offload && !megatron && zero >= 1) offloads.push_back(Offload::kOptimizer);
-                if (c.allow_offload && !megatron && zero == 3) offloads.push_back(Offload::kOptimizerAndParams);
-                for (Offload offload : offloads) {
+                std::array<Offload, 3> offloads;
+                size_t offload_count = 0;
+                if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
+                if (c.allow_offload && !megatron && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
+                if (c.allow_offload && !megatron && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
+                for (size_t o = 0; o < offload_count; ++o) {
+                  const Offload offload = offloads[o];
                   Strategy& st = s.strategy;
                   st.tp = tp;
                   st.pp = pp;

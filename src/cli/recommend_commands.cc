@@ -1,0 +1,218 @@
+#include "cli/recommend_commands.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "trainplan/error.h"
+#include "trainplan/hardware.h"
+#include "trainplan/platform.h"
+#include "trainplan/report.h"
+#include "trainplan/review.h"
+#include "trainplan/search.h"
+
+namespace trainplan::cli {
+
+namespace {
+
+using nlohmann::json;
+
+json ReadJson(const std::string& path, const std::string& field) {
+  std::ifstream in(path);
+  if (!in) throw InputError(field, path, "a readable JSON file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
+  }
+}
+
+/// The job flags of `plan` (what is trained, on what data), merged into a scenario document.
+struct JobOptions {
+  std::string model, method, precision, optimizer, framework;
+  std::optional<int64_t> seq_len, global_batch, lora_rank;
+  std::optional<double> tokens;
+
+  void Register(CLI::App* cmd) {
+    cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
+    cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
+    cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
+    cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
+    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
+    cmd->add_option("--seq-len", seq_len, "tokens per sequence");
+    cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
+    cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
+    cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
+  }
+
+  /// Applies the flags over `doc` and returns the job validated on one GPU (the search replaces hardware).
+  Scenario ToJob(json doc, bool& framework_fixed) const {
+    if (!doc.is_object()) throw InputError("job", doc.dump(), "a JSON object");
+    if (!model.empty())
+      doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
+    auto set = [&](const char* key, const auto& value) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+        if (!value.empty()) doc["training"][key] = value;
+      } else {
+        if (value) doc["training"][key] = *value;
+      }
+    };
+    set("method", method);
+    set("precision", precision);
+    set("optimizer", optimizer);
+    set("framework", framework);
+    set("seq_len", seq_len);
+    set("global_batch", global_batch);
+    set("tokens", tokens);
+    set("lora_rank", lora_rank);
+    if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME");
+    framework_fixed = doc.contains("training") && doc["training"].contains("framework");
+    doc.erase("strategy");
+    if (doc.contains("training")) doc["training"].erase("micro_batch");
+    doc["hardware"] = {{"gpu", "h100-sxm"}, {"gpus", 1}};
+    return ScenarioFromJson(doc, /*allow_paths=*/true);
+  }
+};
+
+std::vector<std::pair<std::string, double>> ParsePrices(const std::vector<std::string>& items, const char* field) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(field, item, "GPU=USD, e.g. h100-sxm=2.5");
+    const std::string& id = FindGpu(item.substr(0, eq)).id;
+    try {
+      out.emplace_back(id, std::stod(item.substr(eq + 1)));
+    } catch (const std::exception&) {
+      throw InputError(field, item, "a number of USD after '='");
+    }
+  }
+  return out;
+}
+
+void Write(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path);
+  if (!out) throw InputError("-o", path, "a writable file path");
+  out << text;
+  std::cerr << "wrote " << path << "\n";
+}
+
+struct RecommendState {
+  CLI::App* recommend = nullptr;
+  CLI::App* review = nullptr;
+  JobOptions job, review_job;
+  std::string deadline, usage = "once", sensitivity = "low", region = "us", format = "text", output;
+  std::optional<double> budget, months, electricity, pue, hosting, dataset_gb;
+  std::vector<std::string> gpus, prices, purchases;
+  std::optional<int> max_gpus, checkpoints_kept;
+  bool as_json = false, review_json = false, n_plus_n = false;
+  std::string build_path, review_format = "text", review_output;
+  int threads = 0;
+};
+
+RecommendState& State() {
+  static RecommendState state;
+  return state;
+}
+
+}  // namespace
+
+void RegisterRecommendCommands(CLI::App& app) {
+  RecommendState& s = State();
+  s.recommend = app.add_subcommand("recommend", "buy, rent or hybrid: options with build, cost, power and reliability");
+  CLI::App* r = s.recommend;
+  s.job.Register(r);
+  r->add_option("--deadline", s.deadline, "finish within: 15d, 36h (default 30d)");
+  r->add_option("--budget", s.budget, "total USD available");
+  r->add_option("--usage", s.usage, "once | continuous");
+  r->add_option("--months", s.months, "continuous use: months compared (default 36)");
+  r->add_option("--data-sensitivity", s.sensitivity, "low | high (high: no shared public cloud)");
+  r->add_option("--region", s.region, "us | eu | cn (cn: domestic and export-compliant accelerators)");
+  r->add_option("--electricity", s.electricity, "USD per kWh");
+  r->add_option("--pue", s.pue, "facility power usage effectiveness");
+  r->add_option("--hosting", s.hosting, "USD per kW-month of hosting (default: colocation for servers)");
+  r->add_option("--gpu", s.gpus, "GPU types to consider (comma-separated)")->delimiter(',');
+  r->add_option("--max-gpus", s.max_gpus, "largest GPU count");
+  r->add_option("--price", s.prices, "rental USD per GPU-hour, e.g. h100-sxm=2.5")->delimiter(',');
+  r->add_option("--purchase", s.purchases, "purchase USD per GPU, e.g. a800-80gb-sxm=18000")->delimiter(',');
+  r->add_option("--dataset-gb", s.dataset_gb, "dataset size on disk (default: the tokens as token ids)");
+  r->add_option("--checkpoints-kept", s.checkpoints_kept, "full checkpoints kept (default 3)");
+  r->add_flag("--psu-n-plus-n", s.n_plus_n, "N+N PSU redundancy (default N+1 for servers)");
+  r->add_option("--format", s.format, "text | json | markdown | html");
+  r->add_flag("--json", s.as_json, "short for --format json");
+  r->add_option("-o,--output", s.output, "write the report to this file");
+  r->add_option("--threads", s.threads, "search threads (default: all cores)");
+
+  s.review = app.add_subcommand("review", "check a proposed server against a job: fits, bottlenecks, changes");
+  s.review->add_option("build", s.build_path, "build JSON (see examples/builds)")->required();
+  s.review_job.Register(s.review);
+  s.review->add_option("--format", s.review_format, "text | json | markdown | html");
+  s.review->add_flag("--json", s.review_json, "short for --format json");
+  s.review->add_option("-o,--output", s.review_output, "write the review to this file");
+}
+
+bool RunRecommendCommands(int& exit_status) {
+  RecommendState& s = State();
+  if (s.recommend && s.recommend->parsed()) {
+    const ReportFormat format = s.as_json ? ReportFormat::kJson : ParseReportFormat(s.format, "--format");
+    bool framework_fixed = false;
+    Scenario job = s.job.ToJob(json::object(), framework_fixed);
+    PlatformPolicy policy;
+    policy.framework_fixed = framework_fixed;
+    if (!s.deadline.empty()) policy.deadline_s = ParseDurationSeconds(s.deadline, "--deadline");
+    if (s.budget) {
+      if (!(*s.budget > 0)) throw InputError("--budget", fmt::format("{}", *s.budget), "a positive USD amount");
+      policy.budget_usd = *s.budget;
+    }
+    policy.usage = ParseUsage(s.usage, "--usage");
+    if (s.months) policy.months = *s.months;
+    policy.sensitivity = ParseSensitivity(s.sensitivity, "--data-sensitivity");
+    policy.region = s.region;
+    if (s.electricity) {
+      if (!(*s.electricity > 0)) throw InputError("--electricity", fmt::format("{}", *s.electricity), "a positive USD per kWh");
+      policy.electricity_usd_per_kwh = *s.electricity;
+    }
+    if (s.pue) policy.pue = *s.pue;
+    if (s.hosting) {
+      if (*s.hosting < 0) throw InputError("--hosting", fmt::format("{}", *s.hosting), "zero or positive USD per kW-month");
+      policy.hosting_usd_per_kw_month = *s.hosting;
+    }
+    policy.gpu_types = s.gpus;
+    if (s.max_gpus) policy.max_gpus = *s.max_gpus;
+    policy.rental_prices = ParsePrices(s.prices, "--price");
+    policy.purchase_prices = ParsePrices(s.purchases, "--purchase");
+    if (s.dataset_gb) {
+      if (!(*s.dataset_gb > 0)) throw InputError("--dataset-gb", fmt::format("{}", *s.dataset_gb), "a positive size in GB");
+      policy.bom.dataset_bytes = *s.dataset_gb * 1e9;
+    }
+    if (s.checkpoints_kept) policy.bom.checkpoints_kept = *s.checkpoints_kept;
+    if (s.n_plus_n) policy.bom.psu_spares = -2;
+    Recommendation rec = Recommend(job, policy, s.threads);
+    Write(RenderRecommendation(rec, format), s.output);
+    exit_status = 0;
+    return true;
+  }
+  if (s.review && s.review->parsed()) {
+    const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
+    BuildSpec build = BuildFromJson(ReadJson(s.build_path, "build"));
+    bool framework_fixed = false;
+    Scenario job = s.review_job.ToJob(build.job, framework_fixed);
+    BuildReview review = ReviewBuild(build, job, framework_fixed);
+    Write(RenderReview(review, format), s.review_output);
+    exit_status = 0;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace trainplan::cli
