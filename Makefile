@@ -15,7 +15,7 @@ build: configure
 
 run: build
 	@$(BUILD_DIR)/trainplan estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 \
-	  --seq-len 4096 --micro-batch 2 --global-batch 64 --tokens 1e9
+	  --seq-len 4096 --micro-batch 1 --global-batch 64 --tokens 1e9
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

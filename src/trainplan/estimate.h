@@ -100,6 +100,104 @@ MemoryEstimate EstimateMemory(const Scenario& scenario, const ParamCounts& param
 TimeEstimate EstimateTime(const Scenario& scenario, const ParamCounts& params,
                           const TrainableParams& trainable);
 
+/// Parameter-like sums over a layer's linears, split by how they shard: `replicated` on every GPU (the
+/// MoE router), `tensor` split over TP, `expert` split over EP x TP (routed experts).
+struct ShardedSum {
+  double replicated = 0;
+  double tensor = 0;
+  double expert = 0;
+};
+
+/// What the memory model needs from one layer group, as per-layer sums and per-token coefficients.
+struct MemoryLayerSummary {
+  int64_t count = 0;            // layers in the group
+  double norm_params = 0;
+  ShardedSum params;            // sum of params x copies
+  ShardedSum rows_cols;         // sum of (in + out) x copies: Adafactor's factored statistics
+  ShardedSum adapters;          // LoRA targets: rank x (in + out) x copies (0 unless LoRA/QLoRA)
+  ShardedSum adapter_factored;  // LoRA targets: (in + out + 2 rank) x copies
+  // Bytes saved for backward per token of a micro-batch (see ActivationsOf in memory.cc).
+  double act_whole_bytes = 0;   // tensors TP leaves whole (sequence parallelism splits them)
+  double act_head_bytes = 0;    // Q/K/V/context bytes per attention head (qk + v widths)
+  double act_lse_bytes = 0;     // flash attention's fp32 log-sum-exp per head
+  double act_score_bytes = 0;   // eager attention: bytes per score (softmax, dropout mask and output)
+  double act_mlp_bytes = 0;     // MLP intermediates before TP splits them
+  double num_heads = 0;
+  double num_kv_heads = 0;
+};
+
+/// One distinct weight-matrix shape of a layer for the time model; `multiplicity` identical ones.
+struct GemmShape {
+  double in = 0;
+  double out = 0;
+  double copies = 1;         // routed experts when > 1
+  double active_copies = 1;
+  double multiplicity = 1;
+  bool row_parallel = false;  // o_proj, down_proj: TP splits the input dimension
+  bool lora_target = false;   // carries a LoRA adapter (LoRA/QLoRA only)
+};
+
+/// What the time model needs from one layer group.
+struct TimeLayerSummary {
+  int64_t count = 0;
+  AttentionShape attention;
+  bool gated_mlp = true;
+  bool parallel_attn_mlp = false;
+  bool moe = false;
+  double experts_per_token = 0;
+  double ffn_active = 0;               // activation-function width per token: active + shared experts
+  double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
+  double adapter_flops_per_token = 0;  // LoRA A and B, forward
+  double params = 0;                   // sum of params x copies (QLoRA dequantisation traffic)
+  double linears = 0;                  // weight matrices (ZeRO-3 gathers per module)
+  size_t gemm_begin = 0, gemm_end = 0;  // its shapes in PreparedModel::gemms
+};
+
+/// What one GPU type sustains for the job's precision and engine, from data/efficiency.json.
+struct TimeRates {
+  double peak_flops = 0;       // dense peak of the matmul precision, FLOP/s
+  double ceiling = 0;          // large-GEMM fraction of peak (generation x framework kernels)
+  double dim_half = 96;        // GEMM shape penalty
+  double hbm_bytes_per_s = 0;  // achieved
+  double elem_bytes = 2;       // bytes per matmul operand element
+  double attn_peak_flops = 0;  // 16-bit peak for the attention core (FP8 recipes keep it in 16-bit)
+  double attn_ceiling = 0;     // flash attention kernels
+  double attn_elem_bytes = 2;
+  double pcie_bytes_per_s = 0;  // achieved host <-> GPU
+  double cpu_adam_s_per_param = 0;
+  // The engine's implementation (data/efficiency.json "frameworks").
+  bool grad_reduce_overlap = true;
+  double host_s_per_layer_pass = 0;
+  double elementwise_traffic = 1;
+  bool zero3_gather_per_module = false;
+  bool zero3_prefetch = true;
+};
+
+/// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU
+/// type, computed once: layer sums, flags decided by names (LoRA targets, row-parallel linears) and
+/// efficiency-data lookups. A strategy search prepares once per (job, framework, GPU type) and then
+/// varies only the strategy, micro-batch, global batch, tokens, GPU count, GPUs per node and links.
+struct PreparedModel {
+  ParamCounts params;
+  TrainableParams trainable;
+  std::vector<MemoryLayerSummary> memory_layers;  // one per layer group, in model order
+  std::vector<TimeLayerSummary> time_layers;
+  std::vector<GemmShape> gemms;
+  TimeRates rates;
+};
+
+/// Prepares `scenario`'s model, training (all but micro_batch, global_batch and tokens) and GPU type.
+PreparedModel PrepareModel(const Scenario& scenario, const ParamCounts& params,
+                           const TrainableParams& trainable);
+// The memory and time models' shares of PrepareModel (memory.cc, perf.cc).
+void PrepareMemoryModel(const Scenario& scenario, PreparedModel& prepared);
+void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared);
+
+/// The same estimates from a prepared model: `scenario` must have the model, training and GPU type
+/// it was prepared from. No allocation, no string work; identical results.
+MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared);
+TimeEstimate EstimateTime(const Scenario& scenario, const PreparedModel& prepared);
+
 /// Runs all of the above and gathers assumptions, warnings and confidence.
 Estimate EstimateScenario(const Scenario& scenario);
 
