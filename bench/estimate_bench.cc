@@ -56,12 +56,14 @@ struct Prepared {
   Scenario scenario;
   ParamCounts params;
   TrainableParams trainable;
+  PreparedModel model;
 };
 
 Prepared Prepare(Scenario sc) {
-  Prepared p{std::move(sc), {}, {}};
+  Prepared p{std::move(sc), {}, {}, {}};
   p.params = CountParams(p.scenario.model);
   p.trainable = CountTrainable(p.scenario, p.params);
+  p.model = PrepareModel(p.scenario, p.params, p.trainable);
   return p;
 }
 
@@ -75,6 +77,23 @@ void BM_EstimateMemory(benchmark::State& state, Scenario (*make)()) {
   for (auto _ : state) benchmark::DoNotOptimize(EstimateMemory(p.scenario, p.params, p.trainable));
 }
 
+// The search's inner loop: the model prepared once per job and GPU type.
+void BM_EstimateTimePrepared(benchmark::State& state, Scenario (*make)()) {
+  const Prepared p = Prepare(make());
+  for (auto _ : state) benchmark::DoNotOptimize(EstimateTime(p.scenario, p.model));
+}
+
+void BM_EstimateMemoryPrepared(benchmark::State& state, Scenario (*make)()) {
+  const Prepared p = Prepare(make());
+  for (auto _ : state) benchmark::DoNotOptimize(EstimateMemory(p.scenario, p.model));
+}
+
+// What the search pays once per (job, framework, GPU type).
+void BM_PrepareModel(benchmark::State& state, Scenario (*make)()) {
+  const Prepared p = Prepare(make());
+  for (auto _ : state) benchmark::DoNotOptimize(PrepareModel(p.scenario, p.params, p.trainable));
+}
+
 void BM_EstimateScenario(benchmark::State& state, Scenario (*make)()) {
   const Scenario sc = make();
   for (auto _ : state) benchmark::DoNotOptimize(EstimateScenario(sc));
@@ -84,6 +103,12 @@ BENCHMARK_CAPTURE(BM_EstimateTime, llama3_70b, Llama70B);
 BENCHMARK_CAPTURE(BM_EstimateTime, deepseek_v3, DeepSeekV3);
 BENCHMARK_CAPTURE(BM_EstimateMemory, llama3_70b, Llama70B);
 BENCHMARK_CAPTURE(BM_EstimateMemory, deepseek_v3, DeepSeekV3);
+BENCHMARK_CAPTURE(BM_EstimateTimePrepared, llama3_70b, Llama70B);
+BENCHMARK_CAPTURE(BM_EstimateTimePrepared, deepseek_v3, DeepSeekV3);
+BENCHMARK_CAPTURE(BM_EstimateMemoryPrepared, llama3_70b, Llama70B);
+BENCHMARK_CAPTURE(BM_EstimateMemoryPrepared, deepseek_v3, DeepSeekV3);
+BENCHMARK_CAPTURE(BM_PrepareModel, llama3_70b, Llama70B);
+BENCHMARK_CAPTURE(BM_PrepareModel, deepseek_v3, DeepSeekV3);
 BENCHMARK_CAPTURE(BM_EstimateScenario, llama3_70b, Llama70B);
 BENCHMARK_CAPTURE(BM_EstimateScenario, deepseek_v3, DeepSeekV3);
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/machine_commands.h"
 #include "cli/render.h"
 #include "trainplan/accuracy.h"
 #include "trainplan/error.h"
@@ -243,6 +244,10 @@ int Main(int argc, char** argv) {
   plan_cmd->add_option("--threads", threads, "search threads (default: all cores)");
   plan_cmd->add_flag("--json", as_json, "machine-readable output");
 
+  JobFlags machine_job;
+  MachineCommands machine(app, {[&](CLI::App* cmd) { machine_job.Register(cmd, /*with_strategy=*/false); },
+                                [&] { return machine_job.ToDocument(); }});
+
   std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
   auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
   accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl");
@@ -260,6 +265,8 @@ int Main(int argc, char** argv) {
   }
 
   try {
+    int machine_status = 0;
+    if (machine.Run(machine_status)) return machine_status;
     if (models_cmd->parsed()) {
       if (as_json) {
         json list = json::array();

@@ -1,13 +1,13 @@
 #include "cli/recommend_commands.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "trainplan/error.h"
 #include "trainplan/hardware.h"
@@ -129,6 +129,7 @@ RecommendState& State() {
 
 void RegisterRecommendCommands(CLI::App& app) {
   RecommendState& s = State();
+  s = RecommendState{};  // a fresh app starts from the defaults
   s.recommend = app.add_subcommand("recommend", "buy, rent or hybrid: options with build, cost, power and reliability");
   CLI::App* r = s.recommend;
   s.job.Register(r);
@@ -179,12 +180,14 @@ bool RunRecommendCommands(int& exit_status) {
     policy.sensitivity = ParseSensitivity(s.sensitivity, "--data-sensitivity");
     policy.region = s.region;
     if (s.electricity) {
-      if (!(*s.electricity > 0)) throw InputError("--electricity", fmt::format("{}", *s.electricity), "a positive USD per kWh");
+      if (!(*s.electricity > 0))
+        throw InputError("--electricity", fmt::format("{}", *s.electricity), "a positive USD per kWh");
       policy.electricity_usd_per_kwh = *s.electricity;
     }
     if (s.pue) policy.pue = *s.pue;
     if (s.hosting) {
-      if (*s.hosting < 0) throw InputError("--hosting", fmt::format("{}", *s.hosting), "zero or positive USD per kW-month");
+      if (*s.hosting < 0)
+        throw InputError("--hosting", fmt::format("{}", *s.hosting), "zero or positive USD per kW-month");
       policy.hosting_usd_per_kw_month = *s.hosting;
     }
     policy.gpu_types = s.gpus;
@@ -192,7 +195,8 @@ bool RunRecommendCommands(int& exit_status) {
     policy.rental_prices = ParsePrices(s.prices, "--price");
     policy.purchase_prices = ParsePrices(s.purchases, "--purchase");
     if (s.dataset_gb) {
-      if (!(*s.dataset_gb > 0)) throw InputError("--dataset-gb", fmt::format("{}", *s.dataset_gb), "a positive size in GB");
+      if (!(*s.dataset_gb > 0))
+        throw InputError("--dataset-gb", fmt::format("{}", *s.dataset_gb), "a positive size in GB");
       policy.bom.dataset_bytes = *s.dataset_gb * 1e9;
     }
     if (s.checkpoints_kept) policy.bom.checkpoints_kept = *s.checkpoints_kept;

@@ -1,10 +1,10 @@
 #include "trainplan/bom.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trainplan/embedded_data.h"
@@ -50,42 +50,34 @@ double Efficiency(const json& curve, const char* level, double load) {
   const auto eff = curve.at(level).get<std::vector<double>>();
   if (load <= loads.front()) return eff.front();
   for (size_t i = 1; i < loads.size(); ++i) {
-    if (load <= loads[i])
-      return eff[i - 1] + (eff[i] - eff[i - 1]) * (load - loads[i - 1]) / (loads[i] - loads[i - 1]);
+    if (load <= loads[i]) return eff[i - 1] + (eff[i] - eff[i - 1]) * (load - loads[i - 1]) / (loads[i] - loads[i - 1]);
   }
   return eff.back();
 }
 
-/// Per-GPU platform power (NVSwitch, NICs, fans, memory, drives, conversion) of an HGX-class node,
-/// from the maximum input of the DGX of the nearest NVLink generation: (max - GPUs - CPUs) / GPUs.
+/// Per-GPU platform power (NVSwitch, NICs, fans, memory, drives, conversion) of a server node, from the
+/// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
+/// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
 std::pair<double, std::string> ServerPlatformWattsPerGpu(const GpuSpec& gpu) {
-  const json& systems = PartsData().at("power").at("systems");
+  auto per_gpu = [](const json& x) {
+    return (x.at("max_input_w").get<double>() - x.at("gpus").get<double>() * x.at("gpu_w").get<double>() -
+            x.at("cpus").get<double>() * x.at("cpu_w").get<double>()) /
+           x.at("gpus").get<double>();
+  };
   const json* best = nullptr;
-  for (const auto& s : systems) {
-    int gen = s.at("gpu_nvlink_gen").get<int>();
-    if (gpu.nvswitch && gen <= std::max(gpu.nvlink_gen, 3) &&
-        (!best || gen > best->at("gpu_nvlink_gen").get<int>()))
-      best = &s;
-    // PCIe servers: the smallest per-GPU figure, an upper bound (it includes NVSwitch).
-    if (!gpu.nvswitch) {
-      auto per_gpu = [](const json& x) {
-        return (x.at("max_input_w").get<double>() - x.at("gpus").get<double>() * x.at("gpu_w").get<double>() -
-                x.at("cpus").get<double>() * x.at("cpu_w").get<double>()) /
-               x.at("gpus").get<double>();
-      };
-      if (!best || per_gpu(s) < per_gpu(*best)) best = &s;
-    }
+  for (const auto& s : PartsData().at("power").at("systems")) {
+    const int gen = s.at("gpu_nvlink_gen").get<int>();
+    const bool better =
+        gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->at("gpu_nvlink_gen").get<int>())
+                     : !best || per_gpu(s) < per_gpu(*best);
+    if (better) best = &s;
   }
   const json& s = *best;
-  double w = (s.at("max_input_w").get<double>() - s.at("gpus").get<double>() * s.at("gpu_w").get<double>() -
-              s.at("cpus").get<double>() * s.at("cpu_w").get<double>()) /
-             s.at("gpus").get<double>();
-  return {w, fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU",
-                         s.at("id").get<std::string>(), s.at("max_input_w").get<double>(), s.at("gpus").get<int>(),
-                         s.at("gpu_w").get<double>(), s.at("cpus").get<int>(), s.at("cpu_w").get<double>())};
+  return {per_gpu(s),
+          fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU",
+                      s.at("id").get<std::string>(), s.at("max_input_w").get<double>(), s.at("gpus").get<int>(),
+                      s.at("gpu_w").get<double>(), s.at("cpus").get<int>(), s.at("cpu_w").get<double>())};
 }
-
-bool IsAdapterMethod(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
 }  // namespace
 
@@ -176,8 +168,8 @@ PsuChoice ChoosePsus(double peak_w, const std::vector<double>& ratings_w, int sp
   for (double rating : ratings_w) {
     const int needed = static_cast<int>(std::ceil(peak_w / rating));
     const int total = needed + (spares < 0 ? needed : spares);  // negative spares: N+N
-    const bool better = best.total == 0 || total < best.total ||
-                        (total == best.total && rating * needed < best.rating_w * best.needed);
+    const bool better =
+        best.total == 0 || total < best.total || (total == best.total && rating * needed < best.rating_w * best.needed);
     if (better) best = {rating, needed, total};
   }
   return best;
@@ -208,8 +200,11 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   bom.gpus_per_node = std::min(plan.gpus, plan.gpus_per_node);
   bom.nodes = (plan.gpus + plan.gpus_per_node - 1) / plan.gpus_per_node;
   const int n = bom.gpus_per_node;
-  const bool hgx = gpu.nvswitch;
-  const bool workstation = bom.nodes == 1 && n <= 4 && !hgx;
+  // SXM/OAM modules sit on a baseboard whose PCIe switches pair each GPU with its NIC; PCIe cards with their
+  // own fans (GeForce, blower workstation cards) make a workstation up to 4 per box; passive cards need a server.
+  const bool baseboard = gpu.form_factor.rfind("PCIe", 0) != 0;
+  const bool workstation =
+      bom.nodes == 1 && n <= 4 && !baseboard && gpu.form_factor.find("passive") == std::string::npos;
   bom.node_class = workstation ? "workstation" : "server";
 
   const ParamCounts params = CountParams(job.model);
@@ -225,16 +220,16 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   const double dataset = options.dataset_bytes > 0 ? options.dataset_bytes : job.training.tokens * token_bytes;
   const double logs = plan.time.steps * 1024;
   const double shard = checkpoint / bom.nodes;
-  st.capacity = {
-      {"dataset", dataset,
-       options.dataset_bytes > 0 ? "given"
-                                 : fmt::format("{:.3g} tokens x {:.0f} B token ids (vocabulary {})",
-                                               job.training.tokens, token_bytes, job.model.vocab_size)},
-      {"weights", weights, fmt::format("{:.4g} B parameters x {:.0f} B", static_cast<double>(params.total), weight_bytes)},
-      {"checkpoint shards (hot)", 2 * shard,
-       fmt::format("the one being written and the last good one: 2 x {:.1f} GB / {} node(s)", checkpoint / kGB,
-                   bom.nodes)},
-      {"logs", logs, "one 1 KiB metrics record per step (assumption)"}};
+  st.capacity = {{"dataset", dataset,
+                  options.dataset_bytes > 0 ? "given"
+                                            : fmt::format("{:.3g} tokens x {:.0f} B token ids (vocabulary {})",
+                                                          job.training.tokens, token_bytes, job.model.vocab_size)},
+                 {"weights", weights,
+                  fmt::format("{:.4g} B parameters x {:.0f} B", static_cast<double>(params.total), weight_bytes)},
+                 {"checkpoint shards (hot)", 2 * shard,
+                  fmt::format("the one being written and the last good one: 2 x {:.1f} GB / {} node(s)",
+                              checkpoint / kGB, bom.nodes)},
+                 {"logs", logs, "one 1 KiB metrics record per step (assumption)"}};
   const double mtbf_s = 3600.0 / (InterruptionsPerGpuHour() * plan.gpus);
   const double f = options.checkpoint_write_fraction;
   // Writing takes at most f of the interval: the interval is the lesser of the cap and Young's optimum
@@ -253,14 +248,20 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
                                   static_cast<int>(std::ceil(st.write_needed_bytes_per_s / d.write_bytes_per_s)),
                                   static_cast<int>(std::ceil(st.read_needed_bytes_per_s / d.read_bytes_per_s))});
       if (best.count == 0 || count < best.count) {
-        best = {workstation ? "local NVMe (hot)" : "local U.2/E3.S NVMe (hot)", d, count, count * d.capacity_bytes,
-                count * d.read_bytes_per_s, count * d.write_bytes_per_s, ""};
+        best = {workstation ? "local NVMe (hot)" : "local U.2/E3.S NVMe (hot)",
+                d,
+                count,
+                count * d.capacity_bytes,
+                count * d.read_bytes_per_s,
+                count * d.write_bytes_per_s,
+                ""};
       }
     }
-    best.why = fmt::format("{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the "
-                           "interval); dataset reads {:.3f} GB/s",
-                           hot / kGB, shard / kGB, st.checkpoint_write_target_s, st.write_needed_bytes_per_s / kGB,
-                           f * 100, st.read_needed_bytes_per_s / kGB);
+    best.why = fmt::format(
+        "{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the "
+        "interval); dataset reads {:.1f} MB/s",
+        hot / kGB, shard / kGB, st.checkpoint_write_target_s, st.write_needed_bytes_per_s / kGB, f * 100,
+        st.read_needed_bytes_per_s / 1e6);
     st.tiers.push_back(best);
     const double bulk = options.checkpoints_kept * checkpoint + dataset + weights + logs;
     const DriveSpec& hdd = FindDrive("hdd-7200");
@@ -285,17 +286,21 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
     // parameters once more for the backward pass.
     const double passes = s.zero >= 3 ? 3 : 2;
     net.dp_bytes_per_step = passes * local * grad_bytes * (dp - 1) / dp;
-    net.needed_bytes_per_s = net.dp_bytes_per_step / plan.time.step_s;
-    const NicSpec* chosen = nullptr;
-    const NicSpec* fastest = nullptr;
-    for (const auto& nic : NicCatalog()) {
+    // Pipeline stages spread over nodes send activations forward and their gradients back for every token of
+    // the replica's batch: 2 x tokens x hidden x 2 B, split over the TP ranks (Megatron scatter/gather).
+    if (s.pp > 1)
+      net.pp_bytes_per_step = 2 * plan.time.tokens_per_step / dp * static_cast<double>(job.model.hidden_size) * 2 /
+                              s.tp * std::max(1, s.interleave);
+    net.needed_bytes_per_s = (net.dp_bytes_per_step + net.pp_bytes_per_step) / plan.time.step_s;
+    auto usable = [](const NicSpec& nic) {
       const LinkSpec& link = FindLink(nic.link);
-      const double usable = link.bytes_per_s * link.efficiency;
-      if (!fastest || usable > FindLink(fastest->link).bytes_per_s * FindLink(fastest->link).efficiency)
-        fastest = &nic;
-      if (usable >= net.needed_bytes_per_s &&
-          (!chosen || usable < FindLink(chosen->link).bytes_per_s * FindLink(chosen->link).efficiency))
-        chosen = &nic;
+      return link.bytes_per_s * link.efficiency;
+    };
+    const NicSpec* chosen = nullptr;   // the slowest that suffices
+    const NicSpec* fastest = nullptr;  // when none does
+    for (const auto& nic : NicCatalog()) {
+      if (!fastest || usable(nic) > usable(*fastest)) fastest = &nic;
+      if (usable(nic) >= net.needed_bytes_per_s && (!chosen || usable(nic) < usable(*chosen))) chosen = &nic;
     }
     net.nic = chosen ? *chosen : *fastest;
     const LinkSpec& link = FindLink(net.nic.link);
@@ -303,10 +308,10 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
     net.nics = n;
     net.available_bytes_per_s = link.bytes_per_s * link.efficiency;
     net.why = fmt::format(
-        "{:.2f} GB of gradient traffic per GPU per {:.2f} s step needs {:.2f} GB/s per GPU to hide behind compute; "
-        "{} gives {:.2f} GB/s (the plan's time was estimated on {})",
-        net.dp_bytes_per_step / kGB, plan.time.step_s, net.needed_bytes_per_s / kGB, link.name,
-        net.available_bytes_per_s / kGB, DefaultInterNodeLink(gpu).name);
+        "{:.2f} GB of gradients and {:.2f} GB of pipeline activations per GPU per {:.2f} s step need {:.2f} GB/s per "
+        "GPU to hide behind compute; {} gives {:.2f} GB/s (the plan's time was estimated on {})",
+        net.dp_bytes_per_step / kGB, net.pp_bytes_per_step / kGB, plan.time.step_s, net.needed_bytes_per_s / kGB,
+        link.name, net.available_bytes_per_s / kGB, DefaultInterNodeLink(gpu).name);
   } else {
     net.why = net.nvlink ? "one node: GPUs talk over " + net.intra_link
                          : "one node without NVLink: collectives cross " + net.intra_link;
@@ -318,9 +323,9 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   CpuChoice& cpu = bom.cpu;
   const int nvme_lanes = bom.storage.tiers[0].count * bom.storage.tiers[0].drive.pcie_lanes;
   cpu.lanes = {{"GPUs", static_cast<double>(n * gpu.pcie_lanes), fmt::format("{} x{}", n, gpu.pcie_lanes)},
-               {"NICs", static_cast<double>(hgx ? 0 : net.nics * net.nic.pcie_lanes),
-                hgx ? "HGX boards pair each NIC with its GPU behind a PCIe switch"
-                    : fmt::format("{} x{}", net.nics, net.nic.pcie_lanes)},
+               {"NICs", static_cast<double>(baseboard ? 0 : net.nics * net.nic.pcie_lanes),
+                baseboard ? "GPU baseboards pair each NIC with its GPU behind a PCIe switch"
+                          : fmt::format("{} x{}", net.nics, net.nic.pcie_lanes)},
                {"NVMe", static_cast<double>(nvme_lanes), fmt::format("{} drives x4", bom.storage.tiers[0].count)}};
   for (const auto& t : cpu.lanes) cpu.lanes_needed += static_cast<int>(t.value);
   cpu.cores_needed = n * (1 + workers);
@@ -328,20 +333,23 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   // ---- RAM: what the host holds.
   RamPlan& ram = bom.ram;
   const double prefetch = host.at("prefetch_factor").get<double>();
-  const double loader = n * workers * prefetch * static_cast<double>(plan.micro_batch * job.training.seq_len) * token_bytes;
+  const double gpu_shard = std::max(0.0, shard - plan.memory.host_bytes);
+  const double loader =
+      n * workers * prefetch * static_cast<double>(plan.micro_batch * job.training.seq_len) * token_bytes;
   ram.terms = {
       {"offload and host activations", plan.memory.host_bytes,
        "the estimate's host_bytes for the node (optimizer/parameter offload, pinned buffers)"},
-      {"checkpoint staging or model load", std::max(shard, weights / bom.nodes),
-       fmt::format("the larger of a checkpoint shard staged for an asynchronous save ({:.1f} GB) and this node's "
-                   "share of the weights being loaded ({:.1f} GB)",
-                   shard / kGB, weights / bom.nodes / kGB)},
+      {"checkpoint staging or model load", std::max(gpu_shard, weights / bom.nodes),
+       fmt::format("the larger of the checkpoint state held on the GPUs, staged for an asynchronous save ({:.1f} GB; "
+                   "offloaded state already lives in host memory), and this node's share of the weights being "
+                   "loaded ({:.1f} GB)",
+                   gpu_shard / kGB, weights / bom.nodes / kGB)},
       {"training processes", n * host.at("process_gb_per_gpu").get<double>() * kGB,
        fmt::format("{} processes x {} GB ({})", n, host.at("process_gb_per_gpu").get<double>(),
                    host.at("process_source").get<std::string>())},
       {"data loader prefetch", loader,
-       fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)", n, workers,
-                   prefetch, plan.micro_batch, job.training.seq_len)}};
+       fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)", n, workers, prefetch,
+                   plan.micro_batch, job.training.seq_len)}};
   for (const auto& t : ram.terms) ram.needed_bytes += t.value;
   ram.vram_bytes = n * gpu.memory_bytes;
 
@@ -360,20 +368,29 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
         fits.push_back({&c, sockets});
     }
   }
-  auto cheaper = [](const Candidate& a, const Candidate& b) {
-    // Priced parts first, then price, then power, then fewer sockets.
-    const double pa = a.cpu->price_usd > 0 ? a.cpu->price_usd * a.sockets : std::numeric_limits<double>::max();
-    const double pb = b.cpu->price_usd > 0 ? b.cpu->price_usd * b.sockets : std::numeric_limits<double>::max();
+  auto smaller = [](const Candidate& a, const Candidate& b) {
+    // Fewer sockets, then fewer cores, then a known lower price, then less power: the smallest part that
+    // suffices (many parts have no citable price, so price cannot lead).
+    if (a.sockets != b.sockets) return a.sockets < b.sockets;
+    if (a.cpu->cores != b.cpu->cores) return a.cpu->cores < b.cpu->cores;
+    const double pa = a.cpu->price_usd > 0 ? a.cpu->price_usd : std::numeric_limits<double>::max();
+    const double pb = b.cpu->price_usd > 0 ? b.cpu->price_usd : std::numeric_limits<double>::max();
     if (pa != pb) return pa < pb;
-    if (a.cpu->tdp_w * a.sockets != b.cpu->tdp_w * b.sockets) return a.cpu->tdp_w * a.sockets < b.cpu->tdp_w * b.sockets;
-    return a.sockets < b.sockets;
+    return a.cpu->tdp_w < b.cpu->tdp_w;
   };
   Candidate pick{};
-  if (!fits.empty()) {
-    pick = *std::min_element(fits.begin(), fits.end(), cheaper);
-    cpu.why = fmt::format("cheapest {} CPU with {} PCIe lanes, {} cores and {:.0f} GB of memory capacity",
-                          workstation ? "workstation" : "server", cpu.lanes_needed, cpu.cores_needed,
-                          ram.needed_bytes / kGB);
+  if (!options.cpu_id.empty()) {
+    const CpuSpec& chosen = FindCpu(options.cpu_id);
+    const int sockets = options.cpu_sockets > 0 ? options.cpu_sockets : 1;
+    if (sockets > chosen.max_sockets)
+      throw InputError("cpu_sockets", std::to_string(sockets), fmt::format("at most {}", chosen.max_sockets));
+    pick = {&chosen, sockets};
+    cpu.why = fmt::format("as given; {} PCIe lanes and {} cores wanted", cpu.lanes_needed, cpu.cores_needed);
+  } else if (!fits.empty()) {
+    pick = *std::min_element(fits.begin(), fits.end(), smaller);
+    cpu.why =
+        fmt::format("smallest {} CPU with {} PCIe lanes, {} cores and {:.0f} GB of memory capacity",
+                    workstation ? "workstation" : "server", cpu.lanes_needed, cpu.cores_needed, ram.needed_bytes / kGB);
   } else {
     pick = *std::max_element(any.begin(), any.end(), [](const Candidate& a, const Candidate& b) {
       return a.cpu->pcie_lanes * a.sockets < b.cpu->pcie_lanes * b.sockets;
@@ -392,11 +409,14 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   const int channels = cpu.cpu.memory_channels * cpu.sockets;
   std::tie(ram.dimm_bytes, ram.dimms) = DimmPopulation(ram.needed_bytes, channels, sizes);
   ram.total_bytes = ram.dimm_bytes * ram.dimms;
-  ram.why = fmt::format("{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
-                        "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
-                        ram.needed_bytes / kGB, ram.dimms, ram.dimm_bytes / kGB, ddr5 ? "DDR5" : "DDR4", channels,
-                        ram.dimms / channels, ram.total_bytes / kGB, ram.total_bytes / ram.vram_bytes,
-                        ram.vram_bytes / kGB);
+  if (ram.total_bytes < ram.needed_bytes)
+    cpu.why += fmt::format("; its {:.0f} GB maximum population falls short of the {:.0f} GB needed",
+                           ram.total_bytes / kGB, ram.needed_bytes / kGB);
+  ram.why = fmt::format(
+      "{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
+      "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
+      ram.needed_bytes / kGB, ram.dimms, ram.dimm_bytes / kGB, ddr5 ? "DDR5" : "DDR4", channels, ram.dimms / channels,
+      ram.total_bytes / kGB, ram.total_bytes / ram.vram_bytes, ram.vram_bytes / kGB);
 
   // ---- Power.
   PowerPlan& pw = bom.power;
@@ -427,17 +447,16 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   pw.psu_rating_w = choice.rating_w;
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
-  pw.redundancy = choice.total == choice.needed       ? "none"
-                  : choice.total == 2 * choice.needed ? "N+N"
-                                                      : fmt::format("N+{}", choice.total - choice.needed);
+  pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
   pw.wall_w = pw.sustained_w / Efficiency(psu.at("efficiency"), workstation ? "platinum" : "titanium", load);
-  pw.why = fmt::format("GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
-                       "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
-                       pw.gpu_w, pw.gpu_peak_w,
-                       workstation ? fmt::format(", x{:.3f} millisecond transients", GpuTransientRatio(gpu.id)) : "",
-                       pw.cpu_w, pw.platform_w, platform_why, pw.drives_w, pw.peak_w, pw.psus, pw.psu_rating_w,
-                       pw.psus > 1 ? "s" : "", pw.redundancy);
+  pw.why = fmt::format(
+      "GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
+      "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
+      pw.gpu_w, pw.gpu_peak_w,
+      workstation ? fmt::format(", x{:.3f} millisecond transients", GpuTransientRatio(gpu.id)) : "", pw.cpu_w,
+      pw.platform_w, platform_why, pw.drives_w, pw.peak_w, pw.psus, pw.psu_rating_w, pw.psus > 1 ? "s" : "",
+      pw.redundancy);
 
   // ---- Cooling: air while a rack stays within what air handles, liquid beyond or for the hottest GPUs.
   CoolingPlan& cool = bom.cooling;
@@ -452,33 +471,43 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   cool.node_btu_per_h = pw.wall_w * btu;
   cool.room_btu_per_h = bom.nodes * cool.node_btu_per_h;
   cool.facility_kw = bom.nodes * pw.wall_w * parts.at("facility").at("pue").get<double>() / 1000;
-  cool.why = liquid ? fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                                  gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() ? " and GPUs sold liquid-cooled" : "",
-                                  cooling.at("air_rack_source").get<std::string>())
-              : workstation ? fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
-                                          pw.wall_w / 1000, cool.room_btu_per_h)
-                            : fmt::format("{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled "
-                                          "rack takes: air, {} rack(s), {:.0f} BTU/h to remove",
-                                          pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, air_rack_w / 1000,
-                                          cool.racks, cool.room_btu_per_h);
+  cool.why =
+      liquid
+          ? fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
+                        gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() ? " and GPUs sold liquid-cooled" : "",
+                        cooling.at("air_rack_source").get<std::string>())
+      : workstation ? fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
+                                  pw.wall_w / 1000, cool.room_btu_per_h)
+                    : fmt::format(
+                          "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled "
+                          "rack takes: air, {} rack(s), {:.0f} BTU/h to remove",
+                          pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, air_rack_w / 1000, cool.racks,
+                          cool.room_btu_per_h);
 
   // ---- Prices per node.
   const json& buy = parts.at("purchase");
   double gpu_price = 0;
   std::string gpu_source;
-  for (const auto& [id, usd] : purchase)
-    if (FindGpu(id).id == gpu.id) gpu_price = usd, gpu_source = "given";
+  for (const auto& [id, usd] : purchase) {
+    if (FindGpu(id).id != gpu.id) continue;
+    gpu_price = usd;
+    gpu_source = "given";
+  }
+  // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
   const json* system = nullptr;
   if (gpu_price == 0) {
     for (const auto& s : buy.at("systems"))
       if (s.at("gpu") == gpu.id && s.at("gpus").get<int>() == n) system = &s;
-    for (const auto& g : buy.at("gpus"))
-      if (g.at("gpu") == gpu.id) gpu_price = g.at("usd"), gpu_source = Source(parts, g.at("source")) + ", " + g.at("date").get<std::string>();
+    for (const auto& g : buy.at("gpus")) {
+      if (g.at("gpu") != gpu.id) continue;
+      gpu_price = g.at("usd");
+      gpu_source = g.at("source").get<std::string>() + ", " + g.at("date").get<std::string>();
+    }
   }
   if (system) {
     bom.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->at("id").get<std::string>(), n),
                           system->at("usd").get<double>(),
-                          Source(parts, system->at("source")) + ", " + system->at("date").get<std::string>()});
+                          system->at("source").get<std::string>() + ", " + system->at("date").get<std::string>()});
     bom.priced = true;
   } else {
     if (gpu_price > 0) {
@@ -496,18 +525,26 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
     const double per_gb = rp.at(workstation ? "desktop_usd_per_gb" : "server_usd_per_gb").get<double>();
     bom.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
                           ram.total_bytes / kGB * per_gb, Source(parts, rp.at("source"))});
-    for (const auto& t : bom.storage.tiers) {
-      if (t.drive.usd_per_tb > 0)
-        bom.prices.push_back({fmt::format("{} x {}", t.count, t.drive.name),
-                              t.capacity_bytes / kTB * t.drive.usd_per_tb, t.drive.source});
-      else
-        bom.unpriced.push_back(t.drive.name);
-    }
+    const StorageTier& hot_tier = bom.storage.tiers.front();
+    if (hot_tier.drive.usd_per_tb > 0)
+      bom.prices.push_back({fmt::format("{} x {}", hot_tier.count, hot_tier.drive.name),
+                            hot_tier.capacity_bytes / kTB * hot_tier.drive.usd_per_tb, hot_tier.drive.source});
+    else
+      bom.unpriced.push_back(hot_tier.drive.name);
     if (net.nics > 0) bom.unpriced.push_back(fmt::format("{} x {}", net.nics, net.nic.name));
     bom.unpriced.push_back("chassis, board, PSUs and cooling");
   }
+  // The bulk tier serves the whole job: bought once, not per node.
+  const StorageTier& bulk_tier = bom.storage.tiers.back();
+  if (bulk_tier.drive.usd_per_tb > 0)
+    bom.shared_prices.push_back({fmt::format("{} x {} (shared)", bulk_tier.count, bulk_tier.drive.name),
+                                 bulk_tier.capacity_bytes / kTB * bulk_tier.drive.usd_per_tb, bulk_tier.drive.source});
+  else
+    bom.unpriced.push_back(bulk_tier.drive.name);
   for (const auto& line : bom.prices) bom.node_usd += line.usd;
-  bom.total_usd = bom.priced ? bom.node_usd * bom.nodes : 0;
+  double shared = 0;
+  for (const auto& line : bom.shared_prices) shared += line.usd;
+  bom.total_usd = bom.priced ? bom.node_usd * bom.nodes + shared : 0;
   return bom;
 }
 
@@ -527,81 +564,85 @@ nlohmann::json BomToJson(const NodeBom& b) {
                      {"read_bytes_per_s", t.read_bytes_per_s},
                      {"write_bytes_per_s", t.write_bytes_per_s},
                      {"why", t.why}});
-  json prices = json::array();
-  for (const auto& p : b.prices) prices.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
-  return {
-      {"node_class", b.node_class},
-      {"nodes", b.nodes},
-      {"gpus_per_node", b.gpus_per_node},
-      {"gpu", b.gpu.id},
-      {"cpu",
-       {{"id", b.cpu.cpu.id},
-        {"name", b.cpu.cpu.name},
-        {"sockets", b.cpu.sockets},
-        {"cores", b.cpu.cpu.cores * b.cpu.sockets},
-        {"cores_needed", b.cpu.cores_needed},
-        {"pcie_lanes", b.cpu.lanes_available},
-        {"pcie_lanes_needed", b.cpu.lanes_needed},
-        {"lanes", terms(b.cpu.lanes)},
-        {"source", b.cpu.cpu.source},
-        {"why", b.cpu.why}}},
-      {"ram_bytes", b.ram.total_bytes},
-      {"ram",
-       {{"needed_bytes", b.ram.needed_bytes},
-        {"dimms", b.ram.dimms},
-        {"dimm_bytes", b.ram.dimm_bytes},
-        {"vram_bytes", b.ram.vram_bytes},
-        {"ratio_to_vram", b.ram.total_bytes / b.ram.vram_bytes},
-        {"guide_rule_1_5_to_2x_bytes", {1.5 * b.ram.vram_bytes, 2 * b.ram.vram_bytes}},
-        {"guide_rule_2_to_4x_bytes", {2 * b.ram.vram_bytes, 4 * b.ram.vram_bytes}},
-        {"terms", terms(b.ram.terms)},
-        {"why", b.ram.why}}},
-      {"storage",
-       {{"capacity", terms(b.storage.capacity)},
-        {"checkpoint_bytes", b.storage.checkpoint_bytes},
-        {"checkpoint_write_target_s", b.storage.checkpoint_write_target_s},
-        {"write_needed_bytes_per_s", b.storage.write_needed_bytes_per_s},
-        {"read_needed_bytes_per_s", b.storage.read_needed_bytes_per_s},
-        {"tiers", tiers}}},
-      {"network",
-       {{"intra_node", b.network.intra_link},
-        {"nvlink", b.network.nvlink},
-        {"inter_node", b.network.inter_link},
-        {"nic", b.network.nics > 0 ? json(b.network.nic.id) : json()},
-        {"nics_per_node", b.network.nics},
-        {"dp_bytes_per_step_per_gpu", b.network.dp_bytes_per_step},
-        {"needed_bytes_per_s_per_gpu", b.network.needed_bytes_per_s},
-        {"available_bytes_per_s_per_gpu", b.network.available_bytes_per_s},
-        {"why", b.network.why}}},
-      {"psu_watts", b.power.psu_rating_w * b.power.psus},
-      {"power",
-       {{"gpu_w", b.power.gpu_w},
-        {"gpu_peak_w", b.power.gpu_peak_w},
-        {"cpu_w", b.power.cpu_w},
-        {"platform_w", b.power.platform_w},
-        {"drives_w", b.power.drives_w},
-        {"sustained_w", b.power.sustained_w},
-        {"peak_w", b.power.peak_w},
-        {"wall_w", b.power.wall_w},
-        {"psu_rating_w", b.power.psu_rating_w},
-        {"psus", b.power.psus},
-        {"psus_needed", b.power.psus_needed},
-        {"redundancy", b.power.redundancy},
-        {"node_kw", b.power.peak_w / 1000},
-        {"why", b.power.why}}},
-      {"cooling",
-       {{"kind", b.cooling.kind},
-        {"nodes_per_rack", b.cooling.nodes_per_rack},
-        {"racks", b.cooling.racks},
-        {"rack_kw", b.cooling.rack_kw},
-        {"node_btu_per_h", b.cooling.node_btu_per_h},
-        {"room_btu_per_h", b.cooling.room_btu_per_h},
-        {"facility_kw", b.cooling.facility_kw},
-        {"why", b.cooling.why}}},
-      {"prices", prices},
-      {"unpriced", b.unpriced},
-      {"node_usd", b.node_usd},
-      {"total_usd", b.priced ? json(b.total_usd) : json()}};
+  auto price_list = [](const std::vector<PriceLine>& lines) {
+    json out = json::array();
+    for (const auto& p : lines) out.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
+    return out;
+  };
+  return {{"node_class", b.node_class},
+          {"nodes", b.nodes},
+          {"gpus_per_node", b.gpus_per_node},
+          {"gpu", b.gpu.id},
+          {"cpu",
+           {{"id", b.cpu.cpu.id},
+            {"name", b.cpu.cpu.name},
+            {"sockets", b.cpu.sockets},
+            {"cores", b.cpu.cpu.cores * b.cpu.sockets},
+            {"cores_needed", b.cpu.cores_needed},
+            {"pcie_lanes", b.cpu.lanes_available},
+            {"pcie_lanes_needed", b.cpu.lanes_needed},
+            {"lanes", terms(b.cpu.lanes)},
+            {"source", b.cpu.cpu.source},
+            {"why", b.cpu.why}}},
+          {"ram_bytes", b.ram.total_bytes},
+          {"ram",
+           {{"needed_bytes", b.ram.needed_bytes},
+            {"dimms", b.ram.dimms},
+            {"dimm_bytes", b.ram.dimm_bytes},
+            {"vram_bytes", b.ram.vram_bytes},
+            {"ratio_to_vram", b.ram.total_bytes / b.ram.vram_bytes},
+            {"guide_rule_1_5_to_2x_bytes", {1.5 * b.ram.vram_bytes, 2 * b.ram.vram_bytes}},
+            {"guide_rule_2_to_4x_bytes", {2 * b.ram.vram_bytes, 4 * b.ram.vram_bytes}},
+            {"terms", terms(b.ram.terms)},
+            {"why", b.ram.why}}},
+          {"storage",
+           {{"capacity", terms(b.storage.capacity)},
+            {"checkpoint_bytes", b.storage.checkpoint_bytes},
+            {"checkpoint_write_target_s", b.storage.checkpoint_write_target_s},
+            {"write_needed_bytes_per_s", b.storage.write_needed_bytes_per_s},
+            {"read_needed_bytes_per_s", b.storage.read_needed_bytes_per_s},
+            {"tiers", tiers}}},
+          {"network",
+           {{"intra_node", b.network.intra_link},
+            {"nvlink", b.network.nvlink},
+            {"inter_node", b.network.inter_link},
+            {"nic", b.network.nics > 0 ? json(b.network.nic.id) : json()},
+            {"nics_per_node", b.network.nics},
+            {"dp_bytes_per_step_per_gpu", b.network.dp_bytes_per_step},
+            {"pp_bytes_per_step_per_gpu", b.network.pp_bytes_per_step},
+            {"needed_bytes_per_s_per_gpu", b.network.needed_bytes_per_s},
+            {"available_bytes_per_s_per_gpu", b.network.available_bytes_per_s},
+            {"why", b.network.why}}},
+          {"psu_watts", b.power.psu_rating_w * b.power.psus},
+          {"power",
+           {{"gpu_w", b.power.gpu_w},
+            {"gpu_peak_w", b.power.gpu_peak_w},
+            {"cpu_w", b.power.cpu_w},
+            {"platform_w", b.power.platform_w},
+            {"drives_w", b.power.drives_w},
+            {"sustained_w", b.power.sustained_w},
+            {"peak_w", b.power.peak_w},
+            {"wall_w", b.power.wall_w},
+            {"psu_rating_w", b.power.psu_rating_w},
+            {"psus", b.power.psus},
+            {"psus_needed", b.power.psus_needed},
+            {"redundancy", b.power.redundancy},
+            {"node_kw", b.power.peak_w / 1000},
+            {"why", b.power.why}}},
+          {"cooling",
+           {{"kind", b.cooling.kind},
+            {"nodes_per_rack", b.cooling.nodes_per_rack},
+            {"racks", b.cooling.racks},
+            {"rack_kw", b.cooling.rack_kw},
+            {"node_btu_per_h", b.cooling.node_btu_per_h},
+            {"room_btu_per_h", b.cooling.room_btu_per_h},
+            {"facility_kw", b.cooling.facility_kw},
+            {"why", b.cooling.why}}},
+          {"prices", price_list(b.prices)},
+          {"shared_prices", price_list(b.shared_prices)},
+          {"unpriced", b.unpriced},
+          {"node_usd", b.node_usd},
+          {"total_usd", b.priced ? json(b.total_usd) : json()}};
 }
 
 }  // namespace trainplan

@@ -1,9 +1,8 @@
 #pragma once
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "trainplan/hardware.h"
 #include "trainplan/scenario.h"
@@ -65,6 +64,8 @@ struct BomOptions {
   double checkpoint_write_fraction = 0.05;  // of the checkpoint interval spent writing (synchronous saves)
   double max_checkpoint_interval_s = 3600;  // bounds work lost to crashes the hardware rate does not count
   int psu_spares = -1;                      // -1: none for a workstation, N+1 for a server; -2: N+N
+  std::string cpu_id;                       // empty: the smallest catalog CPU that suffices
+  int cpu_sockets = 0;                      // with cpu_id; 0: as few as suffice
 };
 
 /// One line of a derivation: a named amount and where it comes from.
@@ -88,9 +89,9 @@ struct RamPlan {
   std::vector<BomTerm> terms;  // bytes the host holds
   double needed_bytes = 0;
   double dimm_bytes = 0;
-  int dimms = 0;               // channels x sockets x DIMMs per channel
+  int dimms = 0;  // channels x sockets x DIMMs per channel
   double total_bytes = 0;
-  double vram_bytes = 0;       // GPU memory of the node, for the guides' rules
+  double vram_bytes = 0;  // GPU memory of the node, for the guides' rules
   std::string why;
 };
 
@@ -118,10 +119,11 @@ struct NetworkPlan {
   bool nvlink = false;
   std::string inter_link;  // empty for one node
   NicSpec nic;
-  int nics = 0;            // per node
-  double dp_bytes_per_step = 0;       // per GPU, crossing nodes
-  double needed_bytes_per_s = 0;      // to hide it behind one step's compute
-  double available_bytes_per_s = 0;   // per GPU, after NCCL efficiency
+  int nics = 0;                      // per node
+  double dp_bytes_per_step = 0;      // gradients per GPU per step, crossing nodes
+  double pp_bytes_per_step = 0;      // pipeline activations and their gradients per GPU per step
+  double needed_bytes_per_s = 0;     // to hide it behind one step's compute
+  double available_bytes_per_s = 0;  // per GPU, after NCCL efficiency
   std::string why;
 };
 
@@ -138,7 +140,7 @@ struct PowerPlan {
 };
 
 struct CoolingPlan {
-  std::string kind;          // air | liquid
+  std::string kind;  // air | liquid
   int nodes_per_rack = 1;
   int racks = 1;
   double rack_kw = 0;
@@ -166,11 +168,12 @@ struct NodeBom {
   NetworkPlan network;
   PowerPlan power;
   CoolingPlan cooling;
-  std::vector<PriceLine> prices;     // per node
-  std::vector<std::string> unpriced; // parts with no citable price, left out of node_usd
+  std::vector<PriceLine> prices;         // per node
+  std::vector<PriceLine> shared_prices;  // once for the job (the bulk storage tier)
+  std::vector<std::string> unpriced;     // parts with no citable price, left out of node_usd
   double node_usd = 0;
-  double total_usd = 0;              // all nodes; 0 when the GPUs have no price
-  bool priced = false;               // the GPUs (or the whole system) have a price
+  double total_usd = 0;  // all nodes and the shared tier; 0 when the GPUs have no price
+  bool priced = false;   // the GPUs (or the whole system) have a price
 };
 
 /// Derives CPU, RAM, storage, network, power, cooling and price for `plan` of `job`.

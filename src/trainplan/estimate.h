@@ -163,6 +163,11 @@ struct TimeRates {
   double attn_peak_flops = 0;  // 16-bit peak for the attention core (FP8 recipes keep it in 16-bit)
   double attn_ceiling = 0;     // flash attention kernels
   double attn_elem_bytes = 2;
+  // Reciprocals of the achieved rates: the inner loop multiplies instead of dividing.
+  double matmul_s_per_flop = 0;      // 1 / (peak_flops x ceiling)
+  double eager_attn_s_per_flop = 0;  // 1 / (attn_peak_flops x ceiling): batched attention GEMMs
+  double flash_s_per_flop = 0;       // 1 / (attn_peak_flops x attn_ceiling)
+  double hbm_s_per_byte = 0;         // 1 / hbm_bytes_per_s
   double pcie_bytes_per_s = 0;  // achieved host <-> GPU
   double cpu_adam_s_per_param = 0;
   // The engine's implementation (data/efficiency.json "frameworks").

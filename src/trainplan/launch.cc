@@ -33,9 +33,21 @@ std::string ShellQuote(const std::string& arg) {
   return out + "'";
 }
 
+/// Quoted arguments with each "--flag value" pair kept together, one element per pair.
+std::vector<std::string> PairedArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string item = ShellQuote(args[i]);
+    if (args[i].rfind("--", 0) == 0 && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+      item += " " + ShellQuote(args[++i]);
+    out.push_back(item);
+  }
+  return out;
+}
+
 std::string Join(const std::vector<std::string>& args, const std::string& separator) {
   std::string out;
-  for (const auto& a : args) out += (out.empty() ? "" : separator) + ShellQuote(a);
+  for (const auto& a : PairedArgs(args)) out += (out.empty() ? "" : separator) + a;
   return out;
 }
 
@@ -68,11 +80,26 @@ std::vector<std::string> Launcher(const LaunchPlan& p, const std::string& nnodes
   return cmd;
 }
 
-/// The command line with shell variables left for the shell to expand (they are not quoted).
-std::string CommandLine(const std::vector<std::string>& launcher, const std::vector<std::string>& engine) {
+/// The launcher's words, leaving those with shell variables unquoted for the shell to expand.
+std::string LauncherLine(const std::vector<std::string>& launcher) {
   std::string out;
   for (const auto& a : launcher) out += (out.empty() ? "" : " ") + (a.find('$') != std::string::npos ? a : ShellQuote(a));
-  return out + " \\\n  " + Join(engine, " \\\n  ");
+  return out;
+}
+
+/// The launcher and the engine's command, one argument pair per line.
+std::string CommandLine(const std::vector<std::string>& launcher, const std::vector<std::string>& engine) {
+  return LauncherLine(launcher) + " \\\n  " + Join(engine, " \\\n  ");
+}
+
+/// The rendezvous endpoint on the first node for a script started by hand on every node; "" on one node.
+std::string ManualRendezvous(const LaunchPlan& p, const LaunchOptions& o) {
+  return p.nodes > 1 ? fmt::format("${{MASTER_ADDR:?set to the first node}}:{}", o.master_port) : "";
+}
+
+/// Megatron-LM's GPT entry point unless the options name another script.
+std::string MegatronScript(const LaunchOptions& o) {
+  return o.script == LaunchOptions().script ? "pretrain_gpt.py" : o.script;
 }
 
 std::string YamlBool(bool b) { return b ? "true" : "false"; }
@@ -193,9 +220,7 @@ std::string RenderKubernetes(const LaunchPlan& p, const LaunchOptions& o) {
   launcher.push_back("--node_rank=${RANK}");
   launcher.push_back("--master_addr=${MASTER_ADDR}");
   launcher.push_back("--master_port=${MASTER_PORT}");
-  std::string command;
-  for (const auto& a : launcher) command += (command.empty() ? "" : " ") + (a.find('$') != std::string::npos ? a : ShellQuote(a));
-  command += " " + Join(EngineCommand(p, o), " ");
+  const std::string command = LauncherLine(launcher) + " " + Join(EngineCommand(p, o), " ");
   const int gpus_per_pod = std::min(p.gpus, p.gpus_per_node);
   auto replica = [&](const char* role, int replicas) {
     return fmt::format(
@@ -261,7 +286,8 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   const json* doc = &input;
   if (input.is_object() && input.contains("plans")) {
     if (!input["plans"].is_array() || input["plans"].empty())
-      throw InputError(source, input.value("reason", "no plans"), "a plan file with at least one feasible plan");
+      throw InputError(source, input.value("reason", "no plans"),
+                       "a feasible plan (`trainplan plan` lists the changes that make the job fit)");
     doc = &input["plans"][0];
   }
   LaunchPlan p;
@@ -277,6 +303,8 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
     p.optimizer = ParseOptimizer(training.at("optimizer").get<std::string>());
     p.framework = ParseFramework(training.at("framework").get<std::string>());
     p.seq_len = training.at("seq_len").get<int64_t>();
+    p.tokens = training.value("tokens", 0.0);
+    p.lora_rank = training.value("lora_rank", int64_t{0});
     p.gpu_id = hardware.at("gpu").get<std::string>();
     p.gpus = hardware.at("gpus").get<int>();
     p.gpus_per_node = hardware.at("gpus_per_node").get<int>();
@@ -317,6 +345,15 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
     throw InputError(source, fmt::format("{} node(s) for {} GPUs at {} per node", p.nodes, p.gpus, p.gpus_per_node),
                      "nodes = ceil(gpus / gpus_per_node)");
   return p;
+}
+
+json JobDocument(const LaunchPlan& p) {
+  json training = {{"method", ToString(p.method)},     {"precision", ToString(p.precision)},
+                   {"optimizer", ToString(p.optimizer)}, {"framework", ToString(p.framework)},
+                   {"seq_len", p.seq_len},               {"global_batch", p.global_batch},
+                   {"tokens", p.tokens}};
+  if (p.lora_rank > 0) training["lora_rank"] = p.lora_rank;
+  return {{"model", p.hf_id.empty() ? p.model : p.hf_id}, {"training", training}};
 }
 
 json DeepSpeedConfig(const LaunchPlan& p) {
@@ -430,7 +467,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
 std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions& o) {
   const Strategy& s = p.strategy;
   if (p.framework == Framework::kMegatron) {
-    std::vector<std::string> cmd = {o.script == LaunchOptions().script ? "pretrain_gpt.py" : o.script};
+    std::vector<std::string> cmd = {MegatronScript(o)};
     for (auto& a : MegatronArguments(p)) cmd.push_back(a);
     return cmd;
   }
@@ -481,25 +518,14 @@ std::string RenderLaunch(const LaunchPlan& p, LaunchFormat format, const LaunchO
       megatron.framework = Framework::kMegatron;
       std::string out = fmt::format("#!/bin/bash\n# {}\nset -euo pipefail\nMEGATRON_ARGS=(\n", Summary(p));
       const std::vector<std::string> args = MegatronArguments(megatron);
-      for (size_t i = 0; i < args.size(); ++i) {
-        out += "  " + ShellQuote(args[i]);
-        if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) out += " " + ShellQuote(args[++i]);
-        out += "\n";
-      }
+      for (const auto& line : PairedArgs(args)) out += "  " + line + "\n";
       out += ")\n# add the data, tokenizer and learning-rate arguments of your run\n";
-      const std::string rendezvous = p.nodes > 1 ? "${MASTER_ADDR:?set to the first node}:" +
-                                                       std::to_string(o.master_port)
-                                                 : "";
-      std::vector<std::string> launcher = Launcher(megatron, std::to_string(p.nodes), rendezvous, o.job_name);
-      std::string line;
-      for (const auto& a : launcher) line += (line.empty() ? "" : " ") + (a.find('$') != std::string::npos ? a : ShellQuote(a));
-      const std::string script = o.script == LaunchOptions().script ? "pretrain_gpt.py" : o.script;
-      return out + line + " " + ShellQuote(script) + " \"${MEGATRON_ARGS[@]}\"\n";
+      const std::string rendezvous = ManualRendezvous(p, o);
+      return out + LauncherLine(Launcher(megatron, std::to_string(p.nodes), rendezvous, o.job_name)) + " " +
+             ShellQuote(MegatronScript(o)) + " \"${MEGATRON_ARGS[@]}\"\n";
     }
     case LaunchFormat::kTorchrun: {
-      const std::string rendezvous = p.nodes > 1 ? "${MASTER_ADDR:?set to the first node}:" +
-                                                       std::to_string(o.master_port)
-                                                 : "";
+      const std::string rendezvous = ManualRendezvous(p, o);
       std::string out = fmt::format("#!/bin/bash\n# {}\n", Summary(p));
       if (p.nodes > 1) out += fmt::format("# run on each of the {} nodes with MASTER_ADDR set to the first one\n", p.nodes);
       if (UsesDeepSpeed(p))

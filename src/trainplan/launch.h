@@ -19,6 +19,8 @@ struct LaunchPlan {
   Optimizer optimizer = Optimizer::kAdamW;
   Framework framework = Framework::kDeepSpeed;
   int64_t seq_len = 0;
+  double tokens = 0;
+  int64_t lora_rank = 0;  // 0 unless LoRA or QLoRA
   std::string gpu_id;
   int gpus = 1;
   int gpus_per_node = 1;
@@ -33,6 +35,10 @@ struct LaunchPlan {
 /// parallel sizes do not multiply to the GPU count (tp * pp * cp * dp), when ep does not divide
 /// dp * cp, or when the batch sizes disagree (global = micro * accumulation * dp).
 LaunchPlan LaunchPlanFromJson(const nlohmann::json& doc, const std::string& source);
+
+/// The job the plan was made for, as a scenario document without hardware or strategy (the model by its
+/// Hugging Face id when known, else its name), so that it can be planned again on another machine.
+nlohmann::json JobDocument(const LaunchPlan& plan);
 
 enum class LaunchFormat { kTorchrun, kDeepSpeed, kAccelerate, kMegatron, kSlurm, kK8s };
 const char* ToString(LaunchFormat format);

@@ -23,6 +23,9 @@ struct Parallel {
   double t = 1, p = 1, d = 1, c = 1, e = 1;
   int v = 1;
   double microbatches = 1;  // per optimizer step on one pipeline
+  // Reciprocals of the sizes that divide per-layer sums: multiplications keep the search's inner loop
+  // free of most divisions (exact for the power-of-two sizes it tries).
+  double inv_t = 1, inv_te = 1;
 };
 
 Parallel ParallelOf(const Scenario& sc) {
@@ -37,6 +40,8 @@ Parallel ParallelOf(const Scenario& sc) {
   if (dp <= 0) dp = std::max(1, sc.hardware.gpus / std::max(1, st.tp * st.pp * std::max(st.cp, 1)));
   par.d = dp;
   par.microbatches = static_cast<double>(std::max<int64_t>(GradAccumSteps(sc), 1));
+  par.inv_t = 1 / par.t;
+  par.inv_te = 1 / (par.t * par.e);
   return par;
 }
 
@@ -55,6 +60,96 @@ bool IsLoraTarget(const Linear& linear, const Training& training) {
   return false;
 }
 
+// How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x TP the routed
+// experts (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
+double& ShareOf(ShardedSum& sum, const Linear& linear) {
+  if (linear.module == Module::kRouter) return sum.replicated;
+  if (linear.module == Module::kExpert) return sum.expert;
+  return sum.tensor;
+}
+
+double PerGpu(const ShardedSum& sum, const Parallel& par) {
+  return sum.replicated + sum.tensor * par.inv_t + sum.expert * par.inv_te;
+}
+
+// Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
+// tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
+// them by the strategy.
+MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& model, const Training& tr) {
+  const LayerSpec& layer = group.spec;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  const bool peft = IsPeft(tr.method);
+  const double rank = static_cast<double>(tr.lora_rank);
+  const double el = ComputeBytes(tr.precision);
+  const double h = static_cast<double>(model.hidden_size);
+  const bool hidden_dropout = model.hidden_dropout > 0;
+  MemoryLayerSummary out;
+  out.count = group.count;
+  out.norm_params = static_cast<double>(layer.norm_params);
+
+  double& whole = out.act_whole_bytes;
+  for (const Linear& linear : layer.linears) {
+    const double copies = static_cast<double>(linear.copies);
+    const double in_out = static_cast<double>(linear.in + linear.out);
+    ShareOf(out.params, linear) += static_cast<double>(linear.ParamsPerCopy()) * copies;
+    ShareOf(out.rows_cols, linear) += in_out * copies;
+    if (peft && IsLoraTarget(linear, tr)) {
+      ShareOf(out.adapters, linear) += rank * in_out * copies;
+      ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank) * copies;
+      // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
+      const double routed = linear.module == Module::kExpert ? static_cast<double>(linear.active_copies) : 1;
+      whole += el * rank * routed;
+    }
+    // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
+    if (layer.attention.mla && (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
+      whole += 2 * el * static_cast<double>(linear.out);
+    }
+  }
+
+  const AttentionShape& at = layer.attention;
+  if (at.num_heads > 0) {
+    out.num_heads = static_cast<double>(at.num_heads);
+    out.num_kv_heads = static_cast<double>(at.num_kv_heads);
+    whole += 2 * el * h;  // input norm's input, QKV input
+    // Q and K at the qk width, V and the context (o_proj input) at the v width.
+    out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
+    out.act_lse_bytes = 4;  // flash attention: fp32 log-sum-exp per row; no s^2 tensor is kept
+    // Eager attention: softmax output (+ dropout mask and dropped output).
+    out.act_score_bytes = el + (model.attention_dropout > 0 ? 1 + el : 0);
+    if (hidden_dropout) whole += h;  // 1-byte mask
+  }
+  if (layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0) {
+    whole += (layer.parallel_attn_mlp ? 1 : 2) * el * h;  // norm input (shared if parallel), MLP input
+    const double gated_saves = fw.fused_kernels ? 3 : 4;  // gate, up, (act(gate)), product
+    const double per_width = layer.mlp == MlpKind::kGated ? gated_saves : 2;  // plain: act in, act out
+    if (layer.is_moe()) {
+      const double k = static_cast<double>(layer.experts_per_token);
+      whole += 8 * static_cast<double>(layer.num_experts);  // fp32 router logits and probabilities
+      whole += 2 * k * el * h;                              // dispatched inputs, expert outputs to combine
+      out.act_mlp_bytes = per_width * el *
+                          (k * static_cast<double>(layer.mlp_intermediate) +
+                           static_cast<double>(layer.shared_expert_intermediate));
+    } else {
+      out.act_mlp_bytes = per_width * el * static_cast<double>(layer.mlp_intermediate);
+    }
+    if (hidden_dropout) whole += h;
+  }
+  return out;
+}
+
+// Where the per-layer-group summaries come from: summarised from the scenario's model on each access
+// (EstimateMemory without preparation, allocation-free), or prepared once.
+struct LiveLayers {
+  const Scenario& sc;
+  size_t size() const { return sc.model.layers.size(); }
+  MemoryLayerSummary operator[](size_t i) const { return SummarizeLayer(sc.model.layers[i], sc.model, sc.training); }
+};
+struct PreparedLayers {
+  const std::vector<MemoryLayerSummary>& layers;
+  size_t size() const { return layers.size(); }
+  const MemoryLayerSummary& operator[](size_t i) const { return layers[i]; }
+};
+
 /// Parameters one GPU holds for a range of layers (plus embedding/head), by what training does to them.
 struct Tally {
   double base = 0;           // model parameters held (not adapters), before ZeRO-3 sharding
@@ -66,75 +161,74 @@ struct Tally {
   double largest_trainable_layer = 0;  // trainable + adapter parameters of the biggest layer or matrix
 };
 
-// Shares a layer's linear among GPUs: TP splits attention and MLP matrices, EP x TP the routed experts
-// (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
-double LinearShards(const Linear& linear, const Parallel& par) {
-  if (linear.module == Module::kRouter) return 1;
-  if (linear.module == Module::kExpert) return par.t * par.e;
-  return par.t;
+// The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
+// last floor(L/p) layers, the final norm and the LM head (and, with tied embeddings over several
+// stages, its own copy of the shared matrix, as Megatron keeps).
+struct Stage {
+  bool first = true;
+  bool last = true;
+  int64_t begin = 0;  // layer range [begin, end)
+  int64_t end = 0;
+};
+
+Stage StageOf(const Scenario& sc, const Parallel& par, bool first) {
+  const int64_t L = sc.model.num_layers;
+  const int64_t pp = static_cast<int64_t>(par.p);
+  Stage stage;
+  stage.first = first;
+  stage.last = pp == 1 || !first;
+  stage.begin = first ? 0 : L - L / pp;
+  stage.end = first ? (pp == 1 ? L : (L + pp - 1) / pp) : L;
+  return stage;
 }
 
-void AddLayers(const Scenario& sc, const Parallel& par, int64_t begin, int64_t end, Tally& out) {
+template <typename Layers>
+void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, int64_t begin, int64_t end,
+               Tally& out) {
   const ModelSpec& model = sc.model;
   const Training& tr = sc.training;
   const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
   const int64_t first_trainable = tr.method == Method::kFreeze ? model.num_layers - tr.trainable_layers
                                                                : (all_train ? 0 : model.num_layers);
   int64_t index = 0;
-  for (const LayerGroup& group : model.layers) {
+  for (size_t g = 0; g < layers.size(); ++g) {
+    const auto& layer = layers[g];
     const int64_t lo = std::max(begin, index);
-    const int64_t hi = std::min(end, index + group.count);
-    index += group.count;
+    const int64_t hi = std::min(end, index + layer.count);
+    index += layer.count;
     if (lo >= hi) continue;
     const double count = static_cast<double>(hi - lo);
     const double trained_layers =
         static_cast<double>(std::max<int64_t>(0, hi - std::max(lo, first_trainable)));
-    const LayerSpec& layer = group.spec;
-    double layer_params = static_cast<double>(layer.norm_params);
-    double linear_params = 0, rows_cols = 0, adapters = 0, adapter_factored = 0;
-    for (const Linear& linear : layer.linears) {
-      const double shards = LinearShards(linear, par);
-      const double copies = static_cast<double>(linear.copies);
-      linear_params += static_cast<double>(linear.ParamsPerCopy()) * copies / shards;
-      rows_cols += static_cast<double>(linear.in + linear.out) * copies / shards;
-      if (IsPeft(tr.method) && IsLoraTarget(linear, tr)) {
-        const double r = static_cast<double>(tr.lora_rank);
-        adapters += r * static_cast<double>(linear.in + linear.out) * copies / shards;
-        adapter_factored += (static_cast<double>(linear.in + linear.out) + 2 * r) * copies / shards;
-      }
-    }
-    layer_params += linear_params;
+    const double linear_params = PerGpu(layer.params, par);
+    const double adapters = PerGpu(layer.adapters, par);
+    const double layer_params = layer.norm_params + linear_params;
     out.base += layer_params * count;
     out.quantized += linear_params * count;
     out.trainable += layer_params * trained_layers;
     out.lora += adapters * count;
     // Adafactor factors each matrix into row and column statistics; vectors keep a full second moment.
-    out.factored +=
-        (rows_cols + static_cast<double>(layer.norm_params)) * trained_layers + adapter_factored * count;
+    out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
+                    PerGpu(layer.adapter_factored, par) * count;
     out.largest_layer = std::max(out.largest_layer, layer_params);
     out.largest_trainable_layer =
         std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
   }
 }
 
-// The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
-// last floor(L/p) layers, the final norm and the LM head (and, with tied embeddings over several
-// stages, its own copy of the shared matrix, as Megatron keeps).
-Tally StageTally(const Scenario& sc, const ParamCounts& params, const Parallel& par, bool first_stage) {
+template <typename Layers>
+Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& layers, const Parallel& par,
+                 const Stage& stage) {
   const ModelSpec& model = sc.model;
   const Training& tr = sc.training;
-  const int64_t L = model.num_layers;
-  const int64_t pp = static_cast<int64_t>(par.p);
-  const bool single = pp == 1;
-  const int64_t begin = first_stage ? 0 : L - L / pp;
-  const int64_t end = first_stage ? (single ? L : (L + pp - 1) / pp) : L;
+  const bool single = stage.first && stage.last;
   Tally tally;
-  AddLayers(sc, par, begin, end, tally);
+  AddLayers(sc, layers, par, stage.begin, stage.end, tally);
 
   const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
   const bool head_trains = all_train || tr.method == Method::kFreeze;
   const double vocab_rows_cols = static_cast<double>(model.vocab_size) / par.t + model.hidden_size;
-  const bool holds_embedding = first_stage || (model.tie_word_embeddings && !single);
+  const bool holds_embedding = stage.first || (model.tie_word_embeddings && !single);
   if (holds_embedding) {
     const double emb = static_cast<double>(params.embedding) / par.t;
     // Tied embeddings are the LM head: freeze trains them with the head.
@@ -147,7 +241,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Parallel& 
       tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, emb);
     }
   }
-  if (single || !first_stage) {
+  if (stage.last) {
     const double head =
         static_cast<double>(params.lm_head) / par.t + static_cast<double>(model.final_norm_params);
     tally.base += head;
@@ -169,79 +263,30 @@ struct LayerActivations {
   double input = 0;  // the layer input (all that full recomputation keeps)
 };
 
-// Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
-// tensors: each saved tensor is listed with the width it has. `rep` is the divisor of tensors that
+// The layer's per-token bytes for this micro-batch and split. `rep` is the divisor of tensors that
 // tensor parallelism leaves whole (t with sequence parallelism, else 1).
-LayerActivations ActivationsOf(const LayerSpec& layer, const Scenario& sc, const FrameworkProfile& fw,
-                               const Parallel& par) {
-  const ModelSpec& model = sc.model;
+LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& sc, const Parallel& par) {
   const double el = ComputeBytes(sc.training.precision);
   const double s = static_cast<double>(sc.training.seq_len) / par.c;  // CP splits the sequence
   const double tokens = s * static_cast<double>(sc.training.micro_batch);
-  const double h = static_cast<double>(model.hidden_size);
   const double t = par.t;
   const double rep = (sc.strategy.sequence_parallel && t > 1) ? t : 1;
-  const bool hidden_dropout = model.hidden_dropout > 0;
-  const bool attn_dropout = model.attention_dropout > 0;
-  const bool peft = IsPeft(sc.training.method);
-  const double rank = static_cast<double>(sc.training.lora_rank);
-  const double gated_saves = fw.fused_kernels ? 3 : 4;  // gate, up, (act(gate)), product
 
   LayerActivations out;
-  double whole = 0;    // tensors TP leaves whole (sequence parallelism splits them)
   double sharded = 0;  // tensors TP splits by heads or width, already per GPU
-  const AttentionShape& at = layer.attention;
-  if (at.num_heads > 0) {
-    const double heads = static_cast<double>(at.num_heads) / t;
-    const double kv_heads =
-        std::max(static_cast<double>(at.num_kv_heads) / t, 1.0);  // replicated when kv < t
-    whole += 2 * el * tokens * h;                                 // input norm's input, QKV input
-    sharded += el * tokens * (heads + kv_heads) * static_cast<double>(at.qk_head_dim);  // Q, K
-    sharded += el * tokens * kv_heads * static_cast<double>(at.v_head_dim);             // V
-    sharded += el * tokens * heads * static_cast<double>(at.v_head_dim);  // context = o_proj input
+  if (layer.num_heads > 0) {
+    const double heads = layer.num_heads * par.inv_t;
+    const double kv_heads = std::max(layer.num_kv_heads * par.inv_t, 1.0);  // replicated when kv < t
+    sharded += tokens * layer.act_head_bytes * (heads + kv_heads);
     if (sc.strategy.flash_attention) {
-      sharded += 4 * tokens * heads;  // fp32 log-sum-exp per row; no s^2 tensor is kept
+      sharded += tokens * layer.act_lse_bytes * heads;
     } else {
-      const double scores = tokens * heads * static_cast<double>(sc.training.seq_len);
-      out.core = el * scores + (attn_dropout ? (1 + el) * scores : 0);  // softmax (+ mask, dropout out)
-    }
-    if (hidden_dropout) whole += tokens * h;  // 1-byte mask
-  }
-  if (at.mla) {
-    // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
-    for (const Linear& linear : layer.linears) {
-      if (linear.name == "q_a_proj" || linear.name == "kv_a_proj") {
-        whole += 2 * el * tokens * static_cast<double>(linear.out);
-      }
+      out.core = tokens * heads * static_cast<double>(sc.training.seq_len) * layer.act_score_bytes;
     }
   }
-  const bool has_mlp = layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0;
-  if (has_mlp) {
-    whole +=
-        (layer.parallel_attn_mlp ? 1 : 2) * el * tokens * h;  // norm input (shared if parallel), MLP input
-    const double per_width = layer.mlp == MlpKind::kGated ? gated_saves : 2;  // plain: act in, act out
-    if (layer.is_moe()) {
-      const double k = static_cast<double>(layer.experts_per_token);
-      const double experts = static_cast<double>(layer.num_experts);
-      whole += 8 * tokens * experts;     // fp32 router logits and probabilities
-      whole += 2 * k * el * tokens * h;  // dispatched inputs, expert outputs to combine
-      sharded += k * per_width * el * tokens * static_cast<double>(layer.mlp_intermediate) / t;
-      sharded += per_width * el * tokens * static_cast<double>(layer.shared_expert_intermediate) / t;
-    } else {
-      sharded += per_width * el * tokens * static_cast<double>(layer.mlp_intermediate) / t;
-    }
-    if (hidden_dropout) whole += tokens * h;
-  }
-  if (peft) {
-    // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
-    for (const Linear& linear : layer.linears) {
-      if (!IsLoraTarget(linear, sc.training)) continue;
-      const double routed = linear.module == Module::kExpert ? static_cast<double>(linear.active_copies) : 1;
-      whole += el * tokens * rank * routed;
-    }
-  }
-  out.all = whole / rep + sharded + out.core;
-  out.input = el * tokens * h / rep;
+  sharded += tokens * layer.act_mlp_bytes * par.inv_t;
+  out.all = tokens * layer.act_whole_bytes / rep + sharded + out.core;
+  out.input = el * tokens * static_cast<double>(sc.model.hidden_size) / rep;
   return out;
 }
 
@@ -250,20 +295,18 @@ struct StageActivations {
   double host = 0;  // checkpointed inputs moved to host memory
 };
 
-StageActivations ActivationsOfStage(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par,
-                                    bool first_stage) {
-  const int64_t L = sc.model.num_layers;
-  const int64_t pp = static_cast<int64_t>(par.p);
-  const int64_t begin = first_stage ? 0 : L - L / pp;
-  const int64_t end = first_stage ? (pp == 1 ? L : (L + pp - 1) / pp) : L;
+template <typename Layers>
+StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const FrameworkProfile& fw,
+                                    const Parallel& par, const Stage& stage) {
   double stored = 0, working = 0, largest_input = 0;
   int64_t index = 0;
-  for (const LayerGroup& group : sc.model.layers) {
-    const int64_t lo = std::max(begin, index);
-    const int64_t hi = std::min(end, index + group.count);
-    index += group.count;
+  for (size_t g = 0; g < layers.size(); ++g) {
+    const auto& layer = layers[g];
+    const int64_t lo = std::max(stage.begin, index);
+    const int64_t hi = std::min(stage.end, index + layer.count);
+    index += layer.count;
     if (lo >= hi) continue;
-    const LayerActivations a = ActivationsOf(group.spec, sc, fw, par);
+    const LayerActivations a = ActivationsOf(layer, sc, par);
     const double n = static_cast<double>(hi - lo);
     switch (sc.strategy.recompute) {
       case Recompute::kNone:
@@ -282,7 +325,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const FrameworkProfile& 
   // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are);
   // interleaving adds (p-1)/(p*v) (Megatron theoretical_memory_usage.py).
   double in_flight = 1;
-  if (pp > 1 && first_stage) {
+  if (par.p > 1 && stage.first) {
     in_flight = std::min(par.p, par.microbatches);
     if (par.v > 1 && par.microbatches >= par.p) in_flight *= 1 + (par.p - 1) / (par.p * par.v);
   }
@@ -319,12 +362,12 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
   return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) / rep;
 }
 
-MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const FrameworkProfile& fw,
-                           const Parallel& par, bool first_stage) {
+template <typename Layers>
+MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const Layers& layers,
+                           const FrameworkProfile& fw, const Parallel& par, const Stage& stage) {
   const Training& tr = sc.training;
   const Strategy& st = sc.strategy;
-  const Tally tally = StageTally(sc, params, par, first_stage);
-  const bool last_stage = par.p == 1 || !first_stage;
+  const Tally tally = StageTally(sc, params, layers, par, stage);
   const double dpc = par.d * par.c;  // ZeRO and the distributed optimizer shard over DP x CP
   const double wb = ComputeBytes(tr.precision);
   const bool mixed = IsMixed(tr.precision) && !fw.pure_low_precision;
@@ -413,10 +456,10 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   }
   m[MemTerm::kCommBuffers] = comm;
 
-  const StageActivations acts = ActivationsOfStage(sc, fw, par, first_stage);
+  const StageActivations acts = ActivationsOfStage(sc, layers, fw, par, stage);
   host_per_gpu += acts.host;
   m[MemTerm::kActivations] = acts.gpu;
-  m[MemTerm::kLogits] = last_stage ? LogitsBytes(sc, fw, par) : 0;
+  m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
 
   // The AdamW step's temporaries never coexist with activations and logits: they count only where
   // they exceed them.
@@ -428,16 +471,27 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   }
   m[MemTerm::kOptimizerStates] = optimizer;
 
-  double allocated = 0;
+  double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
   m[MemTerm::kFragmentation] = allocated * fw.allocator_fragmentation;
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
-
-  for (double b : m.bytes) m.per_gpu_bytes += b;
+  m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
   m.host_bytes = host_per_gpu * gpus_on_node;
   m.capacity_bytes = sc.hardware.gpu.memory_bytes;
   m.fits = m.per_gpu_bytes <= m.capacity_bytes;
   return m;
+}
+
+// The peak is on the first pipeline stage (embedding, most in-flight micro-batches) or the last (LM
+// head and logits).
+template <typename Layers>
+MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, const Layers& layers) {
+  const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
+  const Parallel par = ParallelOf(scenario);
+  MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, /*first=*/true));
+  if (par.p == 1) return first;
+  MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, /*first=*/false));
+  return last.per_gpu_bytes > first.per_gpu_bytes ? last : first;
 }
 
 }  // namespace
@@ -479,7 +533,8 @@ TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& para
     case Method::kFreeze:
     case Method::kLora:
     case Method::kQlora: {
-      const Tally tally = StageTally(scenario, params, Parallel{}, /*first_stage=*/true);
+      const Parallel whole;  // one GPU holding every layer
+      const Tally tally = StageTally(scenario, params, LiveLayers{scenario}, whole, StageOf(scenario, whole, true));
       out.lora = tally.lora;
       out.trainable = tally.trainable + tally.lora;
       out.frozen = total - tally.trainable;
@@ -489,14 +544,20 @@ TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& para
   return out;
 }
 
+void PrepareMemoryModel(const Scenario& scenario, PreparedModel& prepared) {
+  prepared.memory_layers.clear();
+  for (const LayerGroup& group : scenario.model.layers) {
+    prepared.memory_layers.push_back(SummarizeLayer(group, scenario.model, scenario.training));
+  }
+}
+
 MemoryEstimate EstimateMemory(const Scenario& scenario, const ParamCounts& params,
-                              const TrainableParams& trainable) {
-  const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
-  const Parallel par = ParallelOf(scenario);
-  MemoryEstimate first = StageMemory(scenario, params, fw, par, /*first_stage=*/true);
-  if (par.p == 1) return first;
-  MemoryEstimate last = StageMemory(scenario, params, fw, par, /*first_stage=*/false);
-  return last.per_gpu_bytes > first.per_gpu_bytes ? last : first;
+                              const TrainableParams& /*trainable*/) {
+  return PeakMemory(scenario, params, LiveLayers{scenario});
+}
+
+MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared) {
+  return PeakMemory(scenario, prepared.params, PreparedLayers{prepared.memory_layers});
 }
 
 }  // namespace trainplan

@@ -3,7 +3,7 @@
 // bubble and host offload. Assumptions and sources: docs/performance.md; constants: data/efficiency.json.
 #include <algorithm>
 #include <array>
-#include <cctype>
+#include <bit>
 #include <cmath>
 #include <string_view>
 
@@ -100,12 +100,14 @@ const EfficiencyData& Efficiency() {
   return data;
 }
 
+// GPU names and generation keys are ASCII; an inline fold avoids a locale call per character.
+char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
   if (needle.empty() || needle.size() > haystack.size()) return false;
   for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
     size_t j = 0;
-    while (j < needle.size() && std::tolower(static_cast<unsigned char>(haystack[i + j])) ==
-                                    std::tolower(static_cast<unsigned char>(needle[j]))) {
+    while (j < needle.size() && AsciiLower(haystack[i + j]) == AsciiLower(needle[j])) {
       ++j;
     }
     if (j == needle.size()) return true;
@@ -122,44 +124,32 @@ const Generation& GenerationOf(const EfficiencyData& eff, const GpuSpec& gpu) {
   return eff.generations.back();
 }
 
-/// What one GPU sustains: peak for the precision, the GEMM efficiency model and HBM bandwidth.
-struct Rates {
-  double peak_flops = 0;    // dense peak of the matmul precision, FLOP/s
-  double ceiling = 0;       // large-GEMM fraction of peak (generation x framework kernels)
-  double dim_half = 96;
-  double hbm_bytes_per_s = 0;
-  double elem_bytes = 2;    // bytes per matmul operand element
-  // FP8 recipes (Transformer Engine) keep the attention core in 16-bit.
-  double attn_peak_flops = 0;
-  double attn_ceiling = 0;  // flash attention kernels
-  double attn_elem_bytes = 2;
-
-  /// Fused attention: the score tiles never leave on-chip memory, so only the kernel's achieved rate
-  /// matters, reduced for short sequences (few tiles) like any GEMM.
-  double Flash(double m, double n, double k, double count) const {
-    if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
-    const double shape = m / (m + dim_half) * n / (n + dim_half);
-    return 2 * m * n * k * count / (attn_peak_flops * attn_ceiling * shape);
-  }
-  /// Eager attention: batched GEMMs at the 16-bit rate.
-  double AttentionGemm(double m, double n, double k, double count) const {
-    Rates r = *this;
-    r.peak_flops = attn_peak_flops;
-    r.elem_bytes = attn_elem_bytes;
-    return r.Gemm(m, n, k, count);
-  }
-
-  /// Seconds for `count` GEMMs [m,k] x [k,n]: FLOPs at the shape's efficiency, never faster than their
-  /// operands and result over HBM (roofline).
-  double Gemm(double m, double n, double k, double count) const {
-    if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
-    const double shape = m / (m + dim_half) * n / (n + dim_half) * k / (k + dim_half);
-    const double compute_s = 2 * m * n * k * count / (peak_flops * ceiling * shape);
-    const double memory_s = elem_bytes * (m * k + k * n + m * n) * count / hbm_bytes_per_s;
-    return std::max(compute_s, memory_s);
-  }
-  double Bytes(double bytes) const { return bytes / hbm_bytes_per_s; }
-};
+/// Seconds for `count` GEMMs [m,k] x [k,n] at the achieved rate (peak x ceiling): FLOPs at the shape's
+/// efficiency m/(m+d) * n/(n+d) * k/(k+d), never faster than their operands and result over HBM
+/// (roofline). 2mnk / (rate * shape) simplifies to 2 (m+d)(n+d)(k+d) x seconds per FLOP: no division.
+double GemmSeconds(const TimeRates& r, double s_per_flop, double elem_bytes, double m, double n, double k,
+                   double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+  const double d = r.dim_half;
+  const double compute_s = 2 * count * (m + d) * (n + d) * (k + d) * s_per_flop;
+  const double memory_s = elem_bytes * (m * k + k * n + m * n) * count * r.hbm_s_per_byte;
+  return std::max(compute_s, memory_s);
+}
+double Gemm(const TimeRates& r, double m, double n, double k, double count) {
+  return GemmSeconds(r, r.matmul_s_per_flop, r.elem_bytes, m, n, k, count);
+}
+/// Eager attention: batched GEMMs at the 16-bit rate.
+double AttentionGemm(const TimeRates& r, double m, double n, double k, double count) {
+  return GemmSeconds(r, r.eager_attn_s_per_flop, r.attn_elem_bytes, m, n, k, count);
+}
+/// Fused attention: the score tiles never leave on-chip memory, so only the kernel's achieved rate
+/// matters, reduced for short sequences (few tiles) like any GEMM (shape m/(m+d) * n/(n+d)).
+double Flash(const TimeRates& r, double m, double n, double k, double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+  const double d = r.dim_half;
+  return 2 * k * count * (m + d) * (n + d) * r.flash_s_per_flop;
+}
+double HbmSeconds(const TimeRates& r, double bytes) { return bytes * r.hbm_s_per_byte; }
 
 /// A collective's time on a link: per-GPU bytes over the achieved bandwidth plus per-step latency.
 double LinkTime(const LinkSpec& link, double bytes, double steps) {
@@ -180,7 +170,7 @@ double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double 
   const int nodes = n / local;
   if (nodes > 1) {
     inter = LinkTime(hw.inter_node, fraction * 2.0 * (nodes - 1) / nodes * bytes / local,
-                     2.0 * fraction * std::ceil(std::log2(static_cast<double>(nodes))));
+                     2.0 * fraction * std::bit_width(static_cast<unsigned>(nodes - 1)));  // ceil(log2)
   }
   return std::max(intra, inter);
 }
@@ -192,6 +182,63 @@ bool IsLoraTarget(const Training& training, const Linear& l) {
   if (training.lora_targets.empty()) return true;
   return std::find(training.lora_targets.begin(), training.lora_targets.end(), l.name) != training.lora_targets.end();
 }
+
+bool IsLora(Method m) { return m == Method::kLora || m == Method::kQlora; }
+
+GemmShape GemmOf(const Linear& l, const Training& tr) {
+  GemmShape g;
+  g.in = static_cast<double>(l.in);
+  g.out = static_cast<double>(l.out);
+  g.copies = static_cast<double>(l.copies);
+  g.active_copies = static_cast<double>(l.active_copies);
+  g.row_parallel = IsRowParallel(l);
+  g.lora_target = IsLora(tr.method) && IsLoraTarget(tr, l);
+  return g;
+}
+
+TimeLayerSummary SummarizeLayer(const LayerGroup& group, const Training& tr) {
+  const LayerSpec& layer = group.spec;
+  TimeLayerSummary out;
+  out.count = group.count;
+  out.attention = layer.attention;
+  out.gated_mlp = layer.mlp == MlpKind::kGated;
+  out.parallel_attn_mlp = layer.parallel_attn_mlp;
+  out.moe = layer.is_moe();
+  out.experts_per_token = static_cast<double>(layer.experts_per_token);
+  out.ffn_active =
+      static_cast<double>(layer.mlp_intermediate) * (layer.is_moe() ? layer.experts_per_token : 1) +
+      static_cast<double>(layer.shared_expert_intermediate);
+  out.linears = static_cast<double>(layer.linears.size());
+  for (const Linear& l : layer.linears) {
+    const GemmShape g = GemmOf(l, tr);
+    out.linear_flops_per_token += 2.0 * g.in * g.out * g.active_copies;
+    if (g.lora_target) out.adapter_flops_per_token += 2.0 * tr.lora_rank * (g.in + g.out) * g.active_copies;
+    out.params += static_cast<double>(l.ParamsPerCopy()) * g.copies;
+  }
+  return out;
+}
+
+// Where the per-layer-group summaries and GEMM shapes come from: derived from the scenario's model on
+// each access (EstimateTime without preparation, allocation-free), or prepared once.
+struct LiveLayers {
+  const Scenario& sc;
+  size_t size() const { return sc.model.layers.size(); }
+  TimeLayerSummary operator[](size_t i) const { return SummarizeLayer(sc.model.layers[i], sc.training); }
+  template <typename F>
+  void ForEachGemm(size_t i, F&& f) const {
+    for (const Linear& l : sc.model.layers[i].spec.linears) f(GemmOf(l, sc.training));
+  }
+};
+struct PreparedLayers {
+  const PreparedModel& prepared;
+  size_t size() const { return prepared.time_layers.size(); }
+  const TimeLayerSummary& operator[](size_t i) const { return prepared.time_layers[i]; }
+  template <typename F>
+  void ForEachGemm(size_t i, F&& f) const {
+    const TimeLayerSummary& layer = prepared.time_layers[i];
+    for (size_t g = layer.gemm_begin; g < layer.gemm_end; ++g) f(prepared.gemms[g]);
+  }
+};
 
 /// Seconds and FLOPs of one layer for one micro-batch on one GPU.
 struct LayerCost {
@@ -207,51 +254,45 @@ struct LayerCost {
 };
 
 /// `backward`: 0 no backward through the layer, 1 activation gradients only (frozen weights),
-/// 2 activation and weight gradients (trainable).
-LayerCost CostLayer(const Scenario& sc, const EngineTiming& engine, const Rates& r, const LayerSpec& layer,
-                    int backward) {
+/// 2 activation and weight gradients (trainable). `tp_one`: one TP activation all-reduce, the same
+/// for every layer.
+template <typename Layers>
+LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
+                    const TimeLayerSummary& layer, int backward, double tp_one) {
   const auto& tr = sc.training;
   const auto& st = sc.strategy;
   const auto& hw = sc.hardware;
   const double t = st.tp, c = st.cp, ep = st.ep;
+  const double inv_t = 1 / t;
   const double b = tr.micro_batch, s = tr.seq_len;
   const double tokens = b * s / c;  // rows of every GEMM on this GPU (SP gathers them back before GEMMs)
   const double h = sc.model.hidden_size;
-  const bool lora = tr.method == Method::kLora || tr.method == Method::kQlora;
   LayerCost out;
 
-  double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
-  double adapter_flops_per_token = 0;  // LoRA A and B, forward
   double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
-  for (const auto& l : layer.linears) {
-    const double in = l.in, o = l.out;
-    double n = o / t, k = in;
-    if (IsRowParallel(l)) n = o, k = in / t;
+  layers.ForEachGemm(index, [&](const GemmShape& g) {
+    double n = g.out * inv_t, k = g.in;
+    if (g.row_parallel) n = g.out, k = g.in * inv_t;
     double m = tokens, count = 1;
-    if (l.copies > 1) {  // routed experts: tokens spread over the copies held by the EP group
-      count = std::ceil(static_cast<double>(l.copies) / ep);
-      m = tokens * l.active_copies * ep / l.copies;
+    if (g.copies > 1) {  // routed experts: tokens spread over the copies held by the EP group
+      count = std::ceil(g.copies / ep);
+      m = tokens * g.active_copies * ep / g.copies;
     }
-    const double gemm_s = r.Gemm(m, n, k, count);
+    const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
     if (r.elem_bytes == 1) {  // FP8: inputs cast (read 2 bytes, write 1) before the GEMM, gradients too
-      cast_fwd_bytes += 3 * m * k * count;
-      cast_bwd_bytes += backward > 0 ? 3 * m * n * count : 0;
+      cast_fwd_bytes += g.multiplicity * 3 * m * k * count;
+      cast_bwd_bytes += backward > 0 ? g.multiplicity * 3 * m * n * count : 0;
     }
     out.bwd_matmul_s += backward * gemm_s;
-    linear_flops_per_token += 2.0 * in * o * l.active_copies;
-    if (lora && IsLoraTarget(tr, l)) {  // A [in, r] then B [r, out]; backward: dX and dW of both
+    if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
       const double rank = tr.lora_rank;
-      const double adapters = r.Gemm(m, rank, k, count) + r.Gemm(m, n, rank, count);
+      const double adapters = g.multiplicity * (Gemm(r, m, rank, k, count) + Gemm(r, m, n, rank, count));
       out.fwd_matmul_s += adapters;
       out.bwd_matmul_s += (backward > 0 ? 2 : 0) * adapters;
-      adapter_flops_per_token += 2.0 * rank * (in + o) * l.active_copies;
     }
-    if (tr.method == Method::kQlora) out.dequant_bytes += 2.5 * l.ParamsPerCopy() * l.copies / (t * ep);
-  }
-  // Activation-function width per token (before TP): active experts plus shared experts.
-  const double ffn_active = static_cast<double>(layer.mlp_intermediate) * (layer.is_moe() ? layer.experts_per_token : 1) +
-               static_cast<double>(layer.shared_expert_intermediate);
+  });
+  if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (t * ep);
 
   // Attention core: scores QK^T and context PV per head. The time model computes only the causal half
   // under flash attention (masked tiles are skipped) and the full square otherwise; a sliding window
@@ -267,9 +308,9 @@ LayerCost CostLayer(const Scenario& sc, const EngineTiming& engine, const Rates&
   const double q_rows = s / c;
   const double attn_fwd_s =
       st.flash_attention
-          ? r.Flash(q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)
-          : r.AttentionGemm(q_rows, keys_time, at.qk_head_dim, b * heads) +
-                r.AttentionGemm(q_rows, at.v_head_dim, keys_time, b * heads);
+          ? Flash(r, q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)
+          : AttentionGemm(r, q_rows, keys_time, at.qk_head_dim, b * heads) +
+                AttentionGemm(r, q_rows, at.v_head_dim, keys_time, b * heads);
   out.fwd_attn_s = attn_fwd_s;
   // Flash attention's backward recomputes the scores: 5 GEMMs of the forward's size against 4.
   const double attn_bwd_factor = st.flash_attention ? 2.5 : 2.0;
@@ -283,32 +324,29 @@ LayerCost CostLayer(const Scenario& sc, const EngineTiming& engine, const Rates&
   // residuals are replicated over TP ranks unless sequence parallelism splits them.
   const double replicated = st.sequence_parallel ? tokens / t : tokens;
   double fwd_bytes = replicated * (2 * 2 * h * 2 + 2 * 3 * h * 2);
-  fwd_bytes += tokens * ffn_active / t * (layer.mlp == MlpKind::kGated ? 6 : 4);
+  fwd_bytes += tokens * layer.ffn_active / t * (layer.gated_mlp ? 6 : 4);
   if (!sc.model.learned_position_embeddings) {
     fwd_bytes += tokens * (at.num_heads + at.num_kv_heads) / t * at.qk_head_dim * 2 * 2;
   }
-  fwd_bytes *= engine.elementwise_traffic;
+  fwd_bytes *= r.elementwise_traffic;
   // Eager attention materialises the score matrix: scale-mask-softmax reads the scores and writes the
   // probabilities, attention dropout reads them and writes the dropped copy and a 1-byte mask (the
   // accounting behind Korthikanti et al.'s 5as/h activation term); backward reverses both.
   double softmax_fwd = 0, softmax_bwd = 0;
   if (!st.flash_attention) {
     const double scores = b * heads * q_rows * keys_full;
-    softmax_fwd = r.Bytes(scores * (2 + 2 + 2 + 2 + 1));
-    softmax_bwd = r.Bytes(scores * (2 + 1 + 2 + 2 + 2 + 2));
+    softmax_fwd = HbmSeconds(r, scores * (2 + 2 + 2 + 2 + 1));
+    softmax_bwd = HbmSeconds(r, scores * (2 + 1 + 2 + 2 + 2 + 2));
   }
   out.fwd_attn_s += softmax_fwd;
   if (backward > 0) out.bwd_attn_s += softmax_bwd;
-  out.fwd_mem_s = r.Bytes(fwd_bytes + cast_fwd_bytes);
-  out.bwd_mem_s = backward > 0 ? r.Bytes(2 * fwd_bytes + cast_bwd_bytes) : 0;
+  out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
+  out.bwd_mem_s = backward > 0 ? HbmSeconds(r, 2 * fwd_bytes + cast_bwd_bytes) : 0;
 
   // Collectives of one forward pass. TP: the attention and MLP outputs are all-reduced (parallel
   // attention+MLP blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes.
-  const double act_bytes = b * (s / c) * h * 2;
-  const int tp_local = std::min<int>(st.tp, hw.gpus_per_node);
-  const double tp_one = AllReduceTime(hw, act_bytes, st.tp, tp_local, 1.0);
   out.tp_collective_s = (layer.parallel_attn_mlp ? 1 : 2) * tp_one;
-  if (layer.is_moe() && st.ep > 1) {  // dispatch: every token's top-k copies leave for other EP ranks
+  if (layer.moe && st.ep > 1) {  // dispatch: every token's top-k copies leave for other EP ranks
     const double bytes = tokens / t * layer.experts_per_token * h * 2 * (ep - 1) / ep;
     const bool intra = st.tp * st.cp * st.ep <= hw.gpus_per_node;
     out.ep_alltoall_s = LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, ep - 1);
@@ -321,9 +359,9 @@ LayerCost CostLayer(const Scenario& sc, const EngineTiming& engine, const Rates&
 
   // FLOPs of the whole micro-batch (all TP/CP ranks together).
   const double seq_tokens = b * s;
-  const double fwd_flops = seq_tokens * (linear_flops_per_token + adapter_flops_per_token) + b * attn_flops_per_seq;
+  const double fwd_flops = seq_tokens * (layer.linear_flops_per_token + layer.adapter_flops_per_token) + b * attn_flops_per_seq;
   const double bwd_linear =
-      backward == 0 ? 0 : seq_tokens * (backward * linear_flops_per_token + 2 * adapter_flops_per_token);
+      backward == 0 ? 0 : seq_tokens * (backward * layer.linear_flops_per_token + 2 * layer.adapter_flops_per_token);
   const double bwd_attn = backward == 0 ? 0 : 2 * b * attn_flops_per_seq;
   out.model_flops = fwd_flops + bwd_linear + bwd_attn;
   out.recompute_flops_full = backward > 0 ? fwd_flops : 0;
@@ -349,16 +387,46 @@ double PcieBytesPerS(const GpuSpec& gpu) {
   return 0.985e9 * std::pow(2.0, gpu.pcie_gen - 3) * gpu.pcie_lanes;
 }
 
-}  // namespace
-
-TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable) {
+/// The GPU's rates for the job's precision and engine (the name matching is why this is prepared).
+TimeRates RatesOf(const Scenario& sc) {
   const EfficiencyData& eff = Efficiency();
+  const GpuSpec& gpu = sc.hardware.gpu;
+  const Precision precision = sc.training.precision;
+  const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
+  const EngineTiming& engine = eff.engines[static_cast<int>(sc.training.framework)];
+  TimeRates r;
+  const bool fp8 = precision == Precision::kFp8, fp32 = precision == Precision::kFp32;
+  r.peak_flops = gpu.PeakTflops(fp8, fp32) * 1e12;
+  const Generation& generation = GenerationOf(eff, gpu);
+  r.ceiling = generation.matmul_ceiling * fw.kernel_efficiency;
+  r.dim_half = eff.dim_half;
+  r.hbm_bytes_per_s = gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;
+  r.elem_bytes = fp8 ? 1 : (fp32 ? 4 : 2);
+  r.attn_peak_flops = gpu.PeakTflops(false, fp32) * 1e12;
+  r.attn_ceiling = generation.attention_ceiling * fw.kernel_efficiency;
+  r.attn_elem_bytes = fp32 ? 4 : 2;
+  r.matmul_s_per_flop = 1 / (r.peak_flops * r.ceiling);
+  r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
+  r.flash_s_per_flop = 1 / (r.attn_peak_flops * r.attn_ceiling);
+  r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
+  r.pcie_bytes_per_s = PcieBytesPerS(gpu) * eff.pcie_efficiency;
+  r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
+  r.grad_reduce_overlap = engine.grad_reduce_overlap;
+  r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
+  r.elementwise_traffic = engine.elementwise_traffic;
+  r.zero3_gather_per_module = engine.zero3_gather_per_module;
+  r.zero3_prefetch = engine.zero3_prefetch;
+  return r;
+}
+
+template <typename Layers>
+TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
+                      const TimeRates& r, const Layers& groups) {
   const auto& tr = sc.training;
   const auto& st = sc.strategy;
   const auto& hw = sc.hardware;
   const auto& model = sc.model;
   const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
-  const EngineTiming& engine = eff.engines[static_cast<int>(tr.framework)];
   TimeEstimate out;
 
   const int t = std::max(1, st.tp), p = std::max(1, st.pp), c = std::max(1, st.cp);
@@ -368,17 +436,7 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
   const double b = tr.micro_batch, s = tr.seq_len;
 
-  Rates r;
-  const bool fp8 = tr.precision == Precision::kFp8, fp32 = tr.precision == Precision::kFp32;
-  r.peak_flops = hw.gpu.PeakTflops(fp8, fp32) * 1e12;
-  const Generation& generation = GenerationOf(eff, hw.gpu);
-  r.ceiling = generation.matmul_ceiling * fw.kernel_efficiency;
-  r.dim_half = eff.dim_half;
-  r.hbm_bytes_per_s = hw.gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;
-  r.elem_bytes = fp8 ? 1 : (fp32 ? 4 : 2);
-  r.attn_peak_flops = hw.gpu.PeakTflops(false, fp32) * 1e12;
-  r.attn_ceiling = generation.attention_ceiling * fw.kernel_efficiency;
-  r.attn_elem_bytes = fp32 ? 4 : 2;
+  const bool fp32 = tr.precision == Precision::kFp32;
   if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
 
   // Which layers train: freeze trains the top `trainable_layers`; the frozen layers below need no
@@ -393,17 +451,21 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
+  // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
+  const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
+                                      std::min<int>(st.tp, hw.gpus_per_node), 1.0);
   int64_t index = 0;
-  for (const auto& group : model.layers) {
-    const int64_t frozen = std::clamp<int64_t>(first_trainable - index, 0, group.count);
-    index += group.count;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& layer = groups[g];
+    const int64_t frozen = std::clamp<int64_t>(first_trainable - index, 0, layer.count);
+    index += layer.count;
     for (int pass = 0; pass < 2; ++pass) {  // 0: layers with a backward, 1: frozen layers without one
-      const double n = pass == 0 ? static_cast<double>(group.count - frozen) : static_cast<double>(frozen);
+      const double n = pass == 0 ? static_cast<double>(layer.count - frozen) : static_cast<double>(frozen);
       if (n <= 0) continue;
-      const LayerCost lc = CostLayer(sc, engine, r, group.spec, pass == 0 ? full_bwd : 0);
+      const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one);
       const bool has_bwd = pass == 0;
       layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
-      zero3_collectives += n * (engine.zero3_gather_per_module ? group.spec.linears.size() + 2.0 : 1.0);
+      zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
       fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
       bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
       fwd_mem += n * lc.fwd_mem_s;
@@ -436,19 +498,19 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
   const bool head_trainable = !lora;
-  const double head_s = r.Gemm(tokens_gpu, vocab / t, h, 1);
+  const double head_s = Gemm(r, tokens_gpu, vocab / t, h, 1);
   const double head_fwd = head_s;
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
-  const double ce_fwd = r.Bytes(logits * (2 + 4 + (fw.logits_fp32_upcast ? 8 : 0)));
-  const double ce_bwd = r.Bytes(logits * (4 + 2 + (fw.logits_fp32_upcast ? 8 : 0)));
+  const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + (fw.logits_fp32_upcast ? 8 : 0)));
+  const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + (fw.logits_fp32_upcast ? 8 : 0)));
   model_flops += b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
   const double layers = std::max<double>(1, model.num_layers);
   const double stage_share = std::ceil(layers / p) / layers;
   const double mb_compute = stage_share * (fwd_s + bwd_s) + head_fwd + head_bwd;
-  const double mb_mem = stage_share * (fwd_mem + bwd_mem + r.Bytes(dequant_bytes)) + ce_fwd + ce_bwd;
+  const double mb_mem = stage_share * (fwd_mem + bwd_mem + HbmSeconds(r, dequant_bytes)) + ce_fwd + ce_bwd;
   const double mb_recompute = stage_share * recompute_s;
   const double mb_tp = stage_share * tp_s;
   const double mb_ep = stage_share * ep_s;
@@ -456,7 +518,7 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
-  const double mb_launch = std::max(0.0, stage_share * layer_passes * engine.host_s_per_layer_pass - mb_gpu);
+  const double mb_launch = std::max(0.0, stage_share * layer_passes * r.host_s_per_layer_pass - mb_gpu);
   const double mb_total = mb_gpu + mb_launch;
 
   out[TimeTerm::kCompute] = micro_batches * (mb_compute + mb_launch);
@@ -481,7 +543,7 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   // again for a recomputed forward when the engine releases them per module) and reduce-scatters the
   // gradients. Each collective is a ring (NCCL has no tree all-gather): d-1 latency steps. With prefetch
   // a pass's collectives hide behind its compute; engines without it wait for every one.
-  const double stage_params = static_cast<double>(params.total) / (t * p);
+  const double stage_params = total_params / (t * p);
   const double stage_trainable = trainable.trainable / (t * p);
   const double grad_bytes = fw.fp32_grad_accumulation ? 4 : (fp32 ? 4 : 2);
   const int dp_local = static_cast<int64_t>(t) * c < hw.gpus_per_node
@@ -494,19 +556,19 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
       const double weight_bytes = tr.method == Method::kQlora ? 0.5 : (fp32 ? 4 : 2);
       const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
       const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
-      const double gathers = 2 + (engine.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
+      const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
       // Ring latency of one pass's collectives: d-1 steps each.
       const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
       const double latency = stage_share * zero3_collectives * (d - 1) * ring.latency_s;
       const double fwd_comm = gather + latency;
       const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
-      const double exposed = engine.zero3_prefetch
+      const double exposed = r.zero3_prefetch
                                  ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
                                  : fwd_comm + bwd_comm;
       out[TimeTerm::kDpComm] = micro_batches * exposed;
     } else {
       const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
-      const double window = engine.grad_reduce_overlap ? mb_bwd_busy : 0;
+      const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
       out[TimeTerm::kDpComm] = std::max(0.0, reduce - window);
     }
   }
@@ -516,12 +578,12 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   // CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe.
   const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
   const double shard = stage_trainable / (sharded ? d : 1);
-  const double pcie = PcieBytesPerS(hw.gpu) * eff.pcie_efficiency;
+  const double pcie = r.pcie_bytes_per_s;
   if (st.offload == Offload::kNone) {
-    out[TimeTerm::kMemoryBound] += r.Bytes(shard * OptimizerBytesPerParam(tr, grad_bytes));
+    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(tr, grad_bytes));
   } else {
     const double gpus_on_node = std::min<double>(gpus, hw.gpus_per_node);
-    out[TimeTerm::kOffload] = shard * gpus_on_node * eff.cpu_adam_s_per_param + shard * 2 / pcie;
+    out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
     if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
       const double param_shard = stage_params / (st.zero >= 3 ? d : 1);
       out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
@@ -543,6 +605,44 @@ TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const T
   out.total_s = out.steps * out.step_s;
   out.gpu_hours = out.total_s * gpus / 3600;
   return out;
+}
+
+}  // namespace
+
+void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
+  prepared.rates = RatesOf(scenario);
+  prepared.time_layers.clear();
+  prepared.gemms.clear();
+  for (const LayerGroup& group : scenario.model.layers) {
+    TimeLayerSummary layer = SummarizeLayer(group, scenario.training);
+    // Identical matrices (k and v, gate and up) cost the same: one shape with a multiplicity.
+    layer.gemm_begin = prepared.gemms.size();
+    for (const Linear& l : group.spec.linears) {
+      const GemmShape g = GemmOf(l, scenario.training);
+      auto same = std::find_if(prepared.gemms.begin() + static_cast<std::ptrdiff_t>(layer.gemm_begin),
+                               prepared.gemms.end(), [&](const GemmShape& o) {
+                                 return o.in == g.in && o.out == g.out && o.copies == g.copies &&
+                                        o.active_copies == g.active_copies && o.row_parallel == g.row_parallel &&
+                                        o.lora_target == g.lora_target;
+                               });
+      if (same != prepared.gemms.end()) {
+        same->multiplicity += 1;
+      } else {
+        prepared.gemms.push_back(g);
+      }
+    }
+    layer.gemm_end = prepared.gemms.size();
+    prepared.time_layers.push_back(layer);
+  }
+}
+
+TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable) {
+  return StepTime(sc, static_cast<double>(params.total), trainable, RatesOf(sc), LiveLayers{sc});
+}
+
+TimeEstimate EstimateTime(const Scenario& sc, const PreparedModel& prepared) {
+  return StepTime(sc, static_cast<double>(prepared.params.total), prepared.trainable, prepared.rates,
+                  PreparedLayers{prepared});
 }
 
 }  // namespace trainplan

@@ -20,14 +20,14 @@ const char* ToString(Sensitivity s);
 
 /// The scenario around the job: limits, use, policy and local prices. Zero means "not given".
 struct PlatformPolicy {
-  double deadline_s = 0;        // 0: 30 days (a purchase must finish in reasonable time to be compared)
+  double deadline_s = 0;  // 0: 30 days (a purchase must finish in reasonable time to be compared)
   double budget_usd = 0;
   Usage usage = Usage::kOnce;
-  double months = 36;           // continuous use: the horizon of the comparison
+  double months = 36;  // continuous use: the horizon of the comparison
   Sensitivity sensitivity = Sensitivity::kLow;
-  std::string region = "us";    // "cn" restricts to domestic and export-compliant accelerators
-  double electricity_usd_per_kwh = 0;  // 0: the catalog's figure for the region
-  double pue = 0;                      // 0: the catalog's industry average
+  std::string region = "us";             // "cn" restricts to domestic and export-compliant accelerators
+  double electricity_usd_per_kwh = 0;    // 0: the catalog's figure for the region
+  double pue = 0;                        // 0: the catalog's industry average
   double hosting_usd_per_kw_month = -1;  // < 0: colocation price for servers, none for a workstation
   std::vector<std::string> gpu_types;    // empty: every GPU with a price (or the region's list)
   int max_gpus = 16384;
@@ -57,7 +57,7 @@ struct PlatformOption {
   Reliability reliability;
   CostBreakdown cost;
   bool has_bom = false;
-  NodeBom bom;             // on-prem: the build; hybrid: the local data node's storage
+  NodeBom bom;                      // on-prem: the build; hybrid: the local data node's storage
   double usd_per_month_owned = 0;   // on-prem: power and hosting per month of full use
   double usd_per_month_rented = 0;  // the same GPUs rented for a month
   double break_even_months = 0;     // on-prem against renting the same GPUs; inf when never
@@ -69,7 +69,8 @@ struct Recommendation {
   Scenario job;
   PlatformPolicy policy;  // with defaults filled in
   bool feasible = false;
-  std::string reason;
+  std::string reason;                      // when nothing fits: the binding constraint, with numbers
+  std::vector<Alternative> alternatives;   // when nothing fits: nearby jobs and limits that do
   std::vector<PlatformOption> options;     // shown, best first
   std::vector<PlatformOption> considered;  // every GPU type's cloud and on-prem option (for the chart)
   double break_even_months = 0;            // of the first on-prem option; 0 when there is none
@@ -84,6 +85,11 @@ double EnergyUsd(double wall_w, double hours, double pue, double usd_per_kwh);
 double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_usd_per_month);
 
 constexpr double kHoursPerMonth = 730;  // 8,760 h / 12
+
+/// "$69", "$650487", "$1.03M": amounts as the explanations and reports print them.
+std::string FormatUsd(double usd);
+/// "26 min", "20.2 h", "9.5 days".
+std::string FormatDuration(double seconds);
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within
 /// the deadline, derives each purchase's build, its reliability and costs, applies the policy, and ranks

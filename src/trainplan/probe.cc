@@ -62,7 +62,7 @@ std::string ReadText(const fs::path& path) {
 
 /// Standard output of a shell command (stderr discarded); "" when it cannot run.
 std::string RunCommand(const std::string& command) {
-  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
+  FILE* pipe = popen(("(" + command + "\n) 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out;
   char buffer[4096];
@@ -428,7 +428,7 @@ std::string RenderProbe(const MachineProbe& p) {
                    HumanBytes(p.memory.available_bytes)));
   for (const auto& d : p.disks) line(fmt::format("disk      {} {} {}", d.name, d.kind, HumanBytes(d.size_bytes)));
   for (const auto& s : p.paths)
-    line(fmt::format("{:<10}{}: {} free of {} on {} ({})", s.role, s.path, HumanBytes(s.free_bytes),
+    line(fmt::format("{:<10}{}: {} free of {} on {} ({})", s.role + " ", s.path, HumanBytes(s.free_bytes),
                      HumanBytes(s.total_bytes), s.disk.empty() ? "no local disk" : s.disk,
                      s.disk_kind.empty() ? "kind unknown" : s.disk_kind));
   for (const auto& n : p.network) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "trainplan/error.h"
 #include "trainplan/estimate.h"
 #include "trainplan/hardware.h"
 
@@ -21,21 +22,15 @@ void Add(Readiness& r, Finding::Severity severity, std::string what, std::string
   r.findings.push_back({severity, std::move(what), std::move(detail)});
 }
 
-/// Checks the links between every pair of GPUs in blocks of `group` consecutive ranks (Megatron orders
-/// ranks tensor-parallel first, then context-parallel, so these blocks are the groups that exchange
-/// activations every layer).
-void CheckGroupLinks(Readiness& r, const MachineProbe& probe, int group, const char* name) {
+/// The first pair of GPUs inside a block of `group` consecutive ranks that is not joined by NVLink, as
+/// {a, b}; {-1, -1} when every such pair is.
+std::pair<int, int> FirstPairWithoutNvlink(const MachineProbe& probe, int group) {
   const int n = static_cast<int>(probe.topology.size());
   for (int start = 0; start + group <= n; start += group)
     for (int a = start; a < start + group; ++a)
       for (int b = a + 1; b < start + group; ++b)
-        if (!IsNvlinkCode(probe.topology[a][b])) {
-          Add(r, Finding::Severity::kWarning, "nvlink",
-              fmt::format("the plan's {} group pairs GPU{} and GPU{} over {} (PCIe), not NVLink: its per-layer "
-                          "collectives run at PCIe speed",
-                          name, a, b, probe.topology[a][b]));
-          return;
-        }
+        if (!IsNvlinkCode(probe.topology[a][b])) return {a, b};
+  return {-1, -1};
 }
 
 std::string Hours(double seconds) {
@@ -71,7 +66,7 @@ double CheckpointBytes(const Scenario& job) {
   return weights + m[MemTerm::kMasterWeights] + m[MemTerm::kOptimizerStates];
 }
 
-Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, bool framework_fixed, int threads) {
+Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const ReadinessOptions& options) {
   Readiness r;
   r.job = job;
   if (probe.gpus.empty()) {
@@ -88,19 +83,19 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, bool fr
     return r;
   }
   r.gpu_id = first.catalog_id;
-  r.gpus = types[r.gpu_id];
+  r.gpus = options.gpus > 0 ? std::min(options.gpus, types[r.gpu_id]) : types[r.gpu_id];
   if (types.size() > 1)
     Add(r, Finding::Severity::kWarning, "gpu",
-        fmt::format("the machine mixes GPU types; planning on its {} {} only", r.gpus, r.gpu_id));
+        fmt::format("the machine mixes GPU types; planning on {} {} only", r.gpus, r.gpu_id));
 
   PlanConstraints constraints;
   constraints.gpu_types = {r.gpu_id};
   constraints.gpus = r.gpus;
   constraints.gpus_per_node = r.gpus;
   constraints.objective = Objective::kTime;
-  constraints.framework_fixed = framework_fixed;
+  constraints.framework_fixed = options.framework_fixed;
   constraints.top = 3;
-  r.result = SearchPlans(job, constraints, threads);
+  r.result = SearchPlans(job, constraints, options.threads);
   r.checkpoint_bytes = CheckpointBytes(job);
 
   // Other processes already on the GPUs.
@@ -136,19 +131,23 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, bool fr
                       plan.memory.host_bytes / kGiB, probe.memory.available_bytes / kGiB));
     const GpuSpec& spec = FindGpu(r.gpu_id);
     if (!probe.topology.empty()) {
+      // Megatron orders ranks tensor-parallel first, then context-parallel: blocks of tp x cp consecutive
+      // GPUs exchange activations every layer.
       const int group = plan.strategy.tp * plan.strategy.cp;
-      if (group > 1) CheckGroupLinks(r, probe, group, plan.strategy.cp > 1 ? "tensor/context-parallel" : "tensor-parallel");
-      if (spec.nvlink_gen > 0 && r.gpus > 1) {
-        for (size_t a = 0; a < probe.topology.size(); ++a)
-          for (size_t b = a + 1; b < probe.topology.size(); ++b)
-            if (!IsNvlinkCode(probe.topology[a][b])) {
-              Add(r, Finding::Severity::kWarning, "nvlink",
-                  fmt::format("the estimate assumes {} between all GPUs, but GPU{} and GPU{} connect over {}: "
-                              "data-parallel communication will be slower than planned",
-                              DefaultIntraNodeLink(spec).name, a, b, probe.topology[a][b]));
-              a = b = probe.topology.size();
-            }
-      }
+      if (const auto [a, b] = FirstPairWithoutNvlink(probe, group); group > 1 && a >= 0)
+        Add(r, Finding::Severity::kWarning, "nvlink",
+            fmt::format("the plan's {} group pairs GPU{} and GPU{} over {} (PCIe), not NVLink: its per-layer "
+                        "collectives run at PCIe speed",
+                        plan.strategy.cp > 1 ? "tensor/context-parallel" : "tensor-parallel", a, b,
+                        probe.topology[a][b]));
+      // The estimate's intra-node link is NVLink for SXM parts (NVSwitch); PCIe cards with optional
+      // bridges are planned over PCIe, so a missing bridge changes nothing there.
+      const LinkSpec& planned = DefaultIntraNodeLink(spec);
+      if (const auto [a, b] = FirstPairWithoutNvlink(probe, r.gpus); planned.id.rfind("nvlink", 0) == 0 && a >= 0)
+        Add(r, Finding::Severity::kWarning, "nvlink",
+            fmt::format("the estimate assumes {} between all GPUs, but GPU{} and GPU{} connect over {}: "
+                        "data-parallel communication will be slower than planned",
+                        planned.name, a, b, probe.topology[a][b]));
     }
   }
 
@@ -204,6 +203,21 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, bool fr
             std::none_of(r.findings.begin(), r.findings.end(),
                          [](const Finding& f) { return f.severity == Finding::Severity::kBlocker; });
   return r;
+}
+
+void RequirePlanMatchesMachine(const LaunchPlan& plan, const MachineProbe& probe, const std::string& source) {
+  if (probe.gpus.empty()) return;
+  if (plan.nodes > 1)
+    throw InputError(source, fmt::format("a plan for {} nodes", plan.nodes),
+                     "a single-node plan: check probes the machine it runs on");
+  int matching = 0;
+  for (const auto& g : probe.gpus) matching += g.catalog_id == plan.gpu_id;
+  if (matching < plan.gpus) {
+    const ProbedGpu& first = probe.gpus.front();
+    throw InputError(source, fmt::format("a plan for {}x {}", plan.gpus, plan.gpu_id),
+                     fmt::format("a plan for this machine's {}x {}", probe.gpus.size(),
+                                 first.catalog_id.empty() ? first.nvml.name : first.catalog_id));
+  }
 }
 
 std::string RenderReadiness(const Readiness& r) {

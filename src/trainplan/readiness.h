@@ -4,6 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "trainplan/launch.h"
 #include "trainplan/probe.h"
 #include "trainplan/scenario.h"
 #include "trainplan/search.h"
@@ -34,12 +35,22 @@ struct Readiness {
 /// QLoRA) plus fp32 master weights and optimizer state of the trainable parameters.
 double CheckpointBytes(const Scenario& job);
 
-/// Plans `job` on the probed GPUs (their catalog type, all of them, one node) and checks the machine
-/// against the best plan: GPU memory (also what other processes already use), host RAM for offload,
-/// checkpoint disk space and kind, NVLink between GPUs the plan pairs for tensor, context or expert
-/// parallelism, PCIe links below their maximum, ECC errors and throttling. Pure: the probe is an input.
-/// `framework_fixed`: the job names its engine, so only that engine's strategies are searched.
-Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, bool framework_fixed, int threads = 0);
+struct ReadinessOptions {
+  bool framework_fixed = false;  // the job names its engine: search only that engine's strategies
+  int gpus = 0;                  // GPUs of the machine to plan on; 0: all of the first GPU's type
+  int threads = 0;               // search threads; 0: all cores
+};
+
+/// Plans `job` on the probed GPUs (their catalog type, one node) and checks the machine against the best
+/// plan: GPU memory (also what other processes already use), host RAM for offload, checkpoint disk space
+/// and kind, NVLink between GPUs the plan pairs for tensor or context parallelism, PCIe links below their
+/// maximum, ECC errors and throttling. Pure: the probe is an input.
+Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const ReadinessOptions& options);
+
+/// Throws InputError naming `source` when a plan was made for other hardware than the probed machine:
+/// more nodes than one, or more GPUs of its type than the machine has. A machine without GPUs passes
+/// (CheckReadiness reports that as its blocker).
+void RequirePlanMatchesMachine(const LaunchPlan& plan, const MachineProbe& probe, const std::string& source);
 
 std::string RenderReadiness(const Readiness& readiness);
 nlohmann::json ReadinessToJson(const Readiness& readiness);

@@ -1,7 +1,6 @@
 #include "trainplan/reliability.h"
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "trainplan/embedded_data.h"
@@ -22,15 +21,22 @@ double CheckpointBytes(const Scenario& job, const ParamCounts& params, const Tra
   const double master_bytes = t.precision == Precision::kFp32 ? 0 : 4;
   double moment_bytes = 0;
   switch (t.optimizer) {
-    case Optimizer::kAdamW: moment_bytes = 8; break;       // m and v in fp32
-    case Optimizer::kAdamW8bit: moment_bytes = 2; break;   // m and v in 8 bits
-    case Optimizer::kSgdMomentum: moment_bytes = 4; break;
-    case Optimizer::kAdafactor: moment_bytes = 0; break;   // factored rows/columns: negligible per parameter
+    case Optimizer::kAdamW:
+      moment_bytes = 8;
+      break;  // m and v in fp32
+    case Optimizer::kAdamW8bit:
+      moment_bytes = 2;
+      break;  // m and v in 8 bits
+    case Optimizer::kSgdMomentum:
+      moment_bytes = 4;
+      break;
+    case Optimizer::kAdafactor:
+      moment_bytes = 0;
+      break;  // factored rows/columns: negligible per parameter
   }
   const bool adapters = t.method == Method::kLora || t.method == Method::kQlora;
   // Adapter runs save the adapters only; the frozen base is reloaded from its own files.
-  const double saved_weights =
-      adapters ? trainable.lora : static_cast<double>(params.total + params.checkpoint_extra);
+  const double saved_weights = adapters ? trainable.lora : static_cast<double>(params.total + params.checkpoint_extra);
   return saved_weights * weight_bytes + trainable.trainable * (master_bytes + moment_bytes);
 }
 

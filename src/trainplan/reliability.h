@@ -27,18 +27,18 @@ double DalyWallSeconds(double solve_s, double interval_s, double write_s, double
 struct Reliability {
   int gpus = 0;
   double interruptions_per_gpu_hour = 0;
-  double mtbf_s = 0;                 // of the whole job: 1 / (rate * gpus)
+  double mtbf_s = 0;  // of the whole job: 1 / (rate * gpus)
   double checkpoint_bytes = 0;
-  double write_bytes_per_s = 0;      // aggregate over the nodes writing their shards
+  double write_bytes_per_s = 0;  // aggregate over the nodes writing their shards
   double checkpoint_write_s = 0;
-  double restart_s = 0;              // relaunch overhead plus reading the checkpoint back
+  double restart_s = 0;  // relaunch overhead plus reading the checkpoint back
   double young_interval_s = 0;
   double checkpoint_interval_s = 0;  // Daly's optimum
   double train_s = 0;                // failure-free training time
   double wall_s = 0;                 // expected, with checkpoints, failures and restarts
   double expected_interruptions = 0;
-  double expected_lost_s = 0;        // wall - train
-  double goodput = 1;                // train / wall
+  double expected_lost_s = 0;  // wall - train
+  double goodput = 1;          // train / wall
 };
 
 /// Expected interruptions, Daly-optimal interval, lost time and goodput for a run of `train_s` on `gpus`

@@ -1,9 +1,9 @@
 #include "trainplan/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trainplan/error.h"
@@ -19,17 +19,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
 
-std::string Usd(const CostBreakdown& c) {
-  if (!c.known) return "no price";
-  if (c.total_usd >= 1e6) return fmt::format("${:.2f}M", c.total_usd / 1e6);
-  return fmt::format("${:.0f}", c.total_usd);
-}
-
-std::string Duration(double s) {
-  if (s >= 2 * 86400) return fmt::format("{:.1f} days", s / 86400);
-  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.0f} min", s / 60);
-}
+std::string Usd(const CostBreakdown& c) { return c.known ? FormatUsd(c.total_usd) : "no price"; }
 
 std::string Months(double m) { return std::isfinite(m) ? fmt::format("{:.1f} months", m) : "never"; }
 
@@ -37,11 +27,20 @@ std::string Escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -49,8 +48,8 @@ std::string Escape(const std::string& s) {
 
 std::string StrategyText(const Plan& p) {
   const Strategy& s = p.strategy;
-  std::string out = fmt::format("{} tp{} pp{} dp{}", ToString(p.framework), s.tp, s.pp,
-                                std::max(1, p.gpus / (s.tp * s.pp * s.cp)));
+  std::string out =
+      fmt::format("{} tp{} pp{} dp{}", ToString(p.framework), s.tp, s.pp, std::max(1, p.gpus / (s.tp * s.pp * s.cp)));
   if (s.cp > 1) out += fmt::format(" cp{}", s.cp);
   if (s.ep > 1) out += fmt::format(" ep{}", s.ep);
   if (s.zero > 0) out += fmt::format(" zero{}", s.zero);
@@ -99,7 +98,8 @@ json OptionJson(const PlatformOption& o) {
               {"recompute", ToString(s.recompute)},
               {"offload", ToString(s.offload)},
               {"micro_batch", p.micro_batch},
-              {"summary", StrategyText(p)}}},
+              {"summary", StrategyText(p)},
+              {"why", p.why}}},
             {"memory", memory},
             {"time",
              {{"train_s", o.reliability.train_s},
@@ -126,7 +126,8 @@ json OptionJson(const PlatformOption& o) {
   }
   if (o.kind == OptionKind::kHybrid) {
     const StorageTier& t = o.bom.storage.tiers.back();
-    j["local_storage"] = {{"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", t.why}};
+    j["local_storage"] = {
+        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", t.why}};
   }
   return j;
 }
@@ -142,19 +143,25 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   const ParamCounts params = CountParams(r.job.model);
   md += fmt::format("# Recommendation: {} ({}), {}\n\n", r.job.model.name, ToString(r.job.training.method),
                     r.job.training.tokens > 0 ? fmt::format("{:.3g} tokens", r.job.training.tokens) : "one step");
-  md += fmt::format("Model: {:.2f} B parameters. Scenario: usage {}{}, data sensitivity {}, region {}, deadline {}, "
-                    "budget {}, electricity ${:.3f}/kWh, PUE {:.2f}.\n\n",
-                    params.total / 1e9, ToString(r.policy.usage),
-                    r.policy.usage == Usage::kContinuous ? fmt::format(" for {:.0f} months", r.policy.months) : "",
-                    ToString(r.policy.sensitivity), r.policy.region, Duration(r.policy.deadline_s),
-                    r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none",
-                    r.policy.electricity_usd_per_kwh, r.policy.pue);
-  if (!r.feasible) return md + "**No option:** " + r.reason + "\n";
+  md += fmt::format(
+      "Model: {:.2f} B parameters. Scenario: usage {}{}, data sensitivity {}, region {}, deadline {}, "
+      "budget {}, electricity ${:.3f}/kWh, PUE {:.2f}.\n\n",
+      params.total / 1e9, ToString(r.policy.usage),
+      r.policy.usage == Usage::kContinuous ? fmt::format(" for {:.0f} months", r.policy.months) : "",
+      ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
+      r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none", r.policy.electricity_usd_per_kwh,
+      r.policy.pue);
+  if (!r.feasible) {
+    md += "**No option:** " + r.reason + "\n\n";
+    for (const auto& a : r.alternatives)
+      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", a.change, a.summary);
+    return md;
+  }
   md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), StrategyText(o.plan),
-                      Duration(o.reliability.wall_s), Usd(o.cost), o.suits ? "yes" : "no");
+                      FormatDuration(o.reliability.wall_s), Usd(o.cost), o.suits ? "yes" : "no");
   }
   md += "\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
@@ -182,7 +189,10 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
       md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
                         b.power.psu_rating_w, b.power.redundancy, b.power.peak_w / 1000, b.power.why);
       md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
-      for (const auto& line : b.prices) md += fmt::format("| price | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+      for (const auto& line : b.prices)
+        md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+      for (const auto& line : b.shared_prices)
+        md += fmt::format("| price, once | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
       if (!b.unpriced.empty()) {
         std::string list;
         for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
@@ -193,13 +203,14 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   }
   const Reliability& rel = r.reliability;
   md += "## Reliability (first option)\n\n";
-  md += fmt::format("- {:.3g} unexpected interruptions per GPU-hour (Llama 3 405B: 419 in 54 days on 16,384 H100s): "
-                    "MTBF {} on {} GPUs, {:.2f} interruptions expected\n",
-                    rel.interruptions_per_gpu_hour, Duration(rel.mtbf_s), rel.gpus, rel.expected_interruptions);
+  md += fmt::format(
+      "- {:.3g} unexpected interruptions per GPU-hour (Llama 3 405B: 419 in 54 days on 16,384 H100s): "
+      "MTBF {} on {} GPUs, {:.2f} interruptions expected\n",
+      rel.interruptions_per_gpu_hour, FormatDuration(rel.mtbf_s), rel.gpus, rel.expected_interruptions);
   md += fmt::format("- checkpoint {:.1f} GB, written in {:.0f} s; restart {:.0f} s\n", rel.checkpoint_bytes / kGB,
                     rel.checkpoint_write_s, rel.restart_s);
   md += fmt::format("- checkpoint every {} (Daly; Young: {}); expected lost time {}, goodput {:.2f}%\n\n",
-                    Duration(rel.checkpoint_interval_s), Duration(rel.young_interval_s), Duration(rel.expected_lost_s),
+                    FormatDuration(rel.checkpoint_interval_s), FormatDuration(rel.young_interval_s), FormatDuration(rel.expected_lost_s),
                     rel.goodput * 100);
   if (with_charts) {
     md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
@@ -218,7 +229,10 @@ std::string Text(const Recommendation& r) {
       ++i;
       continue;
     }
-    if (out[i] == '#' && (i == 0 || out[i - 1] == '\n' || out[i - 1] == '#')) continue;
+    if (out[i] == '#' && (i == 0 || out[i - 1] == '\n' || out[i - 1] == '#')) {
+      while (i + 1 < out.size() && (out[i + 1] == '#' || out[i + 1] == ' ')) ++i;
+      continue;
+    }
     text += out[i];
   }
   return text;
@@ -318,48 +332,60 @@ ReportFormat ParseReportFormat(const std::string& s, const std::string& field) {
 }
 
 std::string MemorySvg(const Recommendation& r) {
-  const int width = 760, row = 34, left = 250, label_h = 40;
-  const int height = label_h + row * static_cast<int>(r.options.size()) + 30;
+  const int width = 780, row = 34, left = 190, right = 110, legend_h = 58;
+  const int height = legend_h + row * static_cast<int>(r.options.size()) + 10;
   double scale_max = 1;
   for (const auto& o : r.options)
     scale_max = std::max({scale_max, o.plan.memory.per_gpu_bytes, o.plan.memory.capacity_bytes});
-  const double px = (width - left - 20) / scale_max;
+  const double px = (width - left - right) / scale_max;
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">"
-      "<text x=\"0\" y=\"14\" font-size=\"14\">Memory per GPU (GiB) by term; line: capacity</text>",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">"
+      "<text x=\"0\" y=\"14\" font-size=\"14\">Memory per GPU by term (GiB); black line: the GPU's capacity</text>",
       width, height);
-  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
-    svg += fmt::format("<rect x=\"{}\" y=\"22\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"31\">{}</text>",
-                       i * 84, kTermColors[i], i * 84 + 13, MemTermName(static_cast<MemTerm>(i)));
+  constexpr int kPerRow = 5;
+  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
+    const int x = static_cast<int>(i % kPerRow) * 150, y = 24 + static_cast<int>(i / kPerRow) * 16;
+    svg +=
+        fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+                    x, y, kTermColors[i], x + 14, y + 9, MemTermName(static_cast<MemTerm>(i)));
+  }
   for (size_t k = 0; k < r.options.size(); ++k) {
     const auto& o = r.options[k];
-    const int y = label_h + static_cast<int>(k) * row + 8;
-    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + 14, Escape(OptionTitle(o)));
+    const int y = legend_h + static_cast<int>(k) * row;
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}. {} {} x {}</text>", y + 14, k + 1, ToString(o.kind), o.plan.gpus,
+                       Escape(o.plan.gpu_id));
     double x = left;
     for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
       const double w = o.plan.memory.bytes[i] * px;
       if (w <= 0) continue;
-      svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"20\" fill=\"{}\"><title>{}: {:.2f} GiB</title></rect>",
-                         x, y, w, kTermColors[i], MemTermName(static_cast<MemTerm>(i)), o.plan.memory.bytes[i] / kGiB);
+      svg += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"20\" fill=\"{}\"><title>{}: {:.2f} GiB</title></rect>",
+          x, y, w, kTermColors[i], MemTermName(static_cast<MemTerm>(i)), o.plan.memory.bytes[i] / kGiB);
       x += w;
     }
     const double cap = left + o.plan.memory.capacity_bytes * px;
-    svg += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\"/>"
-                       "<text x=\"{3:.1f}\" y=\"{4}\">{5:.1f}/{6:.0f}</text>",
-                       cap, y - 3, y + 23, std::min(x, cap) + 4 > width - 60 ? width - 60.0 : std::max(x, cap) + 4,
-                       y + 14, o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB);
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4}\">{5:.1f} / {6:.0f} GiB</text>",
+        cap, y - 3, y + 23, std::max(x, cap) + 6, y + 14, o.plan.memory.per_gpu_bytes / kGiB,
+        o.plan.memory.capacity_bytes / kGiB);
   }
   return svg + "</svg>";
 }
 
 std::string TimeCostSvg(const Recommendation& r) {
-  const int width = 760, height = 420, left = 70, bottom = 50, top = 30, right = 20;
+  const int width = 780, height = 430, left = 80, bottom = 50, top = 40, right = 30;
   std::vector<const PlatformOption*> points;
   for (const auto& o : r.considered)
     if (o.cost.known && o.cost.total_usd > 0 && o.reliability.wall_s > 0) points.push_back(&o);
+  for (const auto& o : r.options)
+    if (o.kind == OptionKind::kHybrid && o.cost.known && o.cost.total_usd > 0) points.push_back(&o);
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">"
-      "<text x=\"0\" y=\"14\" font-size=\"14\">Training time (days) against total cost (USD), log scales</text>",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">"
+      "<text x=\"0\" y=\"14\" font-size=\"14\">Training time against total cost, every GPU type (log scales); "
+      "numbered: the options above</text>",
       width, height);
   if (points.empty()) return svg + "<text x=\"20\" y=\"60\">no priced option</text></svg>";
   double tmin = INFINITY, tmax = 0, cmin = INFINITY, cmax = 0;
@@ -373,29 +399,50 @@ std::string TimeCostSvg(const Recommendation& r) {
   const double lt0 = std::floor(std::log10(tmin)), lt1 = std::max(lt0 + 1, std::ceil(std::log10(tmax)));
   const double lc0 = std::floor(std::log10(cmin)), lc1 = std::max(lc0 + 1, std::ceil(std::log10(cmax)));
   auto X = [&](double days) { return left + (std::log10(days) - lt0) / (lt1 - lt0) * (width - left - right); };
-  auto Y = [&](double usd) { return height - bottom - (std::log10(usd) - lc0) / (lc1 - lc0) * (height - top - bottom); };
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#000\"/>"
-                     "<line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" stroke=\"#000\"/>",
-                     left, height - bottom, width - right, top);
+  auto Y = [&](double usd) {
+    return height - bottom - (std::log10(usd) - lc0) / (lc1 - lc0) * (height - top - bottom);
+  };
+  auto money = [](double usd) {
+    return usd >= 1e6   ? fmt::format("${:g}M", usd / 1e6)
+           : usd >= 1e3 ? fmt::format("${:g}k", usd / 1e3)
+                        : fmt::format("${:g}", usd);
+  };
   for (double d = lt0; d <= lt1; ++d)
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>", X(std::pow(10, d)),
-                       height - bottom + 16, std::pow(10, d));
+    svg += fmt::format(
+        "<line x1=\"{0:.0f}\" x2=\"{0:.0f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+        "<text x=\"{0:.0f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>",
+        X(std::pow(10, d)), top, height - bottom, height - bottom + 16, std::pow(10, d));
   for (double d = lc0; d <= lc1; ++d)
-    svg += fmt::format("<text x=\"{}\" y=\"{:.0f}\" text-anchor=\"end\">${:g}</text>", left - 4, Y(std::pow(10, d)) + 4,
-                       std::pow(10, d));
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">days</text>", (left + width) / 2, height - 12);
+    svg += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.0f}\" y2=\"{2:.0f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{3}\" y=\"{4:.0f}\" text-anchor=\"end\">{5}</text>",
+        left, width - right, Y(std::pow(10, d)), left - 6, Y(std::pow(10, d)) + 4, money(std::pow(10, d)));
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">training time, days (with failures and "
+      "checkpoints)</text><text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" "
+      "text-anchor=\"middle\">total cost</text>",
+      (left + width) / 2, height - 12, (top + height - bottom) / 2, (top + height - bottom) / 2);
   for (const auto* o : points) {
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"><title>{}: {}, {}</title></circle>"
-                       "<text x=\"{:.1f}\" y=\"{:.1f}\">{} {}x{}</text>",
-                       X(o->reliability.wall_s / 86400), Y(o->cost.total_usd), KindColor(o->kind),
-                       Escape(OptionTitle(*o)), Duration(o->reliability.wall_s), Usd(o->cost),
-                       X(o->reliability.wall_s / 86400) + 7, Y(o->cost.total_usd) + 4, ToString(o->kind), o->plan.gpus,
-                       o->plan.gpu_id);
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
+        "</title></circle>",
+        X(o->reliability.wall_s / 86400), Y(o->cost.total_usd), KindColor(o->kind), Escape(OptionTitle(*o)),
+        FormatDuration(o->reliability.wall_s), Usd(o->cost));
+  }
+  for (size_t k = 0; k < r.options.size(); ++k) {
+    const auto& o = r.options[k];
+    if (!o.cost.known || o.cost.total_usd <= 0) continue;
+    const double x = X(o.reliability.wall_s / 86400), y = Y(o.cost.total_usd);
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"{}\" stroke=\"#000\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}. {} x {}</text>",
+        x, y, KindColor(o.kind), x + 10, k % 2 == 0 ? y - 6 : y + 16, k + 1, o.plan.gpus,
+        Escape(o.plan.gpu_id));  // alternate above and below: neighbours often share a time
   }
   const OptionKind kinds[] = {OptionKind::kOnPrem, OptionKind::kCloud, OptionKind::kHybrid};
   for (int i = 0; i < 3; ++i)
     svg += fmt::format("<circle cx=\"{}\" cy=\"30\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"34\">{}</text>",
-                       width - 220 + i * 70, KindColor(kinds[i]), width - 212 + i * 70, ToString(kinds[i]));
+                       width - 230 + i * 75, KindColor(kinds[i]), width - 222 + i * 75, ToString(kinds[i]));
   return svg + "</svg>";
 }
 
@@ -430,17 +477,26 @@ json RecommendationToJson(const Recommendation& r) {
               {"break_even_months", Finite(r.break_even_months)},
               {"reliability", ReliabilityJson(r.reliability)},
               {"assumptions", r.assumptions}};
-  if (!r.feasible) out["reason"] = r.reason;
+  if (!r.feasible) {
+    out["reason"] = r.reason;
+    json alternatives = json::array();
+    for (const auto& a : r.alternatives)
+      alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+    out["alternatives"] = alternatives;
+  }
   return out;
 }
 
 std::string RenderRecommendation(const Recommendation& r, ReportFormat format) {
   switch (format) {
-    case ReportFormat::kJson: return RecommendationToJson(r).dump(2) + "\n";
-    case ReportFormat::kMarkdown: return MarkdownBody(r, true);
+    case ReportFormat::kJson:
+      return RecommendationToJson(r).dump(2) + "\n";
+    case ReportFormat::kMarkdown:
+      return MarkdownBody(r, true);
     case ReportFormat::kHtml:
       return HtmlPage("trainplan recommendation: " + r.job.model.name, MarkdownToHtml(MarkdownBody(r, true)));
-    case ReportFormat::kText: break;
+    case ReportFormat::kText:
+      break;
   }
   return Text(r);
 }
@@ -472,18 +528,17 @@ json ReviewToJson(const BuildReview& r) {
 
 std::string RenderReview(const BuildReview& r, ReportFormat format) {
   if (format == ReportFormat::kJson) return ReviewToJson(r).dump(2) + "\n";
-  std::string md = fmt::format("# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name,
-                               ToString(r.job.training.method),
-                               r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " +
-                                            Duration(r.plan.time.total_s)
-                                      : "Does not run: " + r.reason);
+  std::string md = fmt::format(
+      "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
+      r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
+             : "Does not run: " + r.reason);
   md += "| area | level | finding | change |\n|---|---|---|---|\n";
   for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, f.message, f.fix);
   if (format == ReportFormat::kMarkdown) return md;
   if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
-  std::string text = fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name,
-                                 ToString(r.job.training.method));
-  text += r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " + Duration(r.plan.time.total_s) + "\n\n"
+  std::string text =
+      fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
+  text += r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
                  : "Does not run: " + r.reason + "\n\n";
   for (const auto& f : r.findings) {
     text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);

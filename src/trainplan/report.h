@@ -1,7 +1,6 @@
 #pragma once
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "trainplan/platform.h"
 #include "trainplan/review.h"

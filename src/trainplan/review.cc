@@ -1,9 +1,9 @@
 #include "trainplan/review.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trainplan/error.h"
@@ -13,6 +13,17 @@ namespace trainplan {
 namespace {
 
 using nlohmann::json;
+
+std::string Bytes(double b) {
+  return b >= 1e12 ? fmt::format("{:.2f} TB", b / 1e12) : fmt::format("{:.1f} GB", b / 1e9);
+}
+
+/// The first alternative that works, as a suggested change; empty when none does.
+std::string FirstFeasible(const std::vector<Alternative>& alternatives) {
+  for (const auto& a : alternatives)
+    if (a.feasible) return a.change + ": " + a.summary;
+  return "";
+}
 constexpr double kGB = 1e9;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -51,7 +62,8 @@ BuildSpec BuildFromJson(const json& doc) {
     BuildDrive drive;
     drive.drive = FindDrive(d.at("drive").get<std::string>());
     drive.count = PositiveInt(d, "count", 1);
-    drive.capacity_bytes = d.contains("capacity_tb") ? d.at("capacity_tb").get<double>() * 1e12 : drive.drive.capacity_bytes;
+    drive.capacity_bytes =
+        d.contains("capacity_tb") ? d.at("capacity_tb").get<double>() * 1e12 : drive.drive.capacity_bytes;
     if (!(drive.capacity_bytes > 0)) throw InputError("storage.capacity_tb", d.dump(), "a positive capacity");
     b.storage.push_back(drive);
   }
@@ -89,21 +101,40 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
     r.fits = false;
     r.reason = result.reason;
     r.alternatives = result.alternatives;
-    std::string fix;
-    for (const auto& a : result.alternatives)
-      if (a.feasible) {
-        fix = a.change + ": " + a.summary;
-        break;
-      }
-    add("gpu-memory", "fail", fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason),
-        fix);
+    add("gpu-memory", "fail",
+        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason),
+        FirstFeasible(result.alternatives));
     return r;
   }
-  r.fits = true;
-  r.plan = result.plans.front();
   BomOptions options;
   options.psu_spares = 0;
-  r.needed = DeriveBom(job, r.plan, options);
+  options.cpu_id = build.cpu.id;
+  options.cpu_sockets = build.sockets;
+  Plan plan_found = result.plans.front();
+  NodeBom needed = DeriveBom(job, plan_found, options);
+  if (needed.ram.needed_bytes > build.ram_bytes && plan_found.strategy.offload != Offload::kNone) {
+    // The fastest plan offloads more than the host holds: take the best plan that keeps its state on the GPUs.
+    c.allow_offload = false;
+    PlanResult on_gpu = SearchPlans(job, c, threads);
+    const std::string offload_note =
+        fmt::format("the fastest plan offloads to host memory and needs {} of RAM, {} installed",
+                    Bytes(needed.ram.needed_bytes), Bytes(build.ram_bytes));
+    if (!on_gpu.feasible) {
+      r.fits = false;
+      r.reason = offload_note + "; without offload: " + on_gpu.reason;
+      r.alternatives = on_gpu.alternatives;
+      add("ram", "fail", offload_note, fmt::format("at least {} of RAM", Bytes(needed.ram.needed_bytes)));
+      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, FirstFeasible(on_gpu.alternatives));
+      return r;
+    }
+    add("ram", "warn", offload_note + ": the plan below keeps everything on the GPUs",
+        fmt::format("{} of RAM allows the offloading plan ({})", Bytes(needed.ram.needed_bytes), plan_found.why));
+    plan_found = on_gpu.plans.front();
+    needed = DeriveBom(job, plan_found, options);
+  }
+  r.fits = true;
+  r.plan = plan_found;
+  r.needed = needed;
   const NodeBom& need = r.needed;
   const Plan& plan = r.plan;
   add("gpu-memory", "ok",
@@ -130,7 +161,7 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
       }
   }
   const int have = build.cpu.pcie_lanes * build.sockets;
-  if (lanes > have && !build.gpu.nvswitch) {
+  if (lanes > have && build.gpu.form_factor.rfind("PCIe", 0) == 0) {  // baseboards fan out through switches
     const int per_gpu = std::max(1, (have - (lanes - build.gpus * build.gpu.pcie_lanes)) / build.gpus);
     const int width = per_gpu >= 16 ? 16 : per_gpu >= 8 ? 8 : 4;
     add("pcie-lanes", "warn",
@@ -166,21 +197,27 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   double hot = 0;
   for (const auto& t : need.storage.capacity) hot += t.value;
   const double wanted = hot;  // the hot tier of one node
-  const double bulk_need = need.storage.checkpoint_bytes * 3;
-  add("storage-capacity", capacity >= wanted + bulk_need ? "ok" : capacity >= wanted ? "warn" : "fail",
-      fmt::format("{:.1f} TB installed; the run needs {:.2f} TB hot (dataset, weights, checkpoint shards) and "
-                  "{:.2f} TB for 3 kept checkpoints of {:.1f} GB",
-                  capacity / 1e12, wanted / 1e12, bulk_need / 1e12, need.storage.checkpoint_bytes / kGB),
+  const double bulk_need = need.storage.checkpoint_bytes * options.checkpoints_kept;
+  add("storage-capacity",
+      capacity >= wanted + bulk_need ? "ok"
+      : capacity >= wanted           ? "warn"
+                                     : "fail",
+      fmt::format("{} installed; the run needs {} hot (dataset, weights, checkpoint shards) and {} for {} kept "
+                  "checkpoints of {}",
+                  Bytes(capacity), Bytes(wanted), Bytes(bulk_need), options.checkpoints_kept,
+                  Bytes(need.storage.checkpoint_bytes)),
       capacity >= wanted + bulk_need ? "" : "more bulk capacity (HDD or object store) for checkpoints");
   const double write_s = write > 0 ? need.storage.checkpoint_bytes / write : INFINITY;
   add("storage-speed", write >= need.storage.write_needed_bytes_per_s ? "ok" : "warn",
-      fmt::format("a {:.1f} GB checkpoint takes {:.0f} s at {:.2f} GB/s; target {:.0f} s", need.storage.checkpoint_bytes / kGB,
-                  write_s, write / kGB, need.storage.checkpoint_write_target_s),
+      fmt::format("a {} checkpoint takes {:.1f} s at {:.2f} GB/s; target {:.0f} s",
+                  Bytes(need.storage.checkpoint_bytes), write_s, write / kGB, need.storage.checkpoint_write_target_s),
       write >= need.storage.write_needed_bytes_per_s ? "" : "faster NVMe, or several striped (RAID 0)");
 
   // Power: PSU capacity against the millisecond peak.
   const double psu_total = build.psu_w * build.psus;
-  const std::string psu_level = psu_total >= need.power.peak_w ? "ok" : psu_total >= need.power.sustained_w ? "warn" : "fail";
+  const std::string psu_level = psu_total >= need.power.peak_w        ? "ok"
+                                : psu_total >= need.power.sustained_w ? "warn"
+                                                                      : "fail";
   add("psu", psu_level,
       fmt::format("{} x {:.0f} W = {:.0f} W against a {:.0f} W peak ({:.0f} W sustained); derived: {} x {:.0f} W",
                   build.psus, build.psu_w, psu_total, need.power.peak_w, need.power.sustained_w, need.power.psus_needed,

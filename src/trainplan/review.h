@@ -1,8 +1,7 @@
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "trainplan/bom.h"
 #include "trainplan/scenario.h"
@@ -26,12 +25,12 @@ struct BuildSpec {
   int sockets = 1;
   double ram_bytes = 0;
   std::vector<BuildDrive> storage;
-  bool raid0 = false;              // the NVMe drives striped together
-  double psu_w = 0;                // per PSU
+  bool raid0 = false;  // the NVMe drives striped together
+  double psu_w = 0;    // per PSU
   int psus = 1;
   std::vector<std::string> links;  // network links (data/links.json ids)
   std::string cooling = "air";
-  nlohmann::json job;              // the job the build is meant for (a scenario document without hardware)
+  nlohmann::json job;  // the job the build is meant for (a scenario document without hardware)
 };
 
 /// Reads a build document; throws InputError naming the field for unknown parts and impossible builds
@@ -39,18 +38,19 @@ struct BuildSpec {
 BuildSpec BuildFromJson(const nlohmann::json& doc);
 
 struct Finding {
-  std::string area;   // gpu-memory, nvlink, pcie-lanes, cpu-cores, ram, storage-capacity, storage-speed, psu, cooling, network
+  std::string
+      area;  // gpu-memory, nvlink, pcie-lanes, cpu-cores, ram, storage-capacity, storage-speed, psu, cooling, network
   std::string level;  // ok | warn | fail
   std::string message;
-  std::string fix;    // empty when nothing needs changing
+  std::string fix;  // empty when nothing needs changing
 };
 
 struct BuildReview {
   BuildSpec build;
   Scenario job;
   bool fits = false;
-  Plan plan;        // the best plan on this build when the job fits
-  NodeBom needed;   // what the plan needs, derived
+  Plan plan;       // the best plan on this build when the job fits
+  NodeBom needed;  // what the plan needs, derived
   std::vector<Finding> findings;
   std::string reason;  // when the job does not fit
   std::vector<Alternative> alternatives;

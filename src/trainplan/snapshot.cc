@@ -81,6 +81,28 @@ std::string Value(const std::map<std::string, std::string>& map, const std::stri
 
 std::string OrNone(const std::string& s) { return s.empty() ? kNone : s; }
 
+/// What a recorded plan says about the run: the first plan's model, training, hardware and strategy
+/// (search statistics and estimates change between runs of the same plan and are left out).
+json PlanEssence(const json& plan) {
+  if (!plan.is_object()) return plan;
+  const json& p = plan.contains("plans") && plan["plans"].is_array() && !plan["plans"].empty() ? plan["plans"][0] : plan;
+  json essence = json::object();
+  for (const char* key : {"model", "training", "hardware", "strategy"})
+    if (p.contains(key)) essence[key] = key == std::string("model") && p[key].is_object() ? p[key].value("name", json()) : p[key];
+  return essence;
+}
+
+/// "8x h100-sxm, deepspeed tp1 pp1 dp8 zero2" for a recorded plan.
+std::string PlanSummary(const json& essence) {
+  if (essence.is_null()) return kNone;
+  const json hw = essence.value("hardware", json::object());
+  const json st = essence.value("strategy", json::object());
+  const json tr = essence.value("training", json::object());
+  return fmt::format("{}x {}, {} tp{} pp{} dp{} zero{}", hw.value("gpus", 0), hw.value("gpu", "?"),
+                     tr.value("framework", "?"), st.value("tp", 0), st.value("pp", 0), st.value("dp", 0),
+                     st.value("zero", 0));
+}
+
 /// Libraries whose version changes kernels or numerics, and why.
 int SoftwareWeight(const std::string& name, std::string* why) {
   if (name == "torch") {
@@ -157,10 +179,11 @@ Snapshot SnapshotFromJson(const json& doc, const std::string& source) {
     s.taken_at = doc.at("taken_at").get<std::string>();
     s.environment = doc.at("environment").get<std::map<std::string, std::string>>();
     s.plan = doc.at("plan");
+    if (!doc.contains("machine")) throw InputError(source, "no \"machine\"", "a snapshot written by `trainplan snapshot`");
   } catch (const json::exception& e) {
     throw InputError(source, e.what(), "a snapshot written by `trainplan snapshot`");
   }
-  s.machine = ProbeFromJson(doc.at("machine"), source + ": machine");
+  s.machine = ProbeFromJson(doc["machine"], source + ": machine");
   return s;
 }
 
@@ -212,17 +235,15 @@ std::vector<SnapshotDifference> DiffSnapshots(const Snapshot& sa, const Snapshot
                 : "changes communication or runtime behaviour");
   }
 
-  if (sa.plan != sb.plan) {
-    const json patch = json::diff(sa.plan, sb.plan);
-    for (const auto& op : patch) {
-      const std::string path = op.at("path").get<std::string>();
-      const json::json_pointer pointer(path);
-      auto at = [&](const json& doc) {
-        return doc.is_object() || doc.is_array() ? (doc.contains(pointer) ? doc.at(pointer).dump() : kNone)
-                                                 : doc.dump();
-      };
-      add(60, "plan", "plan " + (path.empty() ? "/" : path), at(sa.plan), at(sb.plan),
-          "the job ran with another strategy, batch or precision");
+  const json plan_a = PlanEssence(sa.plan), plan_b = PlanEssence(sb.plan);
+  if (plan_a.is_null() || plan_b.is_null()) {
+    add(60, "plan", "plan", PlanSummary(plan_a), PlanSummary(plan_b), "only one snapshot records the plan it ran");
+  } else {
+    for (const auto& op : json::diff(plan_a, plan_b)) {
+      const json::json_pointer pointer(op.at("path").get<std::string>());
+      auto at = [&](const json& doc) { return doc.contains(pointer) ? doc.at(pointer).dump() : std::string(kNone); };
+      add(60, "plan", "plan " + pointer.to_string(), at(plan_a), at(plan_b),
+          "the recorded plans differ: another job, hardware or strategy gives other results");
     }
   }
 
