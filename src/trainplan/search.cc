@@ -219,11 +219,11 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           if (pp > 1)
             for (int v = 2; v <= 8; ++v)
               if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push_back(v);
-          // Megatron's ZeRO-1 is its distributed optimizer. On one replica sharding saves nothing, but
-          // DeepSpeed still offloads through ZeRO (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
-          std::vector<int> zeros = megatron ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
+          // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
+          // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
+          // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
           const bool single_replica = dp * cp == 1;
-          if (single_replica && megatron) zeros = {0};
+          std::vector<int> zeros = megatron ? std::vector<int>{single_replica ? 0 : 1} : std::vector<int>{0, 1, 2, 3};
           for (int ep : eps) {
             for (int v : interleaves) {
               for (int zero : zeros) {

@@ -45,12 +45,13 @@ Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus,
               for (int v = 1; v <= 8; ++v)
                 for (int64_t mb = 1; mb <= 64; mb *= 2) {
                   if (!megatron && (tp > 1 || pp > 1)) continue;
-                  if (megatron && (zero > 1 || off != Offload::kNone)) continue;
+                  if (megatron && off != Offload::kNone) continue;
                   if (off == Offload::kOptimizer && zero < 1) continue;
                   if (off == Offload::kOptimizerAndParams && zero < 3) continue;
                   if (gpus % (tp * pp) != 0 || pp > s.model.num_layers) continue;
                   int dp = gpus / (tp * pp);
-                  if (dp == 1 && zero > 0 && (megatron || off == Offload::kNone)) continue;
+                  if (megatron && zero != (dp > 1 ? 1 : 0)) continue;
+                  if (dp == 1 && zero > 0 && off == Offload::kNone) continue;
                   if (s.model.layers[0].spec.attention.num_heads % tp != 0) continue;
                   const int64_t layers = s.model.num_layers;
                   const bool power_of_two = (pp & (pp - 1)) == 0;
