@@ -13,9 +13,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The default job: Llama-3-8B full fine-tuning on 1e9 tokens. First the estimate on one 8x H100 node, then
+# the recommendation: which hardware to buy or rent, the bill of materials, cost and reliability.
 run: build
 	@$(BUILD_DIR)/trainplan estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 \
 	  --seq-len 4096 --micro-batch 1 --global-batch 64 --tokens 1e9
+	@echo
+	@$(BUILD_DIR)/trainplan recommend --model llama-3-8b --method full --seq-len 4096 --global-batch 64 --tokens 1e9
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/machine_commands.h"
+#include "cli/recommend_commands.h"
 #include "cli/render.h"
 #include "trainplan/accuracy.h"
 #include "trainplan/error.h"
@@ -248,6 +249,10 @@ int Main(int argc, char** argv) {
   MachineCommands machine(app, {[&](CLI::App* cmd) { machine_job.Register(cmd, /*with_strategy=*/false); },
                                 [&] { return machine_job.ToDocument(); }});
 
+  JobFlags recommend_job;
+  RegisterRecommendCommands(app, {[&](CLI::App* cmd) { recommend_job.Register(cmd, /*with_strategy=*/false); },
+                                  [&] { return recommend_job.ToDocument(); }});
+
   std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
   auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
   accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl");
@@ -267,6 +272,7 @@ int Main(int argc, char** argv) {
   try {
     int machine_status = 0;
     if (machine.Run(machine_status)) return machine_status;
+    if (int status = 0; RunRecommendCommands(status)) return status;
     if (models_cmd->parsed()) {
       if (as_json) {
         json list = json::array();

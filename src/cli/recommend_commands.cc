@@ -34,8 +34,20 @@ json ReadJson(const std::string& path, const std::string& field) {
   }
 }
 
-/// The job flags of `plan` (what is trained, on what data), merged into a scenario document.
-struct JobOptions {
+/// The job a scenario document describes, validated on one GPU: the search replaces hardware and strategy,
+/// as `plan` does. Sets `framework_fixed` when the document names a framework.
+Scenario JobFromDocument(json doc, bool& framework_fixed) {
+  if (!doc.is_object()) throw InputError("job", doc.dump(), "a JSON object");
+  if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME");
+  framework_fixed = doc.contains("training") && doc["training"].contains("framework");
+  doc.erase("strategy");
+  if (doc.contains("training")) doc["training"].erase("micro_batch");
+  doc["hardware"] = {{"gpu", "h100-sxm"}, {"gpus", 1}};
+  return ScenarioFromJson(doc, /*allow_paths=*/true);
+}
+
+/// `review` reads its job from the build file; these flags override what it says.
+struct ReviewJobFlags {
   std::string model, method, precision, optimizer, framework;
   std::optional<int64_t> seq_len, global_batch, lora_rank;
   std::optional<double> tokens;
@@ -52,9 +64,7 @@ struct JobOptions {
     cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
   }
 
-  /// Applies the flags over `doc` and returns the job validated on one GPU (the search replaces hardware).
-  Scenario ToJob(json doc, bool& framework_fixed) const {
-    if (!doc.is_object()) throw InputError("job", doc.dump(), "a JSON object");
+  json Apply(json doc) const {
     if (!model.empty())
       doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
     auto set = [&](const char* key, const auto& value) {
@@ -72,12 +82,7 @@ struct JobOptions {
     set("global_batch", global_batch);
     set("tokens", tokens);
     set("lora_rank", lora_rank);
-    if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME");
-    framework_fixed = doc.contains("training") && doc["training"].contains("framework");
-    doc.erase("strategy");
-    if (doc.contains("training")) doc["training"].erase("micro_batch");
-    doc["hardware"] = {{"gpu", "h100-sxm"}, {"gpus", 1}};
-    return ScenarioFromJson(doc, /*allow_paths=*/true);
+    return doc;
   }
 };
 
@@ -110,11 +115,12 @@ void Write(const std::string& text, const std::string& path) {
 struct RecommendState {
   CLI::App* recommend = nullptr;
   CLI::App* review = nullptr;
-  JobOptions job, review_job;
+  JobFlagsHook job;
+  ReviewJobFlags review_job;
   std::string deadline, usage = "once", sensitivity = "low", region = "us", format = "text", output;
   std::optional<double> budget, months, electricity, pue, hosting, dataset_gb;
   std::vector<std::string> gpus, prices, purchases;
-  std::optional<int> max_gpus, checkpoints_kept;
+  std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
   bool as_json = false, review_json = false, n_plus_n = false;
   std::string build_path, review_format = "text", review_output;
   int threads = 0;
@@ -127,12 +133,13 @@ RecommendState& State() {
 
 }  // namespace
 
-void RegisterRecommendCommands(CLI::App& app) {
+void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   RecommendState& s = State();
   s = RecommendState{};  // a fresh app starts from the defaults
+  s.job = std::move(job_flags);
   s.recommend = app.add_subcommand("recommend", "buy, rent or hybrid: options with build, cost, power and reliability");
   CLI::App* r = s.recommend;
-  s.job.Register(r);
+  s.job.add(r);
   r->add_option("--deadline", s.deadline, "finish within: 15d, 36h (default 30d)");
   r->add_option("--budget", s.budget, "total USD available");
   r->add_option("--usage", s.usage, "once | continuous");
@@ -144,6 +151,7 @@ void RegisterRecommendCommands(CLI::App& app) {
   r->add_option("--hosting", s.hosting, "USD per kW-month of hosting (default: colocation for servers)");
   r->add_option("--gpu", s.gpus, "GPU types to consider (comma-separated)")->delimiter(',');
   r->add_option("--max-gpus", s.max_gpus, "largest GPU count");
+  r->add_option("--gpus", s.gpus_exact, "exact GPU count to compare (default: search)");
   r->add_option("--price", s.prices, "rental USD per GPU-hour, e.g. h100-sxm=2.5")->delimiter(',');
   r->add_option("--purchase", s.purchases, "purchase USD per GPU, e.g. a800-80gb-sxm=18000")->delimiter(',');
   r->add_option("--dataset-gb", s.dataset_gb, "dataset size on disk (default: the tokens as token ids)");
@@ -167,7 +175,7 @@ bool RunRecommendCommands(int& exit_status) {
   if (s.recommend && s.recommend->parsed()) {
     const ReportFormat format = s.as_json ? ReportFormat::kJson : ParseReportFormat(s.format, "--format");
     bool framework_fixed = false;
-    Scenario job = s.job.ToJob(json::object(), framework_fixed);
+    Scenario job = JobFromDocument(s.job.document(), framework_fixed);
     PlatformPolicy policy;
     policy.framework_fixed = framework_fixed;
     if (!s.deadline.empty()) policy.deadline_s = ParseDurationSeconds(s.deadline, "--deadline");
@@ -192,6 +200,10 @@ bool RunRecommendCommands(int& exit_status) {
     }
     policy.gpu_types = s.gpus;
     if (s.max_gpus) policy.max_gpus = *s.max_gpus;
+    if (s.gpus_exact) {
+      if (*s.gpus_exact <= 0) throw InputError("--gpus", std::to_string(*s.gpus_exact), "a positive GPU count");
+      policy.gpus = *s.gpus_exact;
+    }
     policy.rental_prices = ParsePrices(s.prices, "--price");
     policy.purchase_prices = ParsePrices(s.purchases, "--purchase");
     if (s.dataset_gb) {
@@ -210,7 +222,7 @@ bool RunRecommendCommands(int& exit_status) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
     BuildSpec build = BuildFromJson(ReadJson(s.build_path, "build"));
     bool framework_fixed = false;
-    Scenario job = s.review_job.ToJob(build.job, framework_fixed);
+    Scenario job = JobFromDocument(s.review_job.Apply(build.job), framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
     Write(RenderReview(review, format), s.review_output);
     exit_status = 0;

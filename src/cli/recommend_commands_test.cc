@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,10 +15,32 @@
 namespace trainplan::cli {
 namespace {
 
+/// A minimal stand-in for the `plan` job flags (the real ones live in commands.cc).
+struct TestJobFlags {
+  std::string model, method;
+  std::optional<double> tokens;
+
+  JobFlagsHook Hook() {
+    return {[this](CLI::App* cmd) {
+              cmd->add_option("--model", model);
+              cmd->add_option("--method", method);
+              cmd->add_option("--tokens", tokens);
+            },
+            [this] {
+              nlohmann::json doc = nlohmann::json::object();
+              if (!model.empty()) doc["model"] = model;
+              if (!method.empty()) doc["training"]["method"] = method;
+              if (tokens) doc["training"]["tokens"] = *tokens;
+              return doc;
+            }};
+  }
+};
+
 /// Parses `args` with the recommend/review subcommands registered and runs them.
 bool RunArgs(std::vector<std::string> args, int& status) {
   CLI::App app{"trainplan"};
-  RegisterRecommendCommands(app);
+  TestJobFlags flags;
+  RegisterRecommendCommands(app, flags.Hook());
   args.insert(args.begin(), "trainplan");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -67,7 +90,8 @@ TEST(RecommendCommands, BadInputsAreInputErrors) {
 
 TEST(RecommendCommands, OtherSubcommandsPassThrough) {
   CLI::App app{"trainplan"};
-  RegisterRecommendCommands(app);
+  TestJobFlags flags;
+  RegisterRecommendCommands(app, flags.Hook());
   app.add_subcommand("models", "");
   const char* argv[] = {"trainplan", "models"};
   app.parse(2, argv);

@@ -84,9 +84,10 @@ TEST(Bom, ChoosePsusCountsRedundancy) {
 }
 
 TEST(Bom, DimmPopulationFillsChannelsEvenly) {
-  const std::vector<double> ddr5 = {16 * kGB, 24 * kGB, 32 * kGB, 48 * kGB, 64 * kGB, 96 * kGB, 128 * kGB, 256 * kGB};
+  const std::vector<double> ddr5 = {16 * kGB, 32 * kGB, 48 * kGB, 64 * kGB, 96 * kGB, 128 * kGB, 256 * kGB};
   const std::vector<double> ddr4 = {8 * kGB, 16 * kGB, 32 * kGB, 64 * kGB, 128 * kGB};
-  EXPECT_EQ(DimmPopulation(245 * kGB, 12, ddr5), std::make_pair(24 * kGB, 12));    // 245/12 = 20.4 -> 24 GB
+  EXPECT_EQ(DimmPopulation(245 * kGB, 12, ddr5), std::make_pair(32 * kGB, 12));    // 245/12 = 20.4 -> 32 GB
+  EXPECT_EQ(DimmPopulation(500 * kGB, 12, ddr5), std::make_pair(48 * kGB, 12));    // 500/12 = 41.7 -> 48 GB
   EXPECT_EQ(DimmPopulation(700 * kGB, 16, ddr4), std::make_pair(64 * kGB, 16));    // 700/16 = 43.8 -> 64 GB
   EXPECT_EQ(DimmPopulation(3000 * kGB, 16, ddr4), std::make_pair(128 * kGB, 32));  // two per channel
 }

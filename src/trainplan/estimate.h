@@ -199,7 +199,9 @@ void PrepareMemoryModel(const Scenario& scenario, PreparedModel& prepared);
 void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared);
 
 /// The same estimates from a prepared model: `scenario` must have the model, training and GPU type
-/// it was prepared from. No allocation, no string work; identical results.
+/// it was prepared from (its strategy, batch sizes, tokens, GPU count and links may differ). No
+/// allocation, no string work; the same figures as without preparation up to rounding (a few ulps:
+/// identical matrices are costed once, times their number).
 MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared);
 TimeEstimate EstimateTime(const Scenario& scenario, const PreparedModel& prepared);
 

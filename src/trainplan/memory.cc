@@ -23,9 +23,11 @@ struct Parallel {
   double t = 1, p = 1, d = 1, c = 1, e = 1;
   int v = 1;
   double microbatches = 1;  // per optimizer step on one pipeline
-  // Reciprocals of the sizes that divide per-layer sums: multiplications keep the search's inner loop
-  // free of most divisions (exact for the power-of-two sizes it tries).
+  double tokens = 0;  // of one micro-batch on one GPU: CP splits the sequence
+  // Reciprocals of the divisors used on every layer and stage: multiplications keep the search's inner
+  // loop free of most divisions (exact for the power-of-two sizes it tries).
   double inv_t = 1, inv_te = 1;
+  double inv_rep = 1;  // tensors TP leaves whole: split t ways with sequence parallelism, else whole
 };
 
 Parallel ParallelOf(const Scenario& sc) {
@@ -40,8 +42,11 @@ Parallel ParallelOf(const Scenario& sc) {
   if (dp <= 0) dp = std::max(1, sc.hardware.gpus / std::max(1, st.tp * st.pp * std::max(st.cp, 1)));
   par.d = dp;
   par.microbatches = static_cast<double>(std::max<int64_t>(GradAccumSteps(sc), 1));
+  par.tokens =
+      static_cast<double>(sc.training.seq_len) / par.c * static_cast<double>(sc.training.micro_batch);
   par.inv_t = 1 / par.t;
   par.inv_te = 1 / (par.t * par.e);
+  if (st.sequence_parallel && par.t > 1) par.inv_rep = par.inv_t;
   return par;
 }
 
@@ -142,7 +147,9 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
 struct LiveLayers {
   const Scenario& sc;
   size_t size() const { return sc.model.layers.size(); }
-  MemoryLayerSummary operator[](size_t i) const { return SummarizeLayer(sc.model.layers[i], sc.model, sc.training); }
+  MemoryLayerSummary operator[](size_t i) const {
+    return SummarizeLayer(sc.model.layers[i], sc.model, sc.training);
+  }
 };
 struct PreparedLayers {
   const std::vector<MemoryLayerSummary>& layers;
@@ -227,10 +234,10 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
 
   const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
   const bool head_trains = all_train || tr.method == Method::kFreeze;
-  const double vocab_rows_cols = static_cast<double>(model.vocab_size) / par.t + model.hidden_size;
+  const double vocab_rows_cols = static_cast<double>(model.vocab_size) * par.inv_t + model.hidden_size;
   const bool holds_embedding = stage.first || (model.tie_word_embeddings && !single);
   if (holds_embedding) {
-    const double emb = static_cast<double>(params.embedding) / par.t;
+    const double emb = static_cast<double>(params.embedding) * par.inv_t;
     // Tied embeddings are the LM head: freeze trains them with the head.
     const bool trains = all_train || (tr.method == Method::kFreeze && model.tie_word_embeddings);
     tally.base += emb;
@@ -243,7 +250,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   }
   if (stage.last) {
     const double head =
-        static_cast<double>(params.lm_head) / par.t + static_cast<double>(model.final_norm_params);
+        static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
     tally.base += head;
     tally.largest_layer = std::max(tally.largest_layer, head);
     if (head_trains) {
@@ -263,15 +270,10 @@ struct LayerActivations {
   double input = 0;  // the layer input (all that full recomputation keeps)
 };
 
-// The layer's per-token bytes for this micro-batch and split. `rep` is the divisor of tensors that
-// tensor parallelism leaves whole (t with sequence parallelism, else 1).
+// The layer's per-token bytes scaled to this micro-batch and split.
 LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& sc, const Parallel& par) {
   const double el = ComputeBytes(sc.training.precision);
-  const double s = static_cast<double>(sc.training.seq_len) / par.c;  // CP splits the sequence
-  const double tokens = s * static_cast<double>(sc.training.micro_batch);
-  const double t = par.t;
-  const double rep = (sc.strategy.sequence_parallel && t > 1) ? t : 1;
-
+  const double tokens = par.tokens;
   LayerActivations out;
   double sharded = 0;  // tensors TP splits by heads or width, already per GPU
   if (layer.num_heads > 0) {
@@ -285,8 +287,8 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
     }
   }
   sharded += tokens * layer.act_mlp_bytes * par.inv_t;
-  out.all = tokens * layer.act_whole_bytes / rep + sharded + out.core;
-  out.input = el * tokens * static_cast<double>(sc.model.hidden_size) / rep;
+  out.all = tokens * layer.act_whole_bytes * par.inv_rep + sharded + out.core;
+  out.input = el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
   return out;
 }
 
@@ -343,13 +345,12 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
 // (vocabulary-parallel over TP).
 double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
   const double el = ComputeBytes(sc.training.precision);
-  const double tokens =
-      static_cast<double>(sc.training.seq_len) / par.c * static_cast<double>(sc.training.micro_batch);
-  const double values = tokens * static_cast<double>(sc.model.vocab_size) / par.t;
-  // Fused linear CE: none. Chunked CE: bf16 logits, upcast and gradient per chunk. HF upcast: bf16 logits +
-  // fp32 copy
-  // + fp32 log-softmax saved by CrossEntropyLoss + fp32 gradient. Otherwise (Megatron vocab-parallel
-  // CE): bf16 logits + fp32 shard with softmax and gradient computed in place + bf16 gradient.
+  const double tokens = par.tokens;
+  const double values = tokens * static_cast<double>(sc.model.vocab_size) * par.inv_t;
+  // Fused linear CE: none. Chunked CE: bf16 logits, upcast and gradient per chunk. HF upcast: bf16
+  // logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss + fp32 gradient. Otherwise (Megatron
+  // vocab-parallel CE): bf16 logits + fp32 shard with softmax and gradient computed in place + bf16
+  // gradient.
   double per_value = 2 + 4 + 2;
   if (fw.fused_linear_cross_entropy) {
     per_value = 0;
@@ -358,8 +359,7 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
   } else if (fw.logits_fp32_upcast) {
     per_value = el + 4 + 4 + 4;
   }
-  const double rep = (sc.strategy.sequence_parallel && par.t > 1) ? par.t : 1;
-  return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) / rep;
+  return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
 }
 
 template <typename Layers>
@@ -451,8 +451,8 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
     comm += tally.largest_layer * wb * 2 + tally.largest_trainable_layer * grad_bytes;
   }
   if (par.p > 1) {
-    comm += 2 * wb * static_cast<double>(tr.seq_len) / par.c * static_cast<double>(tr.micro_batch) *
-            static_cast<double>(sc.model.hidden_size) / par.t;  // p2p send and receive buffers
+    // p2p send and receive buffers
+    comm += 2 * wb * par.tokens * static_cast<double>(sc.model.hidden_size) * par.inv_t;
   }
   m[MemTerm::kCommBuffers] = comm;
 
@@ -488,9 +488,9 @@ template <typename Layers>
 MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, const Layers& layers) {
   const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
   const Parallel par = ParallelOf(scenario);
-  MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, /*first=*/true));
+  MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, true));
   if (par.p == 1) return first;
-  MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, /*first=*/false));
+  MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, false));
   return last.per_gpu_bytes > first.per_gpu_bytes ? last : first;
 }
 
@@ -534,7 +534,8 @@ TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& para
     case Method::kLora:
     case Method::kQlora: {
       const Parallel whole;  // one GPU holding every layer
-      const Tally tally = StageTally(scenario, params, LiveLayers{scenario}, whole, StageOf(scenario, whole, true));
+      const Tally tally =
+          StageTally(scenario, params, LiveLayers{scenario}, whole, StageOf(scenario, whole, /*first=*/true));
       out.lora = tally.lora;
       out.trainable = tally.trainable + tally.lora;
       out.frozen = total - tally.trainable;

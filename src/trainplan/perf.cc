@@ -419,6 +419,7 @@ TimeRates RatesOf(const Scenario& sc) {
   return r;
 }
 
+/// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
 template <typename Layers>
 TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
                       const TimeRates& r, const Layers& groups) {

@@ -44,6 +44,7 @@ PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assum
     throw InputError("electricity", fmt::format("{}", p.electricity_usd_per_kwh), "USD per kWh between 0 and 5");
   if (p.pue != 0 && (p.pue < 1 || p.pue > 3)) throw InputError("pue", fmt::format("{}", p.pue), "between 1 and 3");
   if (p.max_gpus < 1) throw InputError("max_gpus", std::to_string(p.max_gpus), "a positive GPU count");
+  if (p.gpus < 0) throw InputError("gpus", std::to_string(p.gpus), "a positive GPU count (0: search)");
   for (const auto& [id, usd] : p.purchase_prices)
     if (!(usd > 0)) throw InputError("purchase", fmt::format("{}={}", id, usd), "a positive USD price per GPU");
   for (const auto& [id, usd] : p.rental_prices)
@@ -196,6 +197,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   PlanConstraints base;
   base.deadline_s = p.deadline_s;
   base.max_gpus = p.max_gpus;
+  base.gpus = p.gpus;
   base.prices = p.rental_prices;
   base.top = 1;
   base.framework_fixed = p.framework_fixed;
@@ -216,7 +218,8 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
     Cost(cloud, p);
     rec.considered.push_back(cloud);
 
-    if (!HasPurchasePrice(gpu_id, p) && p.region != "cn") continue;
+    // A GPU asked for by name, or in region cn, gets its build even without a purchase price.
+    if (!HasPurchasePrice(gpu_id, p) && p.region != "cn" && policy.gpu_types.empty()) continue;
     c.objective = Objective::kGpus;
     PlanResult fewest = SearchPlans(job, c, threads);
     PlatformOption own;
@@ -277,8 +280,8 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
         o.why.push_back(fmt::format("rent {}, done in {}; no citable rental price: pass --price GPU=USD", gpus,
                                     FormatDuration(o.reliability.wall_s)));
       if (p.usage == Usage::kOnce)
-        o.why.push_back(
-            fmt::format("a one-off run: {} of rental, nothing bought to amortize", FormatDuration(o.reliability.wall_s)));
+        o.why.push_back(fmt::format("a one-off run: {} of rental, nothing bought to amortize",
+                                    FormatDuration(o.reliability.wall_s)));
       else
         o.why.push_back(
             fmt::format("continuous use for {:.0f} months: rental runs the whole time{}", p.months,
@@ -296,7 +299,8 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
           "price is for shared instances, a lower bound)");
     if (p.budget_usd > 0 && o.cost.known && o.cost.total_usd > p.budget_usd) {
       o.suits = false;
-      o.why.push_back(fmt::format("over the budget: {} against {}", FormatUsd(o.cost.total_usd), FormatUsd(p.budget_usd)));
+      o.why.push_back(
+          fmt::format("over the budget: {} against {}", FormatUsd(o.cost.total_usd), FormatUsd(p.budget_usd)));
     }
   }
 

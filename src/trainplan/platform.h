@@ -31,6 +31,7 @@ struct PlatformPolicy {
   double hosting_usd_per_kw_month = -1;  // < 0: colocation price for servers, none for a workstation
   std::vector<std::string> gpu_types;    // empty: every GPU with a price (or the region's list)
   int max_gpus = 16384;
+  int gpus = 0;  // exact GPU count to compare ("buy 4 or rent?"); 0: search
   std::vector<std::pair<std::string, double>> rental_prices;    // USD per GPU-hour
   std::vector<std::pair<std::string, double>> purchase_prices;  // USD per GPU
   BomOptions bom;

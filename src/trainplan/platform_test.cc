@@ -77,6 +77,27 @@ TEST(Platform, ContinuousUseFavoursBuying) {
               1e-6);
 }
 
+// "Buy 4x A100 or rent?": an exact count and a given purchase price; the break-even against renting the
+// same four GPUs at the catalog price.
+TEST(Platform, ExactCountWithGivenPurchasePrice) {
+  PlatformPolicy p;
+  p.gpu_types = {"a100-80gb-sxm"};
+  p.gpus = 4;
+  p.purchase_prices = {{"a100-80gb-sxm", 15000}};
+  Recommendation r = Recommend(Job("llama-3-8b", "full", 1e9), p);
+  ASSERT_TRUE(r.feasible);
+  const PlatformOption* own = nullptr;
+  for (const auto& o : r.options) {
+    EXPECT_EQ(o.plan.gpus, 4);
+    if (o.kind == OptionKind::kOnPrem) own = &o;
+  }
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->bom.prices.front().usd, 4 * 15000);
+  EXPECT_NEAR(own->usd_per_month_rented, 4 * 2.45 * kHoursPerMonth, 1e-9);  // RunPod A100 80GB $2.45/h
+  EXPECT_DOUBLE_EQ(own->break_even_months,
+                   own->cost.hardware_usd / (own->usd_per_month_rented - own->usd_per_month_owned));
+}
+
 TEST(Platform, SensitiveDataOnlyDedicatedCloud) {
   PlatformPolicy p;
   p.sensitivity = Sensitivity::kHigh;
@@ -136,6 +157,9 @@ TEST(Platform, BadPolicies) {
   EXPECT_THROW(Recommend(job, p), InputError);
   p = {};
   p.electricity_usd_per_kwh = -1;
+  EXPECT_THROW(Recommend(job, p), InputError);
+  p = {};
+  p.gpus = -1;
   EXPECT_THROW(Recommend(job, p), InputError);
   p = {};
   p.purchase_prices = {{"h100-sxm", -3}};

@@ -81,21 +81,21 @@ const std::vector<Variant>& Variants() {
   using O = Offload;
   static const std::vector<Variant> variants = {
       {"single GPU", MakeStrategy(1, 1, 1, 1, 0, R::kNone, false, O::kNone, true, 1), 1, 1, 0, 8},
-      {"tp8 sp zero1 selective", MakeStrategy(8, 1, 1, 1, 1, R::kSelective, true, O::kNone, true, 1), 4, 2, 64, 8},
-      {"tp4 pp4 interleaved, full recompute", MakeStrategy(4, 4, 1, 1, 1, R::kFull, true, O::kNone, true, 2), 2, 1,
-       64, 8},
+      {"tp8 sp zero1 selective", MakeStrategy(8, 1, 1, 1, 1, R::kSelective, true, O::kNone, true, 1),
+       4, 2, 64, 8},
+      {"tp4 pp4 interleaved, full recompute",
+       MakeStrategy(4, 4, 1, 1, 1, R::kFull, true, O::kNone, true, 2), 2, 1, 64, 8},
       {"uneven pp3", MakeStrategy(1, 3, 1, 1, 1, R::kSelective, false, O::kNone, true, 1), 2, 1, 32, 8},
       {"cp2 tp2", MakeStrategy(2, 1, 2, 1, 1, R::kNone, true, O::kNone, true, 1), 2, 1, 16, 8},
       {"ep8 pp2", MakeStrategy(1, 2, 1, 8, 1, R::kFull, false, O::kNone, true, 1), 8, 1, 64, 8},
-      {"zero2 optimizer offload", MakeStrategy(1, 1, 1, 1, 2, R::kFull, false, O::kOptimizer, true, 1), 4, 2, 32,
-       8},
-      {"zero3 param offload across nodes", MakeStrategy(1, 1, 1, 1, 3, R::kFull, false, O::kOptimizerAndParams,
-                                                         true, 1),
-       16, 1, 64, 4},
-      {"zero3 eager attention", MakeStrategy(1, 1, 1, 1, 3, R::kSelective, false, O::kNone, false, 1), 8, 4, 256,
-       8},
-      {"tp2 pp2 eager, no recompute", MakeStrategy(2, 2, 1, 1, 0, R::kNone, false, O::kNone, false, 1), 2, 4, 32,
-       8},
+      {"zero2 optimizer offload", MakeStrategy(1, 1, 1, 1, 2, R::kFull, false, O::kOptimizer, true, 1),
+       4, 2, 32, 8},
+      {"zero3 param offload across nodes",
+       MakeStrategy(1, 1, 1, 1, 3, R::kFull, false, O::kOptimizerAndParams, true, 1), 16, 1, 64, 4},
+      {"zero3 eager attention", MakeStrategy(1, 1, 1, 1, 3, R::kSelective, false, O::kNone, false, 1),
+       8, 4, 256, 8},
+      {"tp2 pp2 eager, no recompute", MakeStrategy(2, 2, 1, 1, 0, R::kNone, false, O::kNone, false, 1),
+       2, 4, 32, 8},
   };
   return variants;
 }

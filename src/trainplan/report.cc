@@ -210,8 +210,8 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   md += fmt::format("- checkpoint {:.1f} GB, written in {:.0f} s; restart {:.0f} s\n", rel.checkpoint_bytes / kGB,
                     rel.checkpoint_write_s, rel.restart_s);
   md += fmt::format("- checkpoint every {} (Daly; Young: {}); expected lost time {}, goodput {:.2f}%\n\n",
-                    FormatDuration(rel.checkpoint_interval_s), FormatDuration(rel.young_interval_s), FormatDuration(rel.expected_lost_s),
-                    rel.goodput * 100);
+                    FormatDuration(rel.checkpoint_interval_s), FormatDuration(rel.young_interval_s),
+                    FormatDuration(rel.expected_lost_s), rel.goodput * 100);
   if (with_charts) {
     md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
   }
@@ -538,8 +538,9 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
   if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
   std::string text =
       fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
-  text += r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
-                 : "Does not run: " + r.reason + "\n\n";
+  text += r.fits
+              ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
+              : "Does not run: " + r.reason + "\n\n";
   for (const auto& f : r.findings) {
     text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);
     if (!f.fix.empty()) text += fmt::format("{:24}-> {}\n", "", f.fix);
