@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "trainplan/error.h"
+#include "trainplan/text_io.h"
 #include "trainplan/launch.h"
 #include "trainplan/monitor.h"
 #include "trainplan/probe.h"
@@ -31,30 +32,6 @@ std::atomic<bool> g_stop_requested{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
 void RequestStop(int) { g_stop_requested.store(true); }
-
-json ReadJson(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw InputError(field, path, "a readable JSON file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
-  }
-}
-
-void Write(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::cout << text << std::flush;
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw InputError("-o", path, "a writable file path");
-  out << text;
-  if (!out.flush()) throw InputError("-o", path, "a file path with room to write");
-  std::cerr << "wrote " << path << "\n";
-}
 
 /// The value of the subcommand's positional argument (the scenario or plan file), "" when none.
 std::string Positional(CLI::App* cmd) {
@@ -81,7 +58,7 @@ Scenario JobFromDocument(json doc, const std::string& gpu_id, bool* framework_fi
 /// The plan file given as the positional argument, or null when it is absent or a scenario file.
 json PlanFile(const std::string& positional) {
   if (positional.empty()) return json();
-  json doc = ReadJson(positional, "plan");
+  json doc = ReadJsonFile(positional, "plan");
   return IsPlanDocument(doc) ? doc : json();
 }
 
@@ -150,17 +127,17 @@ int MachineCommands::Probe() {
 }
 
 int MachineCommands::Snapshot() {
-  json plan = plan_path_.empty() ? json() : ReadJson(plan_path_, "--plan");
+  json plan = plan_path_.empty() ? json() : ReadJsonFile(plan_path_, "--plan");
   if (!plan.is_null() && !IsPlanDocument(plan))
     throw InputError("--plan", plan_path_, "a plan written by `trainplan plan --json` or `estimate --json`");
   const trainplan::Snapshot snapshot = TakeSnapshot(ProbeMachine(ProbeOptions{}), environ, std::move(plan));
-  Write(SnapshotToJson(snapshot).dump(2) + "\n", output_path_);
+  WriteText(SnapshotToJson(snapshot).dump(2) + "\n", output_path_);
   return 0;
 }
 
 int MachineCommands::Diff() {
-  const trainplan::Snapshot a = SnapshotFromJson(ReadJson(diff_a_, "a"), diff_a_);
-  const trainplan::Snapshot b = SnapshotFromJson(ReadJson(diff_b_, "b"), diff_b_);
+  const trainplan::Snapshot a = SnapshotFromJson(ReadJsonFile(diff_a_, "a"), diff_a_);
+  const trainplan::Snapshot b = SnapshotFromJson(ReadJsonFile(diff_b_, "b"), diff_b_);
   const auto differences = DiffSnapshots(a, b);
   std::cout << (json_ ? DifferencesToJson(differences).dump(2) + "\n" : RenderDifferences(differences));
   return 0;
@@ -191,7 +168,7 @@ int MachineCommands::Launch() {
     source = "job";
   }
   const LaunchPlan plan = LaunchPlanFromJson(plan_doc, source);
-  Write(RenderLaunch(plan, format, options), output_path_);
+  WriteText(RenderLaunch(plan, format, options), output_path_);
   return 0;
 }
 

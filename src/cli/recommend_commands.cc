@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "trainplan/error.h"
+#include "trainplan/text_io.h"
 #include "trainplan/hardware.h"
 #include "trainplan/platform.h"
 #include "trainplan/report.h"
@@ -21,18 +22,6 @@ namespace trainplan::cli {
 namespace {
 
 using nlohmann::json;
-
-json ReadJson(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw InputError(field, path, "a readable JSON file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
-  }
-}
 
 /// The job a scenario document describes, validated on one GPU: the search replaces hardware and strategy,
 /// as `plan` does. Sets `framework_fixed` when the document names a framework.
@@ -99,17 +88,6 @@ std::vector<std::pair<std::string, double>> ParsePrices(const std::vector<std::s
     }
   }
   return out;
-}
-
-void Write(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw InputError("-o", path, "a writable file path");
-  out << text;
-  std::cerr << "wrote " << path << "\n";
 }
 
 struct RecommendState {
@@ -214,17 +192,17 @@ bool RunRecommendCommands(int& exit_status) {
     if (s.checkpoints_kept) policy.bom.checkpoints_kept = *s.checkpoints_kept;
     if (s.n_plus_n) policy.bom.psu_spares = -2;
     Recommendation rec = Recommend(job, policy, s.threads);
-    Write(RenderRecommendation(rec, format), s.output);
+    WriteText(RenderRecommendation(rec, format), s.output);
     exit_status = 0;
     return true;
   }
   if (s.review && s.review->parsed()) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
-    BuildSpec build = BuildFromJson(ReadJson(s.build_path, "build"));
+    BuildSpec build = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
     Scenario job = JobFromDocument(s.review_job.Apply(build.job), framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
-    Write(RenderReview(review, format), s.review_output);
+    WriteText(RenderReview(review, format), s.review_output);
     exit_status = 0;
     return true;
   }

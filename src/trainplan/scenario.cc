@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainplan/error.h"
+#include "trainplan/text_io.h"
 #include "trainplan/framework.h"
 #include "trainplan/model_catalog.h"
 
@@ -113,18 +114,6 @@ E ParseEnum(const std::string& s, const std::string& field, const Spelling<E> (&
   throw InputError(field, s, fmt::format("one of: {}", allowed));
 }
 
-json ReadConfigFile(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw InputError(field, path, "a readable Hugging Face config.json file");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
-  }
-}
-
 ModelSpec ReadModel(const json& doc, bool allow_paths) {
   const json* m = Member(doc, "model");
   if (!m) throw InputError("model", "", "required: a catalog name, {\"config\": {...}} or {\"config_path\": \"...\"}");
@@ -145,7 +134,7 @@ ModelSpec ReadModel(const json& doc, bool allow_paths) {
   } else {
     const std::string p = String(*path, "model.config_path");
     if (!allow_paths) throw InputError("model.config_path", p, "file paths are not accepted here; send {\"config\": {...}}");
-    spec = ModelFromHfConfig(ReadConfigFile(p, "model.config_path"), p);
+    spec = ModelFromHfConfig(ReadJsonFile(p, "model.config_path", "a readable Hugging Face config.json file"), p);
   }
   if (const json* name = Member(*m, "name")) spec.name = String(*name, "model.name");
   return spec;
