@@ -83,5 +83,27 @@ echo 'RTX 4090s scale almost linearly; full training with ZeRO moves every gradi
 echo
 run estimate --model qwen2.5-7b --method qlora --gpu rtx-4090 --gpus 1 --seq-len 2048 --global-batch 16 --recompute full --tokens 1e8
 run estimate --model qwen2.5-7b --method qlora --gpu rtx-4090 --gpus 2 --seq-len 2048 --global-batch 16 --recompute full --tokens 1e8
+
+echo '## RAM "1.5-2x total VRAM" (one guide) or "2-4x" (the other)'
+echo
+echo 'Neither ratio is a property of the hardware: host RAM follows what the host must hold (pinned buffers,'
+echo 'loader workers, offloaded optimizer state, checkpoint staging). On guide build C (8x H100, 2 TB):'
+echo
+run review examples/builds/guide-c.json --model llama-3-8b --method lora --tokens 1e9
+run review examples/builds/guide-c.json --model llama-3-70b --method full --tokens 1e10
+
+echo '## PSU rules "1x RTX 4090 >= 1000 W; 2x >= 1600 W"'
+echo
+echo 'Derived from TDPs and measured millisecond transients of the RTX 4090 (about 619 W peak): the'
+echo 'guide build A (2x RTX 4090, Ryzen 9 7950X, one 1600 W unit):'
+echo
+run review examples/builds/guide-a.json --model qwen2.5-14b --method qlora --tokens 4e8
+
+echo '## Storage "Qwen 14B full fine-tuning intermediate files ~120 GB"'
+echo
+echo 'One full checkpoint with AdamW state is 14 bytes per parameter (bf16 weights, fp32 master, two fp32'
+echo 'moments): about 207 GB for Qwen2.5-14B, before keeping several. 120 GB is not even one.'
+echo
+run review examples/builds/guide-b.json --model qwen2.5-14b --method full --tokens 1.6e9
 } > "$OUT"
 echo "wrote $OUT" >&2

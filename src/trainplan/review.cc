@@ -180,9 +180,10 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
 
   // RAM.
   add("ram", build.ram_bytes >= need.ram.needed_bytes ? "ok" : "fail",
-      fmt::format("{:.0f} GB installed, {:.0f} GB needed ({:.1f}x the {:.0f} GB of GPU memory; guides: 1.5-2x or 2-4x)",
-                  build.ram_bytes / kGB, need.ram.needed_bytes / kGB, build.ram_bytes / need.ram.vram_bytes,
-                  need.ram.vram_bytes / kGB),
+      fmt::format("{:.0f} GB installed ({:.1f}x the {:.0f} GB of GPU memory), {:.0f} GB needed by this job "
+                  "({:.2f}x; guides: 1.5-2x or 2-4x)",
+                  build.ram_bytes / kGB, build.ram_bytes / need.ram.vram_bytes, need.ram.vram_bytes / kGB,
+                  need.ram.needed_bytes / kGB, need.ram.needed_bytes / need.ram.vram_bytes),
       build.ram_bytes >= need.ram.needed_bytes ? "" : fmt::format("at least {:.0f} GB", need.ram.needed_bytes / kGB));
 
   // Storage capacity and checkpoint write speed (the flash drives, striped when RAID 0).
