@@ -54,17 +54,6 @@ bool IsMixed(Precision p) { return p != Precision::kFp32; }
 double ComputeBytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; }
 bool IsPeft(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
-// PEFT's "all-linear" (and an empty list) adapts every linear of attention and MLP/experts; the
-// router is left alone (LLaMA-Factory, Unsloth and torchtune target lists omit it).
-bool IsLoraTarget(const Linear& linear, const Training& training) {
-  if (linear.module == Module::kRouter) return false;
-  if (training.lora_targets.empty()) return true;
-  for (const std::string& name : training.lora_targets) {
-    if (name == "all-linear" || name == linear.name) return true;
-  }
-  return false;
-}
-
 // How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x TP the routed
 // experts (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
 double& ShareOf(ShardedSum& sum, const Linear& linear) {
@@ -98,7 +87,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     const double in_out = static_cast<double>(linear.in + linear.out);
     ShareOf(out.params, linear) += static_cast<double>(linear.ParamsPerCopy()) * copies;
     ShareOf(out.rows_cols, linear) += in_out * copies;
-    if (peft && IsLoraTarget(linear, tr)) {
+    if (peft && IsLoraTarget(tr, linear)) {
       ShareOf(out.adapters, linear) += rank * in_out * copies;
       ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank) * copies;
       // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
@@ -106,7 +95,8 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
       whole += el * rank * routed;
     }
     // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
-    if (layer.attention.mla && (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
+    if (layer.attention.mla && linear.module == Module::kAttention &&
+        (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
       whole += 2 * el * static_cast<double>(linear.out);
     }
   }

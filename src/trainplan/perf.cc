@@ -177,12 +177,6 @@ double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double 
 
 bool IsRowParallel(const Linear& l) { return l.name == "o_proj" || l.name == "down_proj"; }
 
-bool IsLoraTarget(const Training& training, const Linear& l) {
-  if (l.module == Module::kRouter) return false;
-  if (training.lora_targets.empty()) return true;
-  return std::find(training.lora_targets.begin(), training.lora_targets.end(), l.name) != training.lora_targets.end();
-}
-
 bool IsLora(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
 GemmShape GemmOf(const Linear& l, const Training& tr) {

@@ -588,6 +588,15 @@ void ValidateScenario(Scenario& s) {
   }
 }
 
+bool IsLoraTarget(const Training& training, const Linear& linear) {
+  if (linear.module == Module::kRouter) return false;
+  if (training.lora_targets.empty()) return true;
+  for (const std::string& name : training.lora_targets) {
+    if (name == "all-linear" || name == linear.name) return true;
+  }
+  return false;
+}
+
 int64_t GlobalBatch(const Scenario& s) {
   return s.training.global_batch > 0 ? s.training.global_batch : s.training.micro_batch * DataParallel(s);
 }

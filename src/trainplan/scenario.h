@@ -70,6 +70,11 @@ Scenario ScenarioFromJson(const nlohmann::json& doc, bool allow_paths);
 /// ep dividing experts, micro/global batch consistency. Throws InputError.
 void ValidateScenario(Scenario& scenario);
 
+/// Whether LoRA adapts this linear: every linear of attention, MLP and experts when the target list is
+/// empty or holds PEFT's "all-linear", else the named ones; never the MoE router (LLaMA-Factory, Unsloth
+/// and torchtune target lists omit it).
+bool IsLoraTarget(const Training& training, const Linear& linear);
+
 /// Global batch in sequences per optimizer step and the gradient-accumulation steps it implies.
 int64_t GlobalBatch(const Scenario& scenario);
 int64_t GradAccumSteps(const Scenario& scenario);

@@ -135,7 +135,19 @@ struct TaskResult {
   int64_t enumerated = 0;
 };
 
+/// A handful of candidate sizes without heap allocation in the search's inner loops.
+struct SmallInts {
+  std::array<int, 16> values{};
+  int count = 0;
+  void push(int v) { values[static_cast<size_t>(count++)] = v; }
+  const int* begin() const { return values.data(); }
+  const int* end() const { return values.data() + count; }
+};
+
 struct SearchSpace {
+  std::vector<int> tensor_sizes;    // powers of two up to 8
+  std::vector<int> pipeline_sizes;  // PipelineSizes(layers)
+  std::vector<int> context_sizes;   // powers of two up to 16
   const Scenario* job;
   const PlanConstraints* constraints;
   bool framework_fixed;
@@ -197,10 +209,13 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     s.training.framework = framework;
     const bool megatron = IsMegatron(framework);
-    const std::vector<int> tps = megatron ? PowersOfTwoUpTo(std::min(gpn, 8)) : std::vector<int>{1};
-    const std::vector<int> pps = megatron ? PipelineSizes(space.layers) : std::vector<int>{1};
-    const std::vector<int> cps = megatron && long_context ? PowersOfTwoUpTo(16) : std::vector<int>{1};
+    const PreparedModel prepared = PrepareModel(s, space.params, trainable);
+    static const std::vector<int> kOne = {1};
+    const std::vector<int>& tps = megatron ? space.tensor_sizes : kOne;
+    const std::vector<int>& pps = megatron ? space.pipeline_sizes : kOne;
+    const std::vector<int>& cps = megatron && long_context ? space.context_sizes : kOne;
     for (int tp : tps) {
+      if (tp > gpn) break;
       if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
       for (int pp : pps) {
         if (gpus % (tp * pp) != 0) continue;
@@ -209,21 +224,29 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
           const int dp = gpus / (tp * pp * cp);
           if (space.global_batch % dp != 0) continue;
           const int64_t per_replica = space.global_batch / dp;
-          std::vector<int> eps = {1};
+          const int64_t micro_batch_count = MicroBatchCount(per_replica);
+          SmallInts eps;
+          eps.push(1);
           if (megatron && space.experts > 1)
             for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
-              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push_back(ep);
+              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
           // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
           // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
-          std::vector<int> interleaves = {1};
+          SmallInts interleaves;
+          interleaves.push(1);
           if (pp > 1)
             for (int v = 2; v <= 8; ++v)
-              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push_back(v);
+              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push(v);
           // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
           // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
           // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
           const bool single_replica = dp * cp == 1;
-          std::vector<int> zeros = megatron ? std::vector<int>{single_replica ? 0 : 1} : std::vector<int>{0, 1, 2, 3};
+          SmallInts zeros;
+          if (megatron) {
+            zeros.push(single_replica ? 0 : 1);
+          } else {
+            for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
+          }
           for (int ep : eps) {
             for (int v : interleaves) {
               for (int zero : zeros) {
@@ -250,11 +273,11 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                   st.recompute = Recompute::kFull;
                   s.training.micro_batch = 1;
                   ++result.enumerated;
-                  MemoryEstimate floor = EstimateMemory(s, space.params, trainable);
+                  MemoryEstimate floor = EstimateMemory(s, prepared);
                   ++result.evaluated;
                   result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
                   if (!floor.fits) {
-                    result.enumerated += 3 * MicroBatchCount(per_replica) - 1;  // pruned by the bound
+                    result.enumerated += 3 * micro_batch_count - 1;  // pruned by the bound
                     continue;
                   }
                   for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
@@ -264,10 +287,10 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                       if (pp > 1 && v > 1 && (per_replica / mb) % pp != 0) continue;  // interleaving needs m % pp == 0
                       s.training.micro_batch = mb;
                       ++result.enumerated;
-                      MemoryEstimate mem = EstimateMemory(s, space.params, trainable);
+                      MemoryEstimate mem = EstimateMemory(s, prepared);
                       ++result.evaluated;
                       if (!mem.fits) break;  // memory only grows with the micro-batch
-                      TimeEstimate time = EstimateTime(s, space.params, trainable);
+                      TimeEstimate time = EstimateTime(s, prepared);
                       Plan plan;
                       plan.framework = framework;
                       plan.gpus = gpus;
@@ -428,6 +451,9 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   space.experts = MaxExperts(job.model);
   space.heads_gcd = HeadsGcd(job.model);
   space.layers = job.model.num_layers;
+  space.tensor_sizes = PowersOfTwoUpTo(8);
+  space.pipeline_sizes = PipelineSizes(space.layers);
+  space.context_sizes = PowersOfTwoUpTo(16);
 
   struct Task {
     const GpuSpec* gpu;
