@@ -106,6 +106,18 @@ int64_t HeadsGcd(const ModelSpec& m) {
 /// Orders plans by the objective, then by the other measures, then by a fixed key for determinism.
 struct PlanOrder {
   Objective objective;
+  /// True when a candidate with these measures ranks strictly after `than` on the two leading keys
+  /// (ties go to the full comparison).
+  bool LeadingWorse(double total_s, double cost_usd, double price, int gpus, const Plan& than) const {
+    const double cost = price > 0 ? cost_usd : INFINITY;
+    const double than_cost = than.price_per_gpu_hour > 0 ? than.cost_usd : INFINITY;
+    auto leading = [&](double t, double c, int g) {
+      return objective == Objective::kTime   ? std::make_pair(t, c)
+             : objective == Objective::kCost ? std::make_pair(c, t)
+                                             : std::make_pair(static_cast<double>(g), t);
+    };
+    return leading(than.time.total_s, than_cost, than.gpus) < leading(total_s, cost, gpus);
+  }
   bool operator()(const Plan& a, const Plan& b) const {
     auto key = [&](const Plan& p) {
       // GPUs without a catalog price rank after every priced plan on cost.
@@ -152,6 +164,7 @@ struct SearchSpace {
   const PlanConstraints* constraints;
   bool framework_fixed;
   ParamCounts params;
+  TrainableParams trainable;  // depends on the model and method only
   int64_t global_batch;
   int64_t experts;
   int64_t heads_gcd;
@@ -183,7 +196,23 @@ void InsertTop(std::vector<Plan>& top, const Plan& plan, size_t limit, const Pla
   if (top.size() > limit) top.pop_back();
 }
 
-TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, int gpn, double price) {
+/// What one search thread keeps between its tasks: its own copy of the job and the prepared models of
+/// the GPU type it worked on last (preparation depends on the GPU and the engine, not on counts).
+struct WorkerState {
+  Scenario scenario;
+  const GpuSpec* gpu = nullptr;
+  std::vector<std::pair<Framework, PreparedModel>> prepared;
+
+  const PreparedModel& Prepared(Framework framework, const ParamCounts& params, const TrainableParams& trainable) {
+    for (const auto& [f, p] : prepared)
+      if (f == framework) return p;
+    prepared.emplace_back(framework, PrepareModel(scenario, params, trainable));
+    return prepared.back().second;
+  }
+};
+
+TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
+                      double price) {
   const PlanConstraints& c = *space.constraints;
   TaskResult result;
   result.min_memory_bytes = INFINITY;
@@ -195,21 +224,25 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
   result.best.reserve(static_cast<size_t>(c.top) + 1);
   result.fastest.reserve(2);
 
-  Scenario s = *space.job;
-  s.hardware.gpu = gpu;
+  Scenario& s = worker.scenario;
+  if (worker.gpu != &gpu) {
+    worker.gpu = &gpu;
+    worker.prepared.clear();
+    s.hardware.gpu = gpu;
+  }
   s.hardware.gpus = gpus;
   s.hardware.gpus_per_node = gpn;
   s.hardware.intra_node = DefaultIntraNodeLink(gpu);
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = space.global_batch;
-  const TrainableParams trainable = CountTrainable(s, space.params);
+  const TrainableParams& trainable = space.trainable;
   const bool long_context = s.training.seq_len >= 16384;
 
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     s.training.framework = framework;
     const bool megatron = IsMegatron(framework);
-    const PreparedModel prepared = PrepareModel(s, space.params, trainable);
+    const PreparedModel& prepared = worker.Prepared(framework, space.params, trainable);
     static const std::vector<int> kOne = {1};
     const std::vector<int>& tps = megatron ? space.tensor_sizes : kOne;
     const std::vector<int>& pps = megatron ? space.pipeline_sizes : kOne;
@@ -291,6 +324,18 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                       ++result.evaluated;
                       if (!mem.fits) break;  // memory only grows with the micro-batch
                       TimeEstimate time = EstimateTime(s, prepared);
+                      const double cost_usd = price * time.gpu_hours;
+                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
+                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
+                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
+                                         (c.budget_usd <= 0 || (price > 0 && cost_usd <= c.budget_usd));
+                      // Most candidates lose on the leading measures; only contenders become Plans.
+                      const bool may_be_fastest =
+                          result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
+                      const bool may_be_best =
+                          meets && (result.best.size() < static_cast<size_t>(c.top) ||
+                                    !order.LeadingWorse(time.total_s, cost_usd, price, gpus, result.best.back()));
+                      if (!may_be_fastest && !may_be_best) continue;
                       Plan plan;
                       plan.framework = framework;
                       plan.gpus = gpus;
@@ -300,13 +345,9 @@ TaskResult SearchTask(const SearchSpace& space, const GpuSpec& gpu, int gpus, in
                       plan.memory = mem;
                       plan.time = time;
                       plan.price_per_gpu_hour = price;
-                      plan.cost_usd = price * time.gpu_hours;
-                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
-                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, plan.cost_usd);
-                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
-                                         (c.budget_usd <= 0 || (price > 0 && plan.cost_usd <= c.budget_usd));
-                      InsertTop(result.fastest, plan, 1, by_time);
-                      if (meets) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
+                      plan.cost_usd = cost_usd;
+                      if (may_be_fastest) InsertTop(result.fastest, plan, 1, by_time);
+                      if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
                     }
                   }
                 }
@@ -447,6 +488,7 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   space.constraints = &c;
   space.framework_fixed = c.framework_fixed;
   space.params = CountParams(job.model);
+  space.trainable = CountTrainable(job, space.params);
   space.global_batch = DefaultGlobalBatch(job.training);
   space.experts = MaxExperts(job.model);
   space.heads_gcd = HeadsGcd(job.model);
@@ -475,8 +517,9 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   auto worker = [&](bool reports) {
+    WorkerState state{job};
     for (size_t i = next++; i < tasks.size(); i = next++) {
-      results[i] = SearchTask(space, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
+      results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
       size_t finished = ++done;
       if (reports && c.progress) c.progress(finished, tasks.size());
     }
