@@ -54,8 +54,9 @@ double Mean(const Group& g) {
 
 TEST(Accuracy, KorthikantiTable5IterationTimes) {
   // The best published analytical model (Calculon) averages 3.65% on these rows.
-  ExpectWithin("Korthikanti 2022, Table 5", "iteration_time_s", 9, 0.035, 0.10);
-  EXPECT_LE(Mean(Rows("Korthikanti 2022, Table 5", "iteration_time_s")), 0.0365);
+  // Calculon (the best published analytical model) averages 3.65% on these rows.
+  ExpectWithin("Korthikanti 2022, Table 5", "iteration_time_s", 9, 0.031, 0.04);
+  EXPECT_LE(Mean(Rows("Korthikanti 2022, Table 5", "iteration_time_s")), 0.026);
 }
 
 TEST(Accuracy, MegatronTable1) { ExpectWithin("Megatron-LM 2021, Table 1", "tflops_per_gpu", 10, 0.10, 0.15); }
