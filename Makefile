@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build run test bench accuracy clean
+.PHONY: deps configure build run test bench accuracy load fuzz clean
 
 deps:
 	@scripts/install-deps.sh
@@ -29,6 +29,15 @@ bench: build
 
 accuracy: build
 	@$(BUILD_DIR)/trainplan accuracy --reference tests/reference/measurements.jsonl -o docs/accuracy.md
+
+# Load on `trainplan serve`: 8 connections posting /api/plan for 10 s; prints requests/s and p50/p99 latency.
+load: build
+	@scripts/load-test.sh $(BUILD_DIR) 8 10
+
+# libFuzzer over the API's request handler for FUZZ_SECONDS (a clang build in build-fuzz/).
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	@rm -rf $(BUILD_DIR)

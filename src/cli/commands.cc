@@ -16,11 +16,13 @@
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
 #include "cli/render.h"
+#include "server/server.h"
 #include "trainplan/accuracy.h"
 #include "trainplan/error.h"
 #include "trainplan/estimate.h"
 #include "trainplan/hardware.h"
 #include "trainplan/model_catalog.h"
+#include "trainplan/requests.h"
 #include "trainplan/search.h"
 
 namespace trainplan::cli {
@@ -148,55 +150,6 @@ ModelSpec ResolveModel(const std::string& name) {
   return FindModel(name);
 }
 
-json ModelToJson(const ModelSpec& m, const ParamCounts& p) {
-  return {{"name", m.name},
-          {"hf_id", m.hf_id},
-          {"model_type", m.model_type},
-          {"source", m.source},
-          {"approximate", m.approximate},
-          {"warnings", m.warnings},
-          {"num_layers", m.num_layers},
-          {"hidden_size", m.hidden_size},
-          {"vocab_size", m.vocab_size},
-          {"tie_word_embeddings", m.tie_word_embeddings},
-          {"params",
-           {{"total", p.total},
-            {"active", p.active},
-            {"trainable", p.total},
-            {"checkpoint_extra", p.checkpoint_extra},
-            {"components",
-             {{"embedding", p.embedding},
-              {"attention", p.attention},
-              {"mlp", p.mlp},
-              {"experts", p.experts},
-              {"shared_experts", p.shared_experts},
-              {"router", p.router},
-              {"norms", p.norms},
-              {"lm_head", p.lm_head}}}}}};
-}
-
-json GpuToJson(const GpuSpec& g) {
-  return {{"id", g.id},
-          {"name", g.name},
-          {"vendor", g.vendor},
-          {"aliases", g.aliases},
-          {"memory_bytes", g.memory_bytes},
-          {"memory_bw_bytes_per_s", g.memory_bw_bytes_per_s},
-          {"bf16_dense_tflops", g.bf16_tflops},
-          {"fp16_dense_tflops", g.fp16_tflops},
-          {"fp8_dense_tflops", g.fp8_tflops},
-          {"tf32_dense_tflops", g.tf32_tflops},
-          {"fp32_tflops", g.fp32_tflops},
-          {"nvlink_gen", g.nvlink_gen},
-          {"nvlink_bytes_per_s", g.nvlink_bytes_per_s},
-          {"pcie_gen", g.pcie_gen},
-          {"tdp_w", g.tdp_w},
-          {"ecc", g.ecc},
-          {"sources", g.sources},
-          {"date", g.date},
-          {"confidence", g.confidence}};
-}
-
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -222,28 +175,34 @@ int Main(int argc, char** argv) {
   estimate_cmd->add_flag("--json", as_json, "machine-readable output");
 
   JobFlags plan_job;
-  PlanConstraints constraints;
-  std::optional<int> plan_gpus;
-  std::string deadline, objective;
-  std::vector<std::string> price_overrides;
+  std::vector<std::string> plan_gpu_types, price_overrides;
+  std::optional<int> plan_gpus, max_gpus, plan_gpus_per_node, top;
+  std::optional<double> budget;
+  std::string deadline, objective, plan_inter_link;
   bool no_offload = false;
   int threads = 0;
   auto* plan_cmd = app.add_subcommand("plan", "search GPU types, counts and strategies for the best plan");
   plan_job.Register(plan_cmd, /*with_strategy=*/false);
-  plan_cmd->add_option("--gpu", constraints.gpu_types, "GPU types to consider (comma-separated; default: all)")
+  plan_cmd->add_option("--gpu", plan_gpu_types, "GPU types to consider (comma-separated; default: all)")
       ->delimiter(',');
   plan_cmd->add_option("--gpus", plan_gpus, "exact GPU count (default: search)");
-  plan_cmd->add_option("--max-gpus", constraints.max_gpus, "largest GPU count to consider");
-  plan_cmd->add_option("--gpus-per-node", constraints.gpus_per_node, "GPUs per node (default 8)");
-  plan_cmd->add_option("--inter-link", constraints.inter_link, "network between nodes (e.g. ib-ndr400)");
+  plan_cmd->add_option("--max-gpus", max_gpus, "largest GPU count to consider");
+  plan_cmd->add_option("--gpus-per-node", plan_gpus_per_node, "GPUs per node (default 8)");
+  plan_cmd->add_option("--inter-link", plan_inter_link, "network between nodes (e.g. ib-ndr400)");
   plan_cmd->add_option("--deadline", deadline, "finish within this time: 15d, 36h, 90m");
-  plan_cmd->add_option("--budget", constraints.budget_usd, "spend at most this many USD");
+  plan_cmd->add_option("--budget", budget, "spend at most this many USD");
   plan_cmd->add_option("--objective", objective, "time | cost | gpus (default: cost, or time with --budget)");
   plan_cmd->add_flag("--no-offload", no_offload, "exclude CPU offload from the search");
-  plan_cmd->add_option("--top", constraints.top, "plans to show");
+  plan_cmd->add_option("--top", top, "plans to show");
   plan_cmd->add_option("--price", price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');
   plan_cmd->add_option("--threads", threads, "search threads (default: all cores)");
   plan_cmd->add_flag("--json", as_json, "machine-readable output");
+
+  ServeOptions serve;
+  auto* serve_cmd = app.add_subcommand("serve", "the web page and JSON API over the same engine");
+  serve_cmd->add_option("--host", serve.host, "address to bind (default loopback; 0.0.0.0 exposes it to the network)");
+  serve_cmd->add_option("--port", serve.port, "TCP port (0: any free port, printed on start)");
+  serve_cmd->add_option("--workers", serve.workers, "searches computing at once (default: the cores)");
 
   JobFlags machine_job;
   MachineCommands machine(app, {[&](CLI::App* cmd) { machine_job.Register(cmd, /*with_strategy=*/false); },
@@ -275,22 +234,13 @@ int Main(int argc, char** argv) {
     if (int status = 0; RunRecommendCommands(status)) return status;
     if (models_cmd->parsed()) {
       if (as_json) {
-        json list = json::array();
-        for (const auto& entry : ModelCatalog()) {
-          json item = ModelToJson(FindModel(entry.id), CountParams(FindModel(entry.id)));
-          item["id"] = entry.id;
-          item["aliases"] = entry.aliases;
-          list.push_back(item);
-        }
-        std::cout << list.dump(2) << "\n";
+        std::cout << ModelCatalogJson().dump(2) << "\n";
       } else {
         std::cout << RenderModelCatalog();
       }
     } else if (gpus_cmd->parsed()) {
       if (as_json) {
-        json list = json::array();
-        for (const auto& g : GpuCatalog()) list.push_back(GpuToJson(g));
-        std::cout << list.dump(2) << "\n";
+        std::cout << GpuCatalogJson().dump(2) << "\n";
       } else {
         std::cout << RenderGpuCatalog();
       }
@@ -304,33 +254,32 @@ int Main(int argc, char** argv) {
       std::cout << (as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n"
                             : RenderEstimate(scenario, estimate));
     } else if (plan_cmd->parsed()) {
+      // The flags become the same request document the HTTP API takes, read by the same parser.
       json doc = plan_job.ToDocument();
-      doc.erase("strategy");
-      if (doc.contains("training")) doc["training"].erase("micro_batch");
-      constraints.framework_fixed = doc.contains("training") && doc["training"].contains("framework");
-      if (plan_gpus) {
-        if (*plan_gpus <= 0) throw InputError("--gpus", std::to_string(*plan_gpus), "a positive GPU count");
-        constraints.gpus = *plan_gpus;
-      }
-      if (!deadline.empty()) constraints.deadline_s = ParseDurationSeconds(deadline, "--deadline");
-      constraints.objective = !objective.empty()          ? ParseObjective(objective, "--objective")
-                              : constraints.budget_usd > 0 ? Objective::kTime
-                                                           : Objective::kCost;
-      constraints.allow_offload = !no_offload;
+      json& p = doc["plan"];
+      p = json::object();
+      if (!plan_gpu_types.empty()) p["gpu"] = plan_gpu_types;
+      if (plan_gpus) p["gpus"] = *plan_gpus;
+      if (max_gpus) p["max_gpus"] = *max_gpus;
+      if (plan_gpus_per_node) p["gpus_per_node"] = *plan_gpus_per_node;
+      if (!plan_inter_link.empty()) p["inter_link"] = plan_inter_link;
+      if (!deadline.empty()) p["deadline"] = deadline;
+      if (budget) p["budget_usd"] = *budget;
+      if (!objective.empty()) p["objective"] = objective;
+      if (no_offload) p["offload"] = false;
+      if (top) p["top"] = *top;
       for (const auto& item : price_overrides) {
         auto eq = item.find('=');
         if (eq == std::string::npos) throw InputError("--price", item, "GPU=USD per GPU-hour, e.g. h100-sxm=2.5");
-        const std::string& id = FindGpu(item.substr(0, eq)).id;
         try {
-          constraints.prices.emplace_back(id, std::stod(item.substr(eq + 1)));
+          p["prices"][item.substr(0, eq)] = std::stod(item.substr(eq + 1));
         } catch (const std::exception&) {
           throw InputError("--price", item, "a number of USD per GPU-hour after '='");
         }
       }
-      // The job is validated on one GPU of the first type; the search replaces hardware and strategy.
-      doc["hardware"] = {{"gpu", constraints.gpu_types.empty() ? std::string("h100-sxm") : constraints.gpu_types[0]},
-                         {"gpus", 1}};
-      Scenario job = ScenarioFromJson(doc, /*allow_paths=*/true);
+      PlanRequest request = PlanRequestFromJson(doc, /*allow_paths=*/true);
+      const Scenario& job = request.job;
+      PlanConstraints& constraints = request.constraints;
       const auto started = std::chrono::steady_clock::now();
       bool shown = false;
       if (isatty(STDERR_FILENO)) {
@@ -343,6 +292,8 @@ int Main(int argc, char** argv) {
       PlanResult result = SearchPlans(job, constraints, threads);
       if (shown) std::cerr << "\r\033[K" << std::flush;
       std::cout << (as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
+    } else if (serve_cmd->parsed()) {
+      return RunServer(serve);
     } else if (accuracy_cmd->parsed()) {
       AccuracyReport report = RunAccuracy(reference_path);
       WriteOutput(AccuracyMarkdown(report), output_path);

@@ -1,0 +1,17 @@
+# Writes OUT: a C++ source defining WebAsset(name) over the page's files in web/ (html, js, css, svg), so
+# that `trainplan serve` needs no files beside it and no network.
+file(GLOB files ${WEB_DIR}/*.html ${WEB_DIR}/*.js ${WEB_DIR}/*.css ${WEB_DIR}/*.svg)
+list(SORT files)
+set(body "// Generated from web/; do not edit.\n#include <string_view>\n#include \"server/api.h\"\nnamespace trainplan {\nstd::string_view WebAsset(std::string_view name) {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} content)
+  string(FIND "${content}" ")tpweb\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter )tpweb\"")
+  endif()
+  string(APPEND body "  if (name == \"${name}\") {\n    static constexpr std::string_view kData = R\"tpweb(${content})tpweb\";\n    return kData;\n  }\n")
+endforeach()
+string(APPEND body "  return {};\n}\n}  // namespace trainplan\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A bounded load test: `trainplan serve` on a free loopback port, CONNECTIONS clients posting the default
+# /api/plan request for SECONDS. Usage: scripts/load-test.sh BUILD_DIR [CONNECTIONS] [SECONDS]
+set -euo pipefail
+build="$1"
+connections="${2:-8}"
+seconds="${3:-10}"
+log="$(mktemp)"
+"$build/trainplan" serve --host 127.0.0.1 --port 0 >"$log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
+port=""
+for _ in $(seq 1 100); do
+  port="$(sed -n 's|^listening on http://[^:]*:\([0-9]*\)/.*|\1|p' "$log")"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$log" >&2; exit 1; }
+echo "server: $(cat "$log")"
+"$build/trainplan_load" --port "$port" --connections "$connections" --seconds "$seconds"

@@ -1,0 +1,148 @@
+#include "server/api.h"
+
+#include <exception>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "trainplan/error.h"
+#include "trainplan/estimate.h"
+#include "trainplan/report.h"
+#include "trainplan/requests.h"
+#include "trainplan/review.h"
+
+namespace trainplan {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxShownValue = 200;  // an echoed value is cut here: a request may be a megabyte
+
+/// Invalid UTF-8 in a request (echoed in an error, or a model name) is replaced, not an exception.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+ApiResponse Json(int status, const json& j) { return {status, "application/json", Dump(j)}; }
+
+ApiResponse Error(int status, const std::string& message, const std::string& field = "",
+                  const std::string& value = "", const std::string& allowed = "") {
+  std::string shown = value.size() > kMaxShownValue ? value.substr(0, kMaxShownValue) + "..." : value;
+  return Json(status, {{"error", message}, {"field", field}, {"value", shown}, {"allowed", allowed}});
+}
+
+json ParseBody(std::string_view body, int max_depth) {
+  // The parser's callback sees each value's depth; a deep body is refused before it is built.
+  auto depth_limit = [max_depth](int depth, json::parse_event_t, json&) {
+    if (depth > max_depth) {
+      throw InputError("body", fmt::format("nesting deeper than {}", max_depth),
+                       fmt::format("a JSON object nested at most {} levels", max_depth));
+    }
+    return true;
+  };
+  try {
+    return json::parse(body.begin(), body.end(), depth_limit);
+  } catch (const json::parse_error& e) {
+    throw InputError("body", std::string(body.substr(0, kMaxShownValue)), fmt::format("valid JSON ({})", e.what()));
+  }
+}
+
+/// The server's ceiling on a search's size: the default when the request names none, a 400 above it.
+int CappedGpus(int requested, bool given, const char* field, const ApiLimits& limits) {
+  if (!given) return limits.max_gpus;
+  if (requested > limits.max_gpus)
+    throw InputError(field, std::to_string(requested), fmt::format("at most {} on this server", limits.max_gpus));
+  return requested;
+}
+
+bool Given(const json& doc, const char* section, const char* key) {
+  auto it = doc.find(section);
+  return it != doc.end() && it->is_object() && it->contains(key);
+}
+
+json Plan(const json& doc, const ApiLimits& limits) {
+  PlanRequest r = PlanRequestFromJson(doc, /*allow_paths=*/false);
+  PlanConstraints& c = r.constraints;
+  c.max_gpus = CappedGpus(c.max_gpus, Given(doc, "plan", "max_gpus"), "plan.max_gpus", limits);
+  if (c.gpus > limits.max_gpus) CappedGpus(c.gpus, true, "plan.gpus", limits);
+  if (c.top > limits.max_top)
+    throw InputError("plan.top", std::to_string(c.top), fmt::format("at most {} on this server", limits.max_top));
+  return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads));
+}
+
+json RecommendJson(const json& doc, const ApiLimits& limits) {
+  RecommendRequest r = RecommendRequestFromJson(doc, /*allow_paths=*/false);
+  PlatformPolicy& p = r.policy;
+  p.max_gpus = CappedGpus(p.max_gpus, Given(doc, "recommend", "max_gpus"), "recommend.max_gpus", limits);
+  if (p.gpus > limits.max_gpus) CappedGpus(p.gpus, true, "recommend.gpus", limits);
+  return RecommendationToJson(Recommend(r.job, p, limits.search_threads));
+}
+
+json Review(const json& doc, const ApiLimits& limits) {
+  BuildSpec build = BuildFromJson(doc);
+  if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
+  bool framework_fixed = false;
+  Scenario job = JobFromDocument(build.job, /*allow_paths=*/false, framework_fixed);
+  return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads));
+}
+
+json EstimateJson(const json& doc) {
+  Scenario scenario = ScenarioFromJson(doc, /*allow_paths=*/false);
+  return EstimateToJson(scenario, EstimateScenario(scenario));
+}
+
+const char* ContentType(std::string_view name) {
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".svg")) return "image/svg+xml";
+  return "text/html; charset=utf-8";
+}
+
+ApiResponse Route(std::string_view method, std::string_view path, std::string_view body, const ApiLimits& limits) {
+  const bool get = method == "GET" || method == "HEAD";
+  const bool post = method == "POST";
+  if (path == "/healthz") return get ? ApiResponse{200, "application/json", R"({"status":"ok"})"}
+                                     : Error(405, "use GET", "method", std::string(method), "GET");
+  if (path == "/api/models" || path == "/api/gpus") {
+    if (!get) return Error(405, "use GET", "method", std::string(method), "GET");
+    // The catalogs are built into the binary: the answer never changes while it runs.
+    static const std::string models = Dump(ModelCatalogJson());
+    static const std::string gpus = Dump(GpuCatalogJson());
+    return {200, "application/json", path == "/api/models" ? models : gpus};
+  }
+  if (path.starts_with("/api/")) {
+    const std::string_view name = path.substr(5);
+    if (name != "estimate" && name != "plan" && name != "recommend" && name != "review")
+      return Error(404, "no such endpoint", "path", std::string(path),
+                   "/api/estimate, /api/plan, /api/recommend, /api/review, /api/models, /api/gpus");
+    if (!post) return Error(405, "use POST with a JSON body", "method", std::string(method), "POST");
+    const json doc = ParseBody(body, limits.max_json_depth);
+    if (name == "estimate") return Json(200, EstimateJson(doc));
+    if (name == "plan") return Json(200, Plan(doc, limits));
+    if (name == "recommend") return Json(200, RecommendJson(doc, limits));
+    return Json(200, Review(doc, limits));
+  }
+  if (!get) return Error(405, "use GET", "method", std::string(method), "GET");
+  const std::string_view asset = path == "/" ? std::string_view("index.html") : path.substr(1);
+  const std::string_view data = WebAsset(asset);
+  if (data.empty()) return Error(404, "not found", "path", std::string(path), "/ and /api/...");
+  return {200, ContentType(asset), std::string(data)};
+}
+
+}  // namespace
+
+ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
+                          const ApiLimits& limits) {
+  try {
+    return Route(method, path, body, limits);
+  } catch (const InputError& e) {
+    return Error(400, e.what(), e.field(), e.value(), e.allowed());
+  } catch (const json::exception& e) {
+    return Error(400, fmt::format("malformed input: {}", e.what()), "body");
+  } catch (const std::exception& e) {
+    return Error(500, fmt::format("internal error: {}", e.what()));
+  } catch (...) {
+    return Error(500, "internal error");
+  }
+}
+
+}  // namespace trainplan

@@ -1,0 +1,251 @@
+// The page in Debian's chromium, against a running `trainplan serve` (see run.sh): it loads with nothing
+// from the network but the server, a job renders the very numbers the CLI prints for it, the share link
+// reloads the same view, bad input gets a clear message, and the layout fits a phone.
+'use strict';
+const assert = require('node:assert/strict');
+const {execFileSync} = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const {chromium} = require(path.join(process.env.NODE_MODULES, 'playwright-core'));
+const BASE = process.env.TRAINPLAN_URL;
+const BIN = process.env.TRAINPLAN_BIN;
+
+const cli = (...args) => JSON.parse(execFileSync(BIN, args, {encoding: 'utf8', maxBuffer: 64 << 20}));
+const gib = (bytes) => (bytes / 2 ** 30).toFixed(1) + ' GiB';
+
+// The job the tests enter, as CLI flags and as form fields.
+const JOB = {model: 'llama-3-8b', method: 'lora', tokens: '1e8', seq_len: '4096', global_batch: '64',
+             gpu: 'h100-sxm', gpus: '8'};
+const JOB_FLAGS = ['--model', JOB.model, '--method', JOB.method, '--tokens', JOB.tokens, '--seq-len', JOB.seq_len,
+                   '--global-batch', JOB.global_batch, '--gpu', JOB.gpu, '--gpus', JOB.gpus, '--json'];
+
+async function newPage(browser, viewport = {width: 1280, height: 900}) {
+  const context = await browser.newContext({viewport});
+  const page = await context.newPage();
+  const foreign = [];
+  // Everything must come from the server itself: any other request is refused and recorded.
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith(BASE)) return route.continue();
+    foreign.push(route.request().url());
+    return route.abort();
+  });
+  page.foreign = foreign;
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.jsErrors = errors;
+  return page;
+}
+
+async function enterJob(page, job) {
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.fill('#model', job.model);
+  await page.selectOption('#method', job.method);
+  await page.fill('#tokens', job.tokens);
+  await page.fill('#seq-len', job.seq_len);
+  await page.fill('#global-batch', job.global_batch);
+  await page.check('input[name=mode][value=gpus]');
+  await page.selectOption('#gpu', job.gpu);
+  await page.fill('#gpus', job.gpus);
+  await page.click('#run');
+}
+
+const waitForResults = (page) => page.waitForSelector('#plans-table tbody tr', {timeout: 60000});
+
+const tests = [];
+const test = (name, fn) => tests.push({name, fn});
+
+test('the page loads its catalogs from the server and nothing else', async (browser) => {
+  const page = await newPage(browser);
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  const models = cli('models', '--json');
+  const gpus = cli('gpus', '--json');
+  assert.equal(await page.locator('#model-list option').count(), models.length);
+  assert.equal(await page.locator('#gpu option').count(), gpus.length);
+  assert.deepEqual(page.foreign, []);
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('a job renders the same plans, memory and Pareto front the CLI prints', async (browser) => {
+  const page = await newPage(browser);
+  await enterJob(page, JOB);
+  await waitForResults(page);
+  const plan = cli('plan', ...JOB_FLAGS, '--top', '10');
+  assert.ok(plan.feasible);
+
+  const rows = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) =>
+    [...tr.children].map((td) => ({text: td.textContent, value: td.dataset.value}))));
+  assert.equal(rows.length, plan.plans.length);
+  plan.plans.forEach((p, i) => {
+    const [, gpus, framework, , memory, time, cost] = rows[i];
+    assert.equal(gpus.text, `${p.hardware.gpus} x ${p.hardware.gpu}`);
+    assert.equal(framework.text, p.training.framework);
+    assert.equal(Number(memory.value), p.memory.per_gpu_bytes);
+    assert.equal(memory.text, gib(p.memory.per_gpu_bytes));
+    assert.equal(Number(time.value), p.time.total_s);
+    assert.equal(Number(cost.value), p.cost.total_usd);
+    assert.equal(cost.text, '$' + p.cost.total_usd.toLocaleString('en-US', {minimumFractionDigits: 2,
+                                                                           maximumFractionDigits: 2}));
+  });
+
+  // The stacked bar: one segment per non-zero memory term of the best plan, against the GPU's capacity.
+  const best = plan.plans[0];
+  const segments = await page.$$eval('#memory-chart rect[data-term]', (rects) =>
+    rects.map((r) => [r.dataset.term, Number(r.dataset.bytes)]));
+  const expected = Object.entries(best.memory.components).filter(([, b]) => b > 0);
+  assert.deepEqual(segments, expected);
+  assert.equal(await page.textContent('#memory-capacity'), `capacity ${gib(best.memory.capacity_bytes)}`);
+  assert.equal(await page.textContent('#memory-total'), `used ${gib(best.memory.per_gpu_bytes)}`);
+
+  const points = await page.$$eval('#pareto-chart circle.pareto-point', (cs) =>
+    cs.map((c) => [Number(c.dataset.timeS), Number(c.dataset.costUsd)]));
+  const front = plan.pareto.filter((p) => p.time.total_s > 0 && p.cost.total_usd > 0)
+    .map((p) => [p.time.total_s, p.cost.total_usd]);
+  assert.ok(front.length > 0);
+  assert.deepEqual(points, front);
+
+  const rec = cli('recommend', ...JOB_FLAGS);
+  const first = rec.options[0];
+  assert.equal(await page.textContent('#recommend .option.first h3'),
+               `${first.kind}${first.dedicated ? ' (dedicated)' : ''}: ${first.gpus} x ${first.gpu}`);
+  assert.equal(await page.locator('#recommend .option').count(), rec.options.length);
+  const considered = rec.considered.filter((o) => o.time_s > 0 && o.cost_usd > 0);
+  assert.equal(await page.locator('#pareto-chart circle.option-point').count(), considered.length);
+  assert.deepEqual(page.foreign, []);
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('a budget and a deadline search every GPU type, as the CLI does', async (browser) => {
+  const page = await newPage(browser);
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.fill('#model', 'llama-3-8b');
+  await page.selectOption('#method', 'full');
+  await page.fill('#tokens', '1e9');
+  assert.ok(await page.isVisible('#gpus') && await page.isHidden('#budget'));
+  await page.check('input[name=mode][value=budget]');
+  assert.ok(await page.isHidden('#gpus') && await page.isVisible('#budget'));
+  await page.fill('#budget', '2000');
+  await page.fill('#deadline', '3d');
+  await page.click('#run');
+  await waitForResults(page);
+  // The server searches up to its ceiling of 4096 GPUs; the CLI is asked for the same.
+  const plan = cli('plan', '--model', 'llama-3-8b', '--method', 'full', '--tokens', '1e9', '--seq-len', '4096',
+                   '--global-batch', '64', '--budget', '2000', '--deadline', '3d', '--max-gpus', '4096', '--top', '10',
+                   '--json');
+  const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => [
+    tr.children[1].textContent, Number(tr.children[5].dataset.value), Number(tr.children[6].dataset.value)]));
+  assert.deepEqual(shown, plan.plans.map((p) => [`${p.hardware.gpus} x ${p.hardware.gpu}`, p.time.total_s,
+                                                 p.cost.total_usd]));
+  for (const [, time, cost] of shown) assert.ok(time <= 3 * 86400 && cost <= 2000);
+  assert.ok(await page.locator('#pareto-chart circle.pareto-point').count() > 1);
+  await page.waitForSelector('#recommend .option.first');
+  assert.deepEqual(page.jsErrors, []);
+  await page.screenshot({path: process.env.SCREENSHOT, fullPage: true});
+});
+
+test('the share link reloads the same view', async (browser) => {
+  const page = await newPage(browser);
+  await enterJob(page, {...JOB, method: 'qlora', gpus: '4'});
+  await waitForResults(page);
+  const link = await page.inputValue('#share-link');
+  assert.match(link, /#.*method=qlora/);
+  const table = await page.textContent('#plans-table tbody');
+
+  const again = await newPage(browser);
+  await again.goto(link);
+  await waitForResults(again);
+  assert.equal(await again.inputValue('#method'), 'qlora');
+  assert.equal(await again.inputValue('#gpus'), '4');
+  assert.equal(await again.textContent('#plans-table tbody'), table);
+});
+
+test('a pasted config.json plans as the CLI plans that file, and its link reloads', async (browser) => {
+  const reference = JSON.parse(fs.readFileSync(path.join(__dirname, '../reference/model_configs.json'), 'utf8'));
+  const config = reference['Qwen/Qwen2.5-7B(-Instruct)'].config;
+  const file = path.join(process.env.TMPDIR, 'qwen2.5-7b-config.json');
+  fs.writeFileSync(file, JSON.stringify(config));
+  const page = await newPage(browser);
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.fill('#model', '');
+  await page.click('#config-box summary');
+  await page.fill('#config', JSON.stringify(config, null, 1));
+  await page.selectOption('#method', 'lora');
+  await page.fill('#tokens', '1e8');
+  await page.selectOption('#gpu', 'a100-80gb-sxm');
+  await page.fill('#gpus', '4');
+  await page.click('#run');
+  await waitForResults(page);
+  const plan = cli('plan', '--model', file, '--method', 'lora', '--tokens', '1e8', '--seq-len', '4096',
+                   '--global-batch', '64', '--gpu', 'a100-80gb-sxm', '--gpus', '4', '--top', '10', '--json');
+  const rowsOf = (p) => p.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => [
+    tr.children[3].textContent, Number(tr.children[4].dataset.value), Number(tr.children[5].dataset.value)]));
+  const shown = await rowsOf(page);
+  assert.deepEqual(shown.map((r) => r.slice(1)),
+                   plan.plans.map((p) => [p.memory.per_gpu_bytes, p.time.total_s]));
+
+  const link = await page.inputValue('#share-link');
+  assert.match(link, /config=/);
+  const again = await newPage(browser);
+  await again.goto(link);
+  await waitForResults(again);
+  assert.deepEqual(await rowsOf(again), shown);
+});
+
+test('bad input gets a clear message naming the field', async (browser) => {
+  const page = await newPage(browser);
+  await enterJob(page, {...JOB, tokens: 'lots'});
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.getAttribute('#error', 'data-field'), 'training.tokens');
+  assert.match(await page.textContent('#error'), /lots/);
+  assert.equal(await page.getAttribute('#tokens', 'aria-invalid'), 'true');
+  assert.ok(await page.isHidden('#results'));
+
+  await page.fill('#tokens', '1e8');
+  await page.fill('#model', 'llama-3-8bb');
+  await page.click('#run');
+  await page.waitForFunction(() => document.querySelector('#error').dataset.field === 'model');
+  assert.match(await page.textContent('#error'), /did you mean/);
+
+  await page.click('#config-box summary');
+  await page.fill('#config', '{"hidden_size": ');
+  await page.click('#run');
+  await page.waitForFunction(() => document.querySelector('#error').dataset.field === 'model.config');
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('the view fits a phone screen', async (browser) => {
+  const page = await newPage(browser, {width: 390, height: 844});
+  await enterJob(page, JOB);
+  await waitForResults(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+});
+
+(async () => {
+  // launch() gives chromium a fresh --user-data-dir of its own under TMPDIR (run.sh points it at the build).
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+  let failed = 0;
+  for (const t of tests) {
+    try {
+      await t.fn(browser);
+      console.log(`ok - ${t.name}`);
+    } catch (e) {
+      failed++;
+      console.log(`not ok - ${t.name}\n${e.stack}`);
+    }
+  }
+  await browser.close();
+  console.log(`${tests.length - failed}/${tests.length} browser tests passed`);
+  process.exit(failed ? 1 : 0);
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
