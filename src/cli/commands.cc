@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/flags.h"
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
 #include "cli/render.h"
@@ -268,15 +269,7 @@ int Main(int argc, char** argv) {
       if (!objective.empty()) p["objective"] = objective;
       if (no_offload) p["offload"] = false;
       if (top) p["top"] = *top;
-      for (const auto& item : price_overrides) {
-        auto eq = item.find('=');
-        if (eq == std::string::npos) throw InputError("--price", item, "GPU=USD per GPU-hour, e.g. h100-sxm=2.5");
-        try {
-          p["prices"][item.substr(0, eq)] = std::stod(item.substr(eq + 1));
-        } catch (const std::exception&) {
-          throw InputError("--price", item, "a number of USD per GPU-hour after '='");
-        }
-      }
+      if (!price_overrides.empty()) p["prices"] = PricesFromFlags(price_overrides, "--price");
       PlanRequest request = PlanRequestFromJson(doc, /*allow_paths=*/true);
       const Scenario& job = request.job;
       PlanConstraints& constraints = request.constraints;

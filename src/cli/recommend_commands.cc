@@ -9,7 +9,9 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/flags.h"
 #include "trainplan/error.h"
+#include "trainplan/requests.h"
 #include "trainplan/text_io.h"
 #include "trainplan/hardware.h"
 #include "trainplan/platform.h"
@@ -22,18 +24,6 @@ namespace trainplan::cli {
 namespace {
 
 using nlohmann::json;
-
-/// The job a scenario document describes, validated on one GPU: the search replaces hardware and strategy,
-/// as `plan` does. Sets `framework_fixed` when the document names a framework.
-Scenario JobFromDocument(json doc, bool& framework_fixed) {
-  if (!doc.is_object()) throw InputError("job", doc.dump(), "a JSON object");
-  if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME");
-  framework_fixed = doc.contains("training") && doc["training"].contains("framework");
-  doc.erase("strategy");
-  if (doc.contains("training")) doc["training"].erase("micro_batch");
-  doc["hardware"] = {{"gpu", "h100-sxm"}, {"gpus", 1}};
-  return ScenarioFromJson(doc, /*allow_paths=*/true);
-}
 
 /// `review` reads its job from the build file; these flags override what it says.
 struct ReviewJobFlags {
@@ -75,27 +65,13 @@ struct ReviewJobFlags {
   }
 };
 
-std::vector<std::pair<std::string, double>> ParsePrices(const std::vector<std::string>& items, const char* field) {
-  std::vector<std::pair<std::string, double>> out;
-  for (const auto& item : items) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) throw InputError(field, item, "GPU=USD, e.g. h100-sxm=2.5");
-    const std::string& id = FindGpu(item.substr(0, eq)).id;
-    try {
-      out.emplace_back(id, std::stod(item.substr(eq + 1)));
-    } catch (const std::exception&) {
-      throw InputError(field, item, "a number of USD after '='");
-    }
-  }
-  return out;
-}
-
 struct RecommendState {
   CLI::App* recommend = nullptr;
   CLI::App* review = nullptr;
   JobFlagsHook job;
   ReviewJobFlags review_job;
-  std::string deadline, usage = "once", sensitivity = "low", region = "us", format = "text", output;
+  std::string deadline, format = "text", output;
+  std::optional<std::string> usage, sensitivity, region;
   std::optional<double> budget, months, electricity, pue, hosting, dataset_gb;
   std::vector<std::string> gpus, prices, purchases;
   std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
@@ -152,45 +128,30 @@ bool RunRecommendCommands(int& exit_status) {
   RecommendState& s = State();
   if (s.recommend && s.recommend->parsed()) {
     const ReportFormat format = s.as_json ? ReportFormat::kJson : ParseReportFormat(s.format, "--format");
-    bool framework_fixed = false;
-    Scenario job = JobFromDocument(s.job.document(), framework_fixed);
-    PlatformPolicy policy;
-    policy.framework_fixed = framework_fixed;
-    if (!s.deadline.empty()) policy.deadline_s = ParseDurationSeconds(s.deadline, "--deadline");
-    if (s.budget) {
-      if (!(*s.budget > 0)) throw InputError("--budget", fmt::format("{}", *s.budget), "a positive USD amount");
-      policy.budget_usd = *s.budget;
-    }
-    policy.usage = ParseUsage(s.usage, "--usage");
-    if (s.months) policy.months = *s.months;
-    policy.sensitivity = ParseSensitivity(s.sensitivity, "--data-sensitivity");
-    policy.region = s.region;
-    if (s.electricity) {
-      if (!(*s.electricity > 0))
-        throw InputError("--electricity", fmt::format("{}", *s.electricity), "a positive USD per kWh");
-      policy.electricity_usd_per_kwh = *s.electricity;
-    }
-    if (s.pue) policy.pue = *s.pue;
-    if (s.hosting) {
-      if (*s.hosting < 0)
-        throw InputError("--hosting", fmt::format("{}", *s.hosting), "zero or positive USD per kW-month");
-      policy.hosting_usd_per_kw_month = *s.hosting;
-    }
-    policy.gpu_types = s.gpus;
-    if (s.max_gpus) policy.max_gpus = *s.max_gpus;
-    if (s.gpus_exact) {
-      if (*s.gpus_exact <= 0) throw InputError("--gpus", std::to_string(*s.gpus_exact), "a positive GPU count");
-      policy.gpus = *s.gpus_exact;
-    }
-    policy.rental_prices = ParsePrices(s.prices, "--price");
-    policy.purchase_prices = ParsePrices(s.purchases, "--purchase");
-    if (s.dataset_gb) {
-      if (!(*s.dataset_gb > 0))
-        throw InputError("--dataset-gb", fmt::format("{}", *s.dataset_gb), "a positive size in GB");
-      policy.bom.dataset_bytes = *s.dataset_gb * 1e9;
-    }
-    if (s.checkpoints_kept) policy.bom.checkpoints_kept = *s.checkpoints_kept;
-    if (s.n_plus_n) policy.bom.psu_spares = -2;
+    // The flags become the request document the HTTP API takes, read by the same parser.
+    json doc = s.job.document();
+    json& r = doc["recommend"];
+    r = json::object();
+    if (!s.deadline.empty()) r["deadline"] = s.deadline;
+    if (s.budget) r["budget_usd"] = *s.budget;
+    if (s.usage) r["usage"] = *s.usage;
+    if (s.months) r["months"] = *s.months;
+    if (s.sensitivity) r["data_sensitivity"] = *s.sensitivity;
+    if (s.region) r["region"] = *s.region;
+    if (s.electricity) r["electricity_usd_per_kwh"] = *s.electricity;
+    if (s.pue) r["pue"] = *s.pue;
+    if (s.hosting) r["hosting_usd_per_kw_month"] = *s.hosting;
+    if (!s.gpus.empty()) r["gpu"] = s.gpus;
+    if (s.max_gpus) r["max_gpus"] = *s.max_gpus;
+    if (s.gpus_exact) r["gpus"] = *s.gpus_exact;
+    if (!s.prices.empty()) r["prices"] = PricesFromFlags(s.prices, "--price");
+    if (!s.purchases.empty()) r["purchase_prices"] = PricesFromFlags(s.purchases, "--purchase");
+    if (s.dataset_gb) r["dataset_gb"] = *s.dataset_gb;
+    if (s.checkpoints_kept) r["checkpoints_kept"] = *s.checkpoints_kept;
+    if (s.n_plus_n) r["psu_n_plus_n"] = true;
+    const RecommendRequest request = RecommendRequestFromJson(doc, /*allow_paths=*/true);
+    const Scenario& job = request.job;
+    const PlatformPolicy& policy = request.policy;
     Recommendation rec = Recommend(job, policy, s.threads);
     WriteText(RenderRecommendation(rec, format), s.output);
     exit_status = 0;
@@ -200,7 +161,7 @@ bool RunRecommendCommands(int& exit_status) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
     BuildSpec build = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
-    Scenario job = JobFromDocument(s.review_job.Apply(build.job), framework_fixed);
+    Scenario job = JobFromDocument(s.review_job.Apply(build.job), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
     WriteText(RenderReview(review, format), s.review_output);
     exit_status = 0;

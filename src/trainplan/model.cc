@@ -16,6 +16,13 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kPositive = "a positive integer";
+/// No config size of a real model comes near this (the largest vocabularies are ~2^18, context lengths
+/// ~2^23); the cap keeps every product of sizes inside int64 and the double arithmetic exact.
+constexpr int64_t kMaxConfigSize = int64_t{1} << 26;
+/// Decoder depth beyond any published model (the deepest are ~200 layers).
+constexpr int64_t kMaxLayers = 10000;
+/// Parameter counts are int64; 10^15 is three orders of magnitude above the largest trained models.
+constexpr double kMaxParams = 1e15;
 
 /// Reads typed fields of a config.json; every error names the field as "config.NAME".
 class ConfigReader {
@@ -95,13 +102,17 @@ class ConfigReader {
     const json& v = config_.at(key);
     // Integral floats (2.0) occur in hand-written configs; fractions do not describe a size.
     if (v.is_number_integer()) return v.get<int64_t>();
-    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
+    // Fractions do not describe a size; values beyond int64 cannot be converted at all.
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) <= static_cast<double>(kMaxConfigSize))
       return static_cast<int64_t>(v.get<double>());
     throw InputError(Field(key), v.dump(), "an integer");
   }
 
   int64_t CheckPositive(const char* key, int64_t v) const {
     if (v <= 0) throw InputError(Field(key), std::to_string(v), kPositive);
+    if (v > kMaxConfigSize)
+      throw InputError(Field(key), std::to_string(v), fmt::format("a size of at most {}", kMaxConfigSize));
     return v;
   }
 
@@ -599,6 +610,24 @@ ParamCounts CountParams(const ModelSpec& model) {
   return p;
 }
 
+/// Rejects depths and totals no real model has, before any int64 count is formed (each size is already
+/// capped at kMaxConfigSize, so the double sums below are exact enough to compare).
+void CheckModelSize(const ModelSpec& m) {
+  if (m.num_layers > kMaxLayers)
+    throw InputError("config.num_hidden_layers", std::to_string(m.num_layers),
+                     fmt::format("at most {} layers", kMaxLayers));
+  double params = 2.0 * static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
+  for (const LayerGroup& g : m.layers) {
+    double layer = 0;
+    for (const Linear& l : g.spec.linears)
+      layer += static_cast<double>(l.in) * static_cast<double>(l.out) * static_cast<double>(l.copies);
+    params += layer * static_cast<double>(g.count);
+  }
+  if (params > kMaxParams)
+    throw InputError("config", fmt::format("{:.3g} parameters", params),
+                     fmt::format("a model of at most {:.0e} parameters", kMaxParams));
+}
+
 ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source) {
   if (!config.is_object()) throw InputError("config", config.dump().substr(0, 40), "a JSON object (config.json)");
   const ConfigReader c(config);
@@ -640,6 +669,7 @@ ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& sou
   m.model_type = type;
   m.source = source;
   m.name = c.StringOr("_name_or_path", "");
+  CheckModelSize(m);
   return m;
 }
 

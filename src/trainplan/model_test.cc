@@ -406,5 +406,26 @@ TEST(ModelGeneric, WithinOnePercentAndMarkedApproximate) {
   EXPECT_THROW(GenericModel(-5), InputError);
 }
 
+// Sizes no real model has are refused before any count can overflow (found by fuzzing the API).
+TEST(ModelFromHfConfigErrors, AbsurdSizesAreInputErrors) {
+  auto llama = [](nlohmann::json patch) {
+    nlohmann::json c = {{"model_type", "llama"}, {"hidden_size", 4096}, {"intermediate_size", 14336},
+                        {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                        {"vocab_size", 128256}};
+    c.update(patch);
+    return c;
+  };
+  EXPECT_THROW(ModelFromHfConfig(llama({{"hidden_size", 1e300}}), "t"), InputError);
+  EXPECT_THROW(ModelFromHfConfig(llama({{"hidden_size", 2147483647}, {"intermediate_size", 2147483647},
+                                        {"num_attention_heads", 1}, {"num_key_value_heads", 1},
+                                        {"vocab_size", 2147483647}}),
+                                 "t"),
+               InputError);
+  EXPECT_THROW(ModelFromHfConfig(llama({{"num_hidden_layers", 2147483647}}), "t"), InputError);
+  EXPECT_THROW(ModelFromHfConfig(llama({{"num_hidden_layers", 20000}}), "t"), InputError);
+  // The largest real shapes stay well inside the limits.
+  EXPECT_EQ(CountParams(ModelFromHfConfig(llama(nlohmann::json::object()), "t")).total, 8030261248);
+}
+
 }  // namespace
 }  // namespace trainplan
