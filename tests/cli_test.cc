@@ -131,6 +131,18 @@ TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
   CommandResult run = Trainplan("estimate --model llama-3-70b --method full --gpu a100-80gb-sxm --gpus 4");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("DOES NOT FIT"), std::string::npos) << run.out;
+  // The answer says what would fit on the same GPUs.
+  auto j = TrainplanJson("estimate --model llama-3-8b --method full --gpu a800 --gpus 1");
+  EXPECT_FALSE(j["memory"]["fits"].get<bool>());
+  bool lora_fits = false, offload_fits = false;
+  for (const auto& o : j["memory"]["options"]) {
+    const std::string change = o["change"];
+    if (change.rfind("method lora", 0) == 0) lora_fits = o["fits"].get<bool>();
+    if (change.rfind("optimizer offloaded", 0) == 0)
+      offload_fits = o["fits"].get<bool>() && o["host_bytes"].get<double>() > 8e9 * 12;
+  }
+  EXPECT_TRUE(lora_fits);
+  EXPECT_TRUE(offload_fits);
 }
 
 TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {

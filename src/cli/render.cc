@@ -85,6 +85,12 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
                      e.memory.fits ? "fits" : fmt::format("DOES NOT FIT ({:.0f}% of capacity)",
                                                           100 * e.memory.per_gpu_bytes / e.memory.capacity_bytes));
   if (e.memory.host_bytes > 0) out += fmt::format("  host RAM needed    {}\n", Gib(e.memory.host_bytes));
+  if (!e.options.empty()) {
+    out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
+    for (const auto& o : e.options)
+      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", o.change, Gib(o.per_gpu_bytes),
+                         o.host_bytes > 0 ? fmt::format(", host {}", Gib(o.host_bytes)) : "");
+  }
 
   const TimeEstimate& t = e.time;
   out += fmt::format("\nstep time {:.3f} s:\n", t.step_s);
@@ -98,8 +104,12 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
                      t.tokens_per_s, t.tokens_per_s / s.hardware.gpus, t.model_tflops_per_gpu,
                      t.hardware_tflops_per_gpu);
   out += fmt::format("MFU {:.1f}%, HFU {:.1f}%\n", 100 * t.mfu, 100 * t.hfu);
-  out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
-                     HumanDuration(t.total_s), t.gpu_hours);
+  if (s.training.tokens > 0) {
+    out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
+                       HumanDuration(t.total_s), t.gpu_hours);
+  } else {
+    out += "total: no --tokens given, so one step only\n";
+  }
 
   out += "\nassumptions:\n";
   for (const auto& a : e.assumptions) out += fmt::format("  - {}\n", a);

@@ -1,5 +1,7 @@
 #include "trainplan/estimate.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -84,6 +86,46 @@ std::string Confidence(const Scenario& s) {
 
 }  // namespace
 
+std::vector<FitOption> FitOptions(const Scenario& scenario) {
+  std::vector<FitOption> out;
+  const ParamCounts params = CountParams(scenario.model);
+  auto add = [&](std::string change, Scenario s) {
+    const TrainableParams trainable = CountTrainable(s, params);
+    const MemoryEstimate m = EstimateMemory(s, params, trainable);
+    out.push_back({std::move(change), m.per_gpu_bytes, m.host_bytes, m.fits});
+  };
+  const Training& t = scenario.training;
+  const Strategy& st = scenario.strategy;
+  if (st.recompute != Recompute::kFull) {
+    Scenario s = scenario;
+    s.strategy.recompute = Recompute::kFull;
+    add("full activation recomputation", s);
+  }
+  // DeepSpeed offloads through ZeRO; Megatron-LM has no optimizer offload, and ZeRO-2/3 excludes PP.
+  const bool full_training = t.method == Method::kPretrain || t.method == Method::kFull || t.method == Method::kFreeze;
+  if (full_training && st.offload == Offload::kNone && st.pp == 1 && t.framework != Framework::kMegatron) {
+    Scenario s = scenario;
+    s.strategy.zero = std::max(st.zero, 2);
+    s.strategy.offload = Offload::kOptimizer;
+    s.strategy.recompute = Recompute::kFull;
+    add(fmt::format("optimizer offloaded to the host (ZeRO-{}) with full recomputation", s.strategy.zero), s);
+  }
+  if (full_training && t.optimizer == Optimizer::kAdamW) {
+    Scenario s = scenario;
+    s.training.optimizer = Optimizer::kAdamW8bit;
+    s.strategy.recompute = Recompute::kFull;
+    add("8-bit AdamW with full recomputation", s);
+  }
+  for (Method method : {Method::kLora, Method::kQlora}) {
+    if (t.method == method || (method == Method::kLora && t.method == Method::kQlora)) continue;
+    Scenario s = scenario;
+    s.training.method = method;
+    s.strategy.recompute = Recompute::kFull;
+    add(fmt::format("method {} (rank {}) with full recomputation", ToString(method), t.lora_rank), s);
+  }
+  return out;
+}
+
 Estimate EstimateScenario(const Scenario& scenario) {
   Estimate e;
   e.params = CountParams(scenario.model);
@@ -92,6 +134,7 @@ Estimate EstimateScenario(const Scenario& scenario) {
   e.time = EstimateTime(scenario, e.params, e.trainable);
   Collect(scenario, e, e.assumptions, e.warnings);
   e.confidence = Confidence(scenario);
+  if (!e.memory.fits) e.options = FitOptions(scenario);
   return e;
 }
 
@@ -173,6 +216,11 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                 {"model_type", s.model.model_type},
                 {"approximate", s.model.approximate},
                 {"source", s.model.source}};
+  json options = json::array();
+  for (const auto& o : e.options)
+    options.push_back({{"change", o.change}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
+                       {"fits", o.fits}});
+  memory["options"] = options;
   return {{"model", model},       {"training", training},          {"hardware", hardware},
           {"strategy", strategy}, {"params", params},              {"memory", memory},
           {"time", time},         {"assumptions", e.assumptions},  {"warnings", e.warnings},

@@ -78,6 +78,14 @@ struct TrainableParams {
   double lora = 0;            // adapter parameters (part of trainable)
 };
 
+/// A change to a scenario that does not fit, and what it does to memory per GPU.
+struct FitOption {
+  std::string change;  // "full recomputation", "optimizer offloaded to the host (ZeRO-2)", "method qlora", ...
+  double per_gpu_bytes = 0;
+  double host_bytes = 0;
+  bool fits = false;
+};
+
 /// Everything the estimator says about one scenario.
 struct Estimate {
   ParamCounts params;
@@ -87,7 +95,12 @@ struct Estimate {
   std::vector<std::string> assumptions;  // what was assumed, with sources
   std::vector<std::string> warnings;
   std::string confidence;                // high | medium | low, and why
+  std::vector<FitOption> options;        // when it does not fit: single changes on the same hardware
 };
+
+/// Single changes that reduce memory on the same GPUs (recomputation, optimizer offload, 8-bit AdamW,
+/// LoRA, QLoRA), each estimated; `trainplan plan` searches the rest (more or other GPUs, TP/PP).
+std::vector<FitOption> FitOptions(const Scenario& scenario);
 
 /// Trainable, frozen and adapter parameter counts for the scenario's method.
 TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& params);
