@@ -474,6 +474,23 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
 
 namespace {
 
+/// The fastest plan often buys its last minutes with many more GPUs at low utilisation; when a plan on
+/// the Pareto front is at most 15% slower and at most half the cost, the winner's reason says so.
+void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
+  if (c.objective != Objective::kTime || plans.empty() || plans[0].price_per_gpu_hour <= 0) return;
+  Plan& best = plans[0];
+  const Plan* cheaper = nullptr;
+  for (const Plan& p : pareto) {
+    if (p.time.total_s > 1.15 * best.time.total_s) break;  // fastest first
+    if (p.cost_usd <= 0.5 * best.cost_usd && (c.deadline_s <= 0 || p.time.total_s <= c.deadline_s)) cheaper = &p;
+  }
+  if (cheaper == nullptr) return;
+  best.why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", cheaper->gpus,
+                          cheaper->gpu_id, 100 * (cheaper->time.total_s / best.time.total_s - 1),
+                          Days(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
+                          cheaper->cost_usd);
+}
+
 PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
   auto started = std::chrono::steady_clock::now();
   std::vector<const GpuSpec*> gpus;
@@ -551,6 +568,7 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   out.pareto = ParetoFront(fastest);
   ExplainPlans(out.plans, c);
   ExplainPlans(out.pareto, PlanConstraints{.objective = Objective::kTime});
+  NoteCheaperNearFastest(out.plans, out.pareto, c);
   out.feasible = !out.plans.empty();
   if (!out.feasible) {
     if (std::isinf(fastest_fit)) {

@@ -137,6 +137,21 @@ TEST(Search, ParetoFrontIsFasterOnlyWhenDearer) {
   }
 }
 
+TEST(Search, FastestPlanNamesAMuchCheaperNearlyAsFastOne) {
+  Scenario job = Job("llama-3-8b", "full", 1e9, 4096, 64);
+  PlanConstraints c;
+  c.gpu_types = {"b200", "h100-sxm"};
+  c.max_gpus = 4096;
+  c.objective = Objective::kTime;
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_TRUE(r.feasible);
+  const Plan& best = r.plans[0];
+  bool exists = false;
+  for (const Plan& p : r.pareto)
+    exists |= p.time.total_s <= 1.15 * best.time.total_s && p.cost_usd <= 0.5 * best.cost_usd;
+  EXPECT_EQ(exists, best.why.find("% less ($") != std::string::npos) << best.why;
+}
+
 TEST(Search, DeadlineIsMetAndGpusObjectiveTakesTheFewest) {
   Scenario job = Job("llama-3-70b", "full", 3e9, 4096, 256);
   PlanConstraints c;
