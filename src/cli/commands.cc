@@ -67,9 +67,10 @@ struct JobFlags {
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false;
 
-  /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches.
-  void Register(CLI::App* cmd, bool with_strategy) {
-    cmd->add_option("scenario", scenario_path, "scenario JSON file (flags override its fields)");
+  /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
+  /// `with_scenario` the positional scenario file.
+  void Register(CLI::App* cmd, bool with_strategy, bool with_scenario = true) {
+    if (with_scenario) cmd->add_option("scenario", scenario_path, "scenario JSON file (flags override its fields)");
     cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
     cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
     cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
@@ -104,6 +105,13 @@ struct JobFlags {
   json ToDocument() const {
     json doc = scenario_path.empty() ? json::object() : ReadJsonFile(scenario_path, "scenario");
     if (!doc.is_object()) throw InputError("scenario", scenario_path, "a JSON object");
+    doc = ApplyTo(std::move(doc));
+    if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME or a scenario file");
+    return doc;
+  }
+
+  /// The parsed flags written over a scenario document.
+  json ApplyTo(json doc) const {
     if (!model.empty()) {
       doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
     }
@@ -141,7 +149,6 @@ struct JobFlags {
     set("strategy", "offload", offload);
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;
     if (no_flash) doc["strategy"]["flash_attention"] = false;
-    if (!doc.contains("model")) throw InputError("model", "", "a model is required: --model NAME or a scenario file");
     return doc;
   }
 };
@@ -211,7 +218,11 @@ int Main(int argc, char** argv) {
 
   JobFlags recommend_job;
   RegisterRecommendCommands(app, {[&](CLI::App* cmd) { recommend_job.Register(cmd, /*with_strategy=*/false); },
-                                  [&] { return recommend_job.ToDocument(); }});
+                                  [&] { return recommend_job.ToDocument(); },
+                                  [&](CLI::App* cmd) {
+                                    recommend_job.Register(cmd, /*with_strategy=*/false, /*with_scenario=*/false);
+                                  },
+                                  [&](json doc) { return recommend_job.ApplyTo(std::move(doc)); }});
 
   std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
   auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");

@@ -26,6 +26,10 @@ constexpr int kExitMachineCannot = 3;
 struct JobFlagsHook {
   std::function<void(CLI::App*)> add;
   std::function<nlohmann::json()> document;
+  /// Optional: the job flags without the scenario file (for commands whose job comes from another
+  /// document), and those flags written over such a document.
+  std::function<void(CLI::App*)> add_overrides;
+  std::function<nlohmann::json(nlohmann::json)> apply;
 };
 
 class MachineCommands {

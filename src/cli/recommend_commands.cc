@@ -25,51 +25,10 @@ namespace {
 
 using nlohmann::json;
 
-/// `review` reads its job from the build file; these flags override what it says.
-struct ReviewJobFlags {
-  std::string model, method, precision, optimizer, framework;
-  std::optional<int64_t> seq_len, global_batch, lora_rank;
-  std::optional<double> tokens;
-
-  void Register(CLI::App* cmd) {
-    cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
-    cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
-    cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
-    cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
-    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
-    cmd->add_option("--seq-len", seq_len, "tokens per sequence");
-    cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
-    cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
-    cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
-  }
-
-  json Apply(json doc) const {
-    if (!model.empty())
-      doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
-    auto set = [&](const char* key, const auto& value) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
-        if (!value.empty()) doc["training"][key] = value;
-      } else {
-        if (value) doc["training"][key] = *value;
-      }
-    };
-    set("method", method);
-    set("precision", precision);
-    set("optimizer", optimizer);
-    set("framework", framework);
-    set("seq_len", seq_len);
-    set("global_batch", global_batch);
-    set("tokens", tokens);
-    set("lora_rank", lora_rank);
-    return doc;
-  }
-};
-
 struct RecommendState {
   CLI::App* recommend = nullptr;
   CLI::App* review = nullptr;
   JobFlagsHook job;
-  ReviewJobFlags review_job;
   std::string deadline, format = "text", output;
   std::optional<std::string> usage, sensitivity, region;
   std::optional<double> budget, months, electricity, pue, hosting, dataset_gb;
@@ -118,7 +77,7 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
 
   s.review = app.add_subcommand("review", "check a proposed server against a job: fits, bottlenecks, changes");
   s.review->add_option("build", s.build_path, "build JSON (see examples/builds)")->required();
-  s.review_job.Register(s.review);
+  s.job.add_overrides(s.review);  // the job flags override what the build file says
   s.review->add_option("--format", s.review_format, "text | json | markdown | html");
   s.review->add_flag("--json", s.review_json, "short for --format json");
   s.review->add_option("-o,--output", s.review_output, "write the review to this file");
@@ -161,7 +120,7 @@ bool RunRecommendCommands(int& exit_status) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
     BuildSpec build = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
-    Scenario job = JobFromDocument(s.review_job.Apply(build.job), /*allow_paths=*/true, framework_fixed);
+    Scenario job = JobFromDocument(s.job.apply(build.job), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
     WriteText(RenderReview(review, format), s.review_output);
     exit_status = 0;

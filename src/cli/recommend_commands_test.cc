@@ -20,19 +20,22 @@ struct TestJobFlags {
   std::string model, method;
   std::optional<double> tokens;
 
+  void Add(CLI::App* cmd) {
+    cmd->add_option("--model", model);
+    cmd->add_option("--method", method);
+    cmd->add_option("--tokens", tokens);
+  }
+
+  nlohmann::json Apply(nlohmann::json doc) const {
+    if (!model.empty()) doc["model"] = model;
+    if (!method.empty()) doc["training"]["method"] = method;
+    if (tokens) doc["training"]["tokens"] = *tokens;
+    return doc;
+  }
+
   JobFlagsHook Hook() {
-    return {[this](CLI::App* cmd) {
-              cmd->add_option("--model", model);
-              cmd->add_option("--method", method);
-              cmd->add_option("--tokens", tokens);
-            },
-            [this] {
-              nlohmann::json doc = nlohmann::json::object();
-              if (!model.empty()) doc["model"] = model;
-              if (!method.empty()) doc["training"]["method"] = method;
-              if (tokens) doc["training"]["tokens"] = *tokens;
-              return doc;
-            }};
+    return {[this](CLI::App* cmd) { Add(cmd); }, [this] { return Apply(nlohmann::json::object()); },
+            [this](CLI::App* cmd) { Add(cmd); }, [this](nlohmann::json doc) { return Apply(std::move(doc)); }};
   }
 };
 

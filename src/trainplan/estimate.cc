@@ -138,6 +138,12 @@ Estimate EstimateScenario(const Scenario& scenario) {
   return e;
 }
 
+nlohmann::json ParamComponentsToJson(const ParamCounts& p) {
+  return {{"embedding", p.embedding}, {"attention", p.attention},        {"mlp", p.mlp},
+          {"experts", p.experts},     {"shared_experts", p.shared_experts}, {"router", p.router},
+          {"norms", p.norms},         {"lm_head", p.lm_head}};
+}
+
 nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   using nlohmann::json;
   json params = {{"total", e.params.total},
@@ -145,15 +151,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                  {"trainable", static_cast<int64_t>(e.trainable.trainable)},
                  {"frozen", static_cast<int64_t>(e.trainable.frozen)},
                  {"lora", static_cast<int64_t>(e.trainable.lora)},
-                 {"components",
-                  {{"embedding", e.params.embedding},
-                   {"attention", e.params.attention},
-                   {"mlp", e.params.mlp},
-                   {"experts", e.params.experts},
-                   {"shared_experts", e.params.shared_experts},
-                   {"router", e.params.router},
-                   {"norms", e.params.norms},
-                   {"lm_head", e.params.lm_head}}},
+                 {"components", ParamComponentsToJson(e.params)},
                  {"checkpoint_extra", e.params.checkpoint_extra}};
   json mem_components = json::object();
   for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)

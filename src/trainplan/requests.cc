@@ -1,5 +1,7 @@
 #include "trainplan/requests.h"
 
+#include "trainplan/estimate.h"
+
 #include <cmath>
 #include <initializer_list>
 #include <string_view>
@@ -195,15 +197,7 @@ json ModelToJson(const ModelSpec& m, const ParamCounts& p) {
             {"active", p.active},
             {"trainable", p.total},
             {"checkpoint_extra", p.checkpoint_extra},
-            {"components",
-             {{"embedding", p.embedding},
-              {"attention", p.attention},
-              {"mlp", p.mlp},
-              {"experts", p.experts},
-              {"shared_experts", p.shared_experts},
-              {"router", p.router},
-              {"norms", p.norms},
-              {"lm_head", p.lm_head}}}}}};
+            {"components", ParamComponentsToJson(p)}}}};
 }
 
 json GpuToJson(const GpuSpec& g) {
