@@ -313,8 +313,9 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
         net.dp_bytes_per_step / kGB, net.pp_bytes_per_step / kGB, plan.time.step_s, net.needed_bytes_per_s / kGB,
         link.name, net.available_bytes_per_s / kGB, DefaultInterNodeLink(gpu).name);
   } else {
-    net.why = net.nvlink ? "one node: GPUs talk over " + net.intra_link
-                         : "one node without NVLink: collectives cross " + net.intra_link;
+    net.why = plan.gpus == 1 ? std::string("one GPU: no GPU-to-GPU traffic")
+              : net.nvlink   ? "one node: GPUs talk over " + net.intra_link
+                             : "one node without NVLink: collectives cross " + net.intra_link;
   }
 
   // ---- CPU: lanes for GPUs, NICs and NVMe; cores for one process and its loader workers per GPU.
@@ -456,7 +457,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
       pw.gpu_w, pw.gpu_peak_w,
       workstation ? fmt::format(", x{:.3f} millisecond transients", GpuTransientRatio(gpu.id)) : "", pw.cpu_w,
       pw.platform_w, platform_why, pw.drives_w, pw.peak_w, pw.psus, pw.psu_rating_w, pw.psus > 1 ? "s" : "",
-      pw.redundancy);
+      pw.redundancy == "none" ? "no redundancy" : pw.redundancy);
 
   // ---- Cooling: air while a rack stays within what air handles, liquid beyond or for the hottest GPUs.
   CoolingPlan& cool = bom.cooling;
