@@ -183,11 +183,12 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
       md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
       for (const auto& t : b.storage.tiers)
         md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
-      md += fmt::format("| network | {}{} | {} |\n", b.network.intra_link,
+      md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
                         b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
                         b.network.why);
       md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
-                        b.power.psu_rating_w, b.power.redundancy, b.power.peak_w / 1000, b.power.why);
+                        b.power.psu_rating_w, b.power.redundancy == "none" ? "no redundancy" : b.power.redundancy,
+                        b.power.peak_w / 1000, b.power.why);
       md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
       for (const auto& line : b.prices)
         md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
