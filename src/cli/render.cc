@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "trainplan/format.h"
 #include "trainplan/hardware.h"
 #include "trainplan/model_catalog.h"
 
@@ -25,12 +26,6 @@ std::string HumanCount(double n) {
   return fmt::format("{:.0f}", n);
 }
 
-std::string HumanDuration(double s) {
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 2 * 3600) return fmt::format("{:.1f} min", s / 60);
-  if (s < 3 * 86400) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.1f} days", s / 86400);
-}
 
 std::string RenderModel(const ModelSpec& m, const ParamCounts& p) {
   std::string out = fmt::format("{}{}  ({})\n", m.name, m.approximate ? "  [approximate generic shape]" : "",
@@ -106,7 +101,7 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   out += fmt::format("MFU {:.1f}%, HFU {:.1f}%\n", 100 * t.mfu, 100 * t.hfu);
   if (s.training.tokens > 0) {
     out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
-                       HumanDuration(t.total_s), t.gpu_hours);
+                       FormatDuration(t.total_s), t.gpu_hours);
   } else {
     out += "total: no --tokens given, so one step only\n";
   }
@@ -128,18 +123,10 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                        "framework", "strategy", "mem/GPU", "MFU", "time", "cost USD");
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
-      std::string strategy = fmt::format("tp{} pp{} dp{}{}{}{} zero{}{} mb{} rc:{}", p.strategy.tp, p.strategy.pp,
-                                         p.strategy.dp, p.strategy.cp > 1 ? fmt::format(" cp{}", p.strategy.cp) : "",
-                                         p.strategy.ep > 1 ? fmt::format(" ep{}", p.strategy.ep) : "",
-                                         p.strategy.interleave > 1 ? fmt::format(" v{}", p.strategy.interleave) : "",
-                                         p.strategy.zero,
-                                         p.strategy.offload != Offload::kNone
-                                             ? fmt::format(" off:{}", ToString(p.strategy.offload))
-                                             : "",
-                                         p.micro_batch, ToString(p.strategy.recompute));
+      const std::string strategy = StrategyText(p);
       out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12}\n", i + 1, p.gpu_id,
                          p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB, 100 * p.time.mfu,
-                         HumanDuration(p.time.total_s),
+                         FormatDuration(p.time.total_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
     out += fmt::format("\nwhy #1: {}\n", r.plans[0].why);
@@ -147,7 +134,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
     for (const Plan& p : r.pareto)
-      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({})\n", HumanDuration(p.time.total_s), p.cost_usd, p.gpus,
+      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({})\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
                          p.gpu_id, ToString(p.framework));
   }
   if (!r.alternatives.empty()) {

@@ -17,7 +17,5 @@ std::string RenderGpuCatalog();
 
 /// 8030261248 -> "8.03 B"; 1.2e12 -> "1.20 T".
 std::string HumanCount(double n);
-/// Seconds as "3.2 s", "4.1 h", "12.5 days".
-std::string HumanDuration(double seconds);
 
 }  // namespace trainplan::cli

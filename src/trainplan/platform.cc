@@ -168,15 +168,6 @@ const char* ToString(OptionKind k) {
   return "cloud";
 }
 
-std::string FormatUsd(double usd) {
-  return usd >= 1e6 ? fmt::format("${:.2f}M", usd / 1e6) : fmt::format("${:.0f}", usd);
-}
-
-std::string FormatDuration(double s) {
-  if (s >= 2 * 86400) return fmt::format("{:.1f} days", s / 86400);
-  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.0f} min", s / 60);
-}
 
 double EnergyUsd(double wall_w, double hours, double pue, double usd_per_kwh) {
   return wall_w / 1000 * hours * pue * usd_per_kwh;

@@ -6,6 +6,7 @@
 #include "trainplan/bom.h"
 #include "trainplan/reliability.h"
 #include "trainplan/scenario.h"
+#include "trainplan/format.h"
 #include "trainplan/search.h"
 
 namespace trainplan {
@@ -87,10 +88,6 @@ double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_u
 
 constexpr double kHoursPerMonth = 730;  // 8,760 h / 12
 
-/// "$69", "$650487", "$1.03M": amounts as the explanations and reports print them.
-std::string FormatUsd(double usd);
-/// "26 min", "20.2 h", "9.5 days".
-std::string FormatDuration(double seconds);
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within
 /// the deadline, derives each purchase's build, its reliability and costs, applies the policy, and ranks

@@ -1,5 +1,7 @@
 #include "trainplan/readiness.h"
 
+#include "trainplan/format.h"
+
 #include <algorithm>
 #include <map>
 
@@ -33,9 +35,6 @@ std::pair<int, int> FirstPairWithoutNvlink(const MachineProbe& probe, int group)
   return {-1, -1};
 }
 
-std::string Hours(double seconds) {
-  return seconds >= 2 * 86400 ? fmt::format("{:.1f} days", seconds / 86400) : fmt::format("{:.1f} h", seconds / 3600);
-}
 
 }  // namespace
 
@@ -232,7 +231,7 @@ std::string RenderReadiness(const Readiness& r) {
         "{:.1f} GiB per GPU, {:.2f} s per step, {} in total\n",
         ToString(p.framework), s.tp, s.pp, s.dp, s.cp, s.ep, s.zero, ToString(s.offload), ToString(s.recompute),
         p.micro_batch, p.memory.per_gpu_bytes / kGiB, p.memory.capacity_bytes / kGiB, p.time.step_s,
-        Hours(p.time.total_s));
+        FormatDuration(p.time.total_s));
   }
   if (r.checkpoint_bytes > 0) out += fmt::format("checkpoint: {:.1f} GiB each\n", r.checkpoint_bytes / kGiB);
   for (auto severity : {Finding::Severity::kBlocker, Finding::Severity::kWarning, Finding::Severity::kNote})

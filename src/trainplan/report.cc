@@ -46,18 +46,7 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string StrategyText(const Plan& p) {
-  const Strategy& s = p.strategy;
-  std::string out =
-      fmt::format("{} tp{} pp{} dp{}", ToString(p.framework), s.tp, s.pp, std::max(1, p.gpus / (s.tp * s.pp * s.cp)));
-  if (s.cp > 1) out += fmt::format(" cp{}", s.cp);
-  if (s.ep > 1) out += fmt::format(" ep{}", s.ep);
-  if (s.zero > 0) out += fmt::format(" zero{}", s.zero);
-  if (s.offload != Offload::kNone) out += fmt::format(" offload {}", ToString(s.offload));
-  if (s.recompute != Recompute::kNone) out += fmt::format(" recompute {}", ToString(s.recompute));
-  out += fmt::format(" mb{}", p.micro_batch);
-  return out;
-}
+std::string PlanSummary(const Plan& p) { return fmt::format("{} {}", ToString(p.framework), StrategyText(p)); }
 
 json ReliabilityJson(const Reliability& r) {
   return {{"gpus", r.gpus},
@@ -98,7 +87,7 @@ json OptionJson(const PlatformOption& o) {
               {"recompute", ToString(s.recompute)},
               {"offload", ToString(s.offload)},
               {"micro_batch", p.micro_batch},
-              {"summary", StrategyText(p)},
+              {"summary", PlanSummary(p)},
               {"why", p.why}}},
             {"memory", memory},
             {"time",
@@ -160,7 +149,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), StrategyText(o.plan),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), PlanSummary(o.plan),
                       FormatDuration(o.reliability.wall_s), Usd(o.cost), o.suits ? "yes" : "no");
   }
   md += "\n";
@@ -512,7 +501,7 @@ json ReviewToJson(const BuildReview& r) {
               {"fits", r.fits},
               {"findings", findings}};
   if (r.fits) {
-    out["plan"] = {{"summary", StrategyText(r.plan)},
+    out["plan"] = {{"summary", PlanSummary(r.plan)},
                    {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
                    {"total_s", r.plan.time.total_s},
                    {"why", r.plan.why}};
@@ -531,7 +520,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
   if (format == ReportFormat::kJson) return ReviewToJson(r).dump(2) + "\n";
   std::string md = fmt::format(
       "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
-      r.fits ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
+      r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
              : "Does not run: " + r.reason);
   md += "| area | level | finding | change |\n|---|---|---|---|\n";
   for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, f.message, f.fix);
@@ -540,7 +529,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
   std::string text =
       fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
   text += r.fits
-              ? "Best plan on this build: " + StrategyText(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
+              ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
               : "Does not run: " + r.reason + "\n\n";
   for (const auto& f : r.findings) {
     text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);

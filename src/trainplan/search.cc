@@ -14,6 +14,7 @@
 
 #include "trainplan/embedded_data.h"
 #include "trainplan/error.h"
+#include "trainplan/format.h"
 #include "trainplan/framework.h"
 
 namespace trainplan {
@@ -359,7 +360,10 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
     }
   }
   for (auto* plans : {&result.best, &result.fastest})
-    for (Plan& p : *plans) p.gpu_id = gpu.id;
+    for (Plan& p : *plans) {
+      p.gpu_id = gpu.id;
+      p.inter_link = s.hardware.inter_node.id;
+    }
   return result;
 }
 
@@ -377,23 +381,7 @@ std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
   return front;
 }
 
-std::string Days(double s) {
-  if (s < 2 * 3600) return fmt::format("{:.0f} min", s / 60);
-  if (s < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.1f} days", s / 86400);
-}
 
-std::string StrategyText(const Plan& p) {
-  const Strategy& st = p.strategy;
-  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
-  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
-  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
-  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
-  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
-  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
-  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
-  return out;
-}
 
 void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
   for (size_t i = 0; i < plans.size(); ++i) {
@@ -414,7 +402,7 @@ void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
     }
     const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
     p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead,
-                        p.gpus, p.gpu_id, framework, StrategyText(p), Days(p.time.total_s), 100 * p.time.mfu,
+                        p.gpus, p.gpu_id, framework, StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu,
                         cost, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
                         largest > 0.05 * p.time.step_s
                             ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
@@ -464,6 +452,18 @@ Objective ParseObjective(const std::string& s, const std::string& field) {
   throw InputError(field, s, "one of: time, cost, gpus");
 }
 
+std::string StrategyText(const Plan& p) {
+  const Strategy& st = p.strategy;
+  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
+  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
+  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
+  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
+  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
+  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
+  return out;
+}
+
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
     if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
@@ -487,7 +487,7 @@ void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& p
   if (cheaper == nullptr) return;
   best.why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", cheaper->gpus,
                           cheaper->gpu_id, 100 * (cheaper->time.total_s / best.time.total_s - 1),
-                          Days(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
+                          FormatDuration(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
                           cheaper->cost_usd);
 }
 
@@ -578,7 +578,7 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
                                c.allow_offload ? ", CPU offload" : "; offload excluded");
     } else if (c.deadline_s > 0 && fastest_fit > c.deadline_s) {
       out.reason = fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
-                               Days(fastest_fit), Days(c.deadline_s));
+                               FormatDuration(fastest_fit), FormatDuration(c.deadline_s));
     } else if (c.budget_usd > 0 && cheapest_fit > c.budget_usd) {
       out.reason = fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", cheapest_fit,
                                c.budget_usd);
@@ -678,7 +678,7 @@ nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {
     s.hardware.gpus = p.gpus;
     s.hardware.gpus_per_node = p.gpus_per_node;
     s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
-    s.hardware.inter_node = DefaultInterNodeLink(s.hardware.gpu);
+    s.hardware.inter_node = FindLink(p.inter_link);
     s.strategy = p.strategy;
     s.training.framework = p.framework;
     s.training.micro_batch = p.micro_batch;

@@ -43,6 +43,7 @@ struct Plan {
   std::string gpu_id;
   int gpus = 0;
   int gpus_per_node = 0;
+  std::string inter_link;  // link id between nodes the plan was estimated on
   Framework framework = Framework::kDeepSpeed;
   Strategy strategy;
   int64_t micro_batch = 0;
@@ -71,6 +72,10 @@ struct PlanResult {
   double seconds = 0;
   int threads = 0;
 };
+
+/// "tp8 pp16 dp128 v2 zero1 mb1 recompute:selective": a plan's strategy in one line (sizes above 1 and
+/// non-defaults only, besides tp/pp/dp).
+std::string StrategyText(const Plan& plan);
 
 /// Price in USD per GPU-hour for a GPU: the override, else the catalog's default offer; 0 when unknown.
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constraints);

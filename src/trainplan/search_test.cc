@@ -211,6 +211,20 @@ TEST(Search, JsonHoldsTheContractKeys) {
   EXPECT_DOUBLE_EQ(p["memory"]["per_gpu_bytes"].get<double>(), r.plans[0].memory.per_gpu_bytes);
 }
 
+TEST(Search, PlanJsonReEstimatesOnTheNetworkTheSearchUsed) {
+  Scenario job = Job("llama-3-8b", "full", 1e9, 4096, 64);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 32;
+  c.inter_link = "eth-25g";
+  c.framework_fixed = true;  // DeepSpeed: DP gradients cross the slow network every step
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_TRUE(r.feasible);
+  nlohmann::json j = PlanResultToJson(job, r);
+  EXPECT_EQ(j["plans"][0]["hardware"]["inter_node"], "eth-25g");
+  EXPECT_DOUBLE_EQ(j["plans"][0]["time"]["step_s"].get<double>(), r.plans[0].time.step_s);
+}
+
 TEST(Search, BadConstraintsAreInputErrors) {
   Scenario job = Job("llama-3-8b", "lora", 1e8);
   PlanConstraints c;
