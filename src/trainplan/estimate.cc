@@ -86,9 +86,8 @@ std::string Confidence(const Scenario& s) {
 
 }  // namespace
 
-std::vector<FitOption> FitOptions(const Scenario& scenario) {
+std::vector<FitOption> FitOptions(const Scenario& scenario, const ParamCounts& params) {
   std::vector<FitOption> out;
-  const ParamCounts params = CountParams(scenario.model);
   auto add = [&](std::string change, Scenario s) {
     const TrainableParams trainable = CountTrainable(s, params);
     const MemoryEstimate m = EstimateMemory(s, params, trainable);
@@ -134,7 +133,7 @@ Estimate EstimateScenario(const Scenario& scenario) {
   e.time = EstimateTime(scenario, e.params, e.trainable);
   Collect(scenario, e, e.assumptions, e.warnings);
   e.confidence = Confidence(scenario);
-  if (!e.memory.fits) e.options = FitOptions(scenario);
+  if (!e.memory.fits) e.options = FitOptions(scenario, e.params);
   return e;
 }
 

@@ -100,7 +100,7 @@ struct Estimate {
 
 /// Single changes that reduce memory on the same GPUs (recomputation, optimizer offload, 8-bit AdamW,
 /// LoRA, QLoRA), each estimated; `trainplan plan` searches the rest (more or other GPUs, TP/PP).
-std::vector<FitOption> FitOptions(const Scenario& scenario);
+std::vector<FitOption> FitOptions(const Scenario& scenario, const ParamCounts& params);
 
 /// Trainable, frozen and adapter parameter counts for the scenario's method.
 TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& params);

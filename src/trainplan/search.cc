@@ -95,12 +95,10 @@ int64_t MaxExperts(const ModelSpec& m) {
   return experts;
 }
 
+/// TP must divide every layer's query heads; KV heads below tp are replicated, so they need not.
 int64_t HeadsGcd(const ModelSpec& m) {
   int64_t g = 0;
-  for (const auto& group : m.layers) {
-    g = std::gcd(g, group.spec.attention.num_heads);
-    // KV heads below tp are replicated, so only the query heads must divide.
-  }
+  for (const auto& group : m.layers) g = std::gcd(g, group.spec.attention.num_heads);
   return g == 0 ? 1 : g;
 }
 
@@ -426,7 +424,8 @@ void ValidateConstraints(const PlanConstraints& c) {
 }
 
 /// Default tokens per optimizer step when the job gives no global batch: 4 Mi tokens for pre-training
-/// (Llama 2 used 4M; Touvron et al. 2023), 128 sequences for fine-tuning.
+/// (Llama 2 used 4M; Touvron et al. 2023), 128 sequences for fine-tuning (Stanford Alpaca's fine-tuning
+/// batch size; Taori et al. 2023, github.com/tatsu-lab/stanford_alpaca).
 int64_t DefaultGlobalBatch(const Training& t) {
   if (t.global_batch > 0) return t.global_batch;
   if (t.method == Method::kPretrain) return std::max<int64_t>(1, (int64_t{4} << 20) / t.seq_len);
