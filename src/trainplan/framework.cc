@@ -118,6 +118,7 @@ std::array<FrameworkProfile, 6> MakeProfiles() {
       "(megatron/core/tensor_parallel/cross_entropy.py); fused bias-SwiGLU/GeLU, RoPE and LayerNorm "
       "kernels; 18 bytes/parameter model states (Korthikanti et al. 2022, Figure 1)";
   mg.distributed_optimizer = true;
+  mg.sp_regathers_input = true;
   mg.fp32_grad_accumulation = true;
   mg.fused_kernels = true;
   mg.runtime_overhead_bytes = kPytorchRuntimeBytes;

@@ -449,6 +449,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
   const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
                                       std::min<int>(st.tp, hw.gpus_per_node), 1.0);
+  const bool sp_regathers_input = GetFrameworkProfile(tr.framework).sp_regathers_input;
   int64_t index = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& layer = groups[g];
@@ -468,14 +469,9 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
       model_flops += n * lc.model_flops;
       // Collectives: forward and backward each run the TP pair and the MoE dispatch + combine.
       tp_s += n * lc.tp_collective_s * (has_bwd ? 2 : 1);
-      // Sequence parallelism saves only the sequence shard of each column-parallel GEMM's input, so the
-      // backward all-gathers it again for the weight gradient (Megatron-LM
-      // LinearWithGradAccumulationAndAsyncCommunication.backward): one all-gather, half an all-reduce,
-      // per TP pair. Korthikanti et al. 2022 Table 4 shows the net: SP saves 0.5 ms of a 22B layer's
-      // 7.7 ms forward but only 0.1 ms of its 11.9 ms backward. Other engines' TP (Llama 3's 4D stack)
-      // are not assumed to re-gather.
-      if (has_bwd && st.sequence_parallel && st.tp > 1 && sc.training.framework == Framework::kMegatron)
-        tp_s += n * lc.tp_collective_s / 2;
+      // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it
+      // again in backward for the weight gradient: one all-gather, half an all-reduce, per TP pair.
+      if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) tp_s += n * lc.tp_collective_s / 2;
       ep_s += n * 2 * lc.ep_alltoall_s * (has_bwd ? 2 : 1);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
       cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
