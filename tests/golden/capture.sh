@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Rewrites tests/golden/<name>.json from the binary given (default build/trainplan); run only when an answer
+# changes on purpose, and name the change in the commit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-build/trainplan}
+grep -v '^#' tests/golden/jobs.txt | while read -r name args; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  "$bin" $args > "tests/golden/$name.json" || { echo "failed: $name" >&2; exit 1; }
+done
