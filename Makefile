@@ -1,17 +1,15 @@
 # Thin wrappers over CMake. `make run` and `make test` install what they need first.
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
+CMAKE_CONFIGURE = cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps configure build run test bench accuracy load fuzz clean
+.PHONY: build run test bench accuracy load fuzz clean
 
-deps:
-	@scripts/install-deps.sh
-
-configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-
-build: configure
-	@cmake --build $(BUILD_DIR) -j $(JOBS)
+# The binary only: installs what it builds with, nothing for tests.
+build:
+	@scripts/install-deps.sh build
+	@$(CMAKE_CONFIGURE) >/dev/null
+	@cmake --build $(BUILD_DIR) --target trainplan -j $(JOBS)
 
 # The default job: Llama-3-8B full fine-tuning on 1e9 tokens. First the estimate on one 8x H100 node, then
 # the recommendation: which hardware to buy or rent, the bill of materials, cost and reliability.
@@ -21,10 +19,18 @@ run: build
 	@echo
 	@$(BUILD_DIR)/trainplan recommend --model llama-3-8b --method full --seq-len 4096 --global-batch 64 --tokens 1e9
 
-test: build
+# Everything, warnings as errors, then every test (unit, end-to-end, golden answers, layering, browser).
+test:
+	@scripts/install-deps.sh test
+	@$(CMAKE_CONFIGURE) -DTRAINPLAN_BUILD_TESTS=ON -DTRAINPLAN_BUILD_BENCH=ON -DTRAINPLAN_BROWSER_TEST=ON \
+	  -DTRAINPLAN_WERROR=ON >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-bench: build
+bench:
+	@scripts/install-deps.sh test
+	@$(CMAKE_CONFIGURE) -DTRAINPLAN_BUILD_BENCH=ON >/dev/null
+	@cmake --build $(BUILD_DIR) --target trainplan_bench -j $(JOBS)
 	@$(BUILD_DIR)/trainplan_bench --benchmark_min_time=0.2
 
 accuracy: build
@@ -32,11 +38,13 @@ accuracy: build
 
 # Load on `trainplan serve`: 8 connections posting /api/plan for 10 s; prints requests/s and p50/p99 latency.
 load: build
+	@cmake --build $(BUILD_DIR) --target trainplan_load -j $(JOBS)
 	@scripts/load-test.sh $(BUILD_DIR) 8 10
 
 # libFuzzer over the API's request handler for FUZZ_SECONDS (a clang build in build-fuzz/).
 FUZZ_SECONDS ?= 120
-fuzz: deps
+fuzz:
+	@scripts/install-deps.sh fuzz
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:

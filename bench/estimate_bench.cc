@@ -1,9 +1,9 @@
 // The cost of one estimate: the strategy search evaluates millions, so each must stay in microseconds.
 #include <benchmark/benchmark.h>
 
-#include "trainplan/estimate.h"
-#include "trainplan/hardware.h"
-#include "trainplan/model_catalog.h"
+#include "core/estimate.h"
+#include "catalog/hardware.h"
+#include "io/model_catalog.h"
 
 namespace trainplan {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainplan/search.h"
+#include "core/search.h"
 
 namespace trainplan {
 namespace {

@@ -1,7 +1,7 @@
 # Writes OUT: a C++ source defining EmbeddedFile(name) over every data/*.json file.
 file(GLOB files ${DATA_DIR}/*.json)
 list(SORT files)
-set(body "// Generated from data/*.json; do not edit.\n#include <string_view>\n#include \"trainplan/embedded_data.h\"\nnamespace trainplan {\nstd::string_view EmbeddedFile(std::string_view name) {\n")
+set(body "// Generated from data/*.json; do not edit.\n#include <string_view>\n#include \"catalog/embedded_data.h\"\nnamespace trainplan {\nstd::string_view EmbeddedFile(std::string_view name) {\n")
 foreach(f ${files})
   get_filename_component(name ${f} NAME)
   file(READ ${f} content)

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "trainplan/accuracy.h"
+#include "text/accuracy.h"
 
 namespace trainplan {
 namespace {

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "trainplan/estimate.h"
-#include "trainplan/hardware.h"
-#include "trainplan/model_catalog.h"
-#include "trainplan/scenario.h"
+#include "core/estimate.h"
+#include "catalog/hardware.h"
+#include "io/model_catalog.h"
+#include "core/scenario.h"
 
 namespace trainplan {
 namespace {

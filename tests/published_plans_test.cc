@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "trainplan/search.h"
+#include "core/search.h"
 
 namespace trainplan {
 namespace {

@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trainplan/bom.h"
-#include "trainplan/platform.h"
-#include "trainplan/reliability.h"
-#include "trainplan/report.h"
-#include "trainplan/review.h"
+#include "core/bom.h"
+#include "core/platform.h"
+#include "core/reliability.h"
+#include "text/report.h"
+#include "core/review.h"
 
 namespace trainplan {
 namespace {

@@ -18,13 +18,13 @@
 #include "cli/recommend_commands.h"
 #include "cli/render.h"
 #include "server/server.h"
-#include "trainplan/accuracy.h"
-#include "trainplan/error.h"
-#include "trainplan/estimate.h"
-#include "trainplan/hardware.h"
-#include "trainplan/model_catalog.h"
-#include "trainplan/requests.h"
-#include "trainplan/search.h"
+#include "text/accuracy.h"
+#include "base/error.h"
+#include "core/estimate.h"
+#include "catalog/hardware.h"
+#include "io/model_catalog.h"
+#include "io/requests.h"
+#include "core/search.h"
 
 namespace trainplan::cli {
 
@@ -214,7 +214,7 @@ int Main(int argc, char** argv) {
 
   JobFlags machine_job;
   MachineCommands machine(app, {[&](CLI::App* cmd) { machine_job.Register(cmd, /*with_strategy=*/false); },
-                                [&] { return machine_job.ToDocument(); }});
+                                [&] { return machine_job.ToDocument(); }, {}, {}});
 
   JobFlags recommend_job;
   RegisterRecommendCommands(app, {[&](CLI::App* cmd) { recommend_job.Register(cmd, /*with_strategy=*/false); },
@@ -224,9 +224,10 @@ int Main(int argc, char** argv) {
                                   },
                                   [&](json doc) { return recommend_job.ApplyTo(std::move(doc)); }});
 
-  std::string reference_path = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl";
+  std::string reference_path;
   auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
-  accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl");
+  accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl (tests/reference/ in the source tree)")
+      ->required();
   accuracy_cmd->add_option("-o,--output", output_path, "write the Markdown report here");
 
   try {

@@ -1,6 +1,6 @@
 #include "cli/flags.h"
 
-#include "trainplan/error.h"
+#include "base/error.h"
 
 namespace trainplan::cli {
 

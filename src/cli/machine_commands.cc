@@ -10,14 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "trainplan/error.h"
-#include "trainplan/text_io.h"
-#include "trainplan/launch.h"
-#include "trainplan/monitor.h"
-#include "trainplan/probe.h"
-#include "trainplan/readiness.h"
-#include "trainplan/search.h"
-#include "trainplan/snapshot.h"
+#include "base/error.h"
+#include "io/text_io.h"
+#include "machine/launch.h"
+#include "machine/monitor.h"
+#include "machine/probe.h"
+#include "machine/readiness.h"
+#include "core/search.h"
+#include "machine/snapshot.h"
 
 extern char** environ;
 

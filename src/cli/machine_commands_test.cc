@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "trainplan/error.h"
-#include "trainplan/nvml.h"
-#include "trainplan/search.h"
+#include "base/error.h"
+#include "machine/nvml.h"
+#include "core/search.h"
 
 namespace trainplan::cli {
 namespace {
@@ -27,7 +27,7 @@ struct Harness {
                             },
                             [this] {
                               return json{{"model", model}, {"training", {{"method", method.empty() ? "full" : method}}}};
-                            }}};
+                            }, {}, {}}};
 
   /// Parses and runs; returns the exit status and what went to stdout.
   std::pair<int, std::string> Run(std::vector<std::string> args) {

@@ -10,14 +10,14 @@
 #include <sstream>
 
 #include "cli/flags.h"
-#include "trainplan/error.h"
-#include "trainplan/requests.h"
-#include "trainplan/text_io.h"
-#include "trainplan/hardware.h"
-#include "trainplan/platform.h"
-#include "trainplan/report.h"
-#include "trainplan/review.h"
-#include "trainplan/search.h"
+#include "base/error.h"
+#include "io/requests.h"
+#include "io/text_io.h"
+#include "catalog/hardware.h"
+#include "core/platform.h"
+#include "text/report.h"
+#include "core/review.h"
+#include "core/search.h"
 
 namespace trainplan::cli {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "trainplan/error.h"
+#include "base/error.h"
 
 namespace trainplan::cli {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "trainplan/format.h"
-#include "trainplan/hardware.h"
-#include "trainplan/model_catalog.h"
+#include "text/format.h"
+#include "catalog/hardware.h"
+#include "io/model_catalog.h"
 
 namespace trainplan::cli {
 

@@ -1,10 +1,10 @@
 #pragma once
 #include <string>
 
-#include "trainplan/estimate.h"
-#include "trainplan/model.h"
-#include "trainplan/scenario.h"
-#include "trainplan/search.h"
+#include "core/estimate.h"
+#include "core/model.h"
+#include "core/scenario.h"
+#include "core/search.h"
 
 namespace trainplan::cli {
 

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "trainplan/error.h"
-#include "trainplan/estimate.h"
-#include "trainplan/report.h"
-#include "trainplan/requests.h"
-#include "trainplan/review.h"
+#include "base/error.h"
+#include "core/estimate.h"
+#include "text/report.h"
+#include "io/requests.h"
+#include "core/review.h"
 
 namespace trainplan {
 

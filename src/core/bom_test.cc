@@ -1,0 +1,203 @@
+#include "core/bom.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/estimate.h"
+#include "core/reliability.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+constexpr double kGB = 1e9;
+
+Scenario Job(const std::string& model, const std::string& method, double tokens) {
+  return ScenarioFromJson({{"model", model},
+                           {"training", {{"method", method}, {"seq_len", 2048}, {"tokens", tokens}}},
+                           {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
+                          false);
+}
+
+/// A plan with round figures, so that every derived number can be checked by hand.
+Plan HandPlan(const std::string& gpu, int gpus, int gpus_per_node) {
+  Plan p;
+  p.gpu_id = gpu;
+  p.gpus = gpus;
+  p.gpus_per_node = gpus_per_node;
+  p.strategy.dp = gpus;
+  p.micro_batch = 1;
+  p.time.step_s = 10;
+  p.time.steps = 1000;
+  p.time.tokens_per_s = 1e5;
+  return p;
+}
+
+// Guide claim "1x RTX 4090 >= 1000 W": 450 W x 618.83/450 measured peak + 170 W Ryzen 9 7950X + 98.62 W platform
+// + 11 W NVMe = 898.45 W -> the smallest rating above it is 1000 W.
+TEST(Bom, OneRtx4090NeedsA1000WattPsu) {
+  BomOptions o;
+  o.cpu_id = "ryzen-9-7950x";
+  NodeBom b = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 1, 1), o);
+  EXPECT_EQ(b.node_class, "workstation");
+  EXPECT_NEAR(b.power.gpu_peak_w, 618.83, 1e-9);
+  EXPECT_NEAR(b.power.peak_w, 618.83 + 170 + 98.62 + 11, 1e-9);
+  EXPECT_EQ(b.power.psu_rating_w, 1000);
+  EXPECT_EQ(b.power.psus, 1);
+  EXPECT_EQ(b.power.redundancy, "none");
+}
+
+// Guide claim "2x RTX 4090 >= 1600 W": 2 x 618.83 + 170 + 98.62 + 11 = 1,517.28 W -> 1600 W with the 7950X.
+TEST(Bom, TwoRtx4090NeedA1600WattPsu) {
+  BomOptions o;
+  o.cpu_id = "ryzen-9-7950x";
+  NodeBom b = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 2, 2), o);
+  EXPECT_NEAR(b.power.peak_w, 2 * 618.83 + 170 + 98.62 + 11, 1e-9);
+  EXPECT_EQ(b.power.psu_rating_w, 1600);
+  EXPECT_EQ(b.power.psus, 1);
+  // The 7950X has 24 usable lanes; two x16 GPUs and an x4 NVMe want 36.
+  EXPECT_EQ(b.cpu.lanes_needed, 36);
+  EXPECT_EQ(b.cpu.lanes_available, 24);
+}
+
+// Chosen freely, two x16 GPUs need a 128-lane Threadripper PRO; its 280 W pushes the peak past 1600 W.
+TEST(Bom, TwoRtx4090ChooseThreadripperAndTwoPsus) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 2, 2));
+  EXPECT_EQ(b.cpu.cpu.id, "threadripper-pro-5975wx");
+  EXPECT_NEAR(b.power.peak_w, 2 * 618.83 + 280 + 98.62 + 11, 1e-9);
+  EXPECT_EQ(b.power.psus, 2);  // 1,627 W: two 850 W units are the least capacity that holds it
+  EXPECT_EQ(b.power.psu_rating_w, 850);
+  // One x16 GPU and an x4 NVMe fit the 7950X's 24 lanes: the smaller part wins.
+  EXPECT_EQ(DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 1, 1)).cpu.cpu.id, "ryzen-9-7950x");
+}
+
+TEST(Bom, ChoosePsusCountsRedundancy) {
+  // 10,245 W: 2000 W x6, 3000 W x4, 3300 W x4; fewest units, then least capacity -> 4 x 3000 W.
+  PsuChoice n1 = ChoosePsus(10245, {2000, 3000, 3300}, 1);
+  EXPECT_EQ(n1.rating_w, 3000);
+  EXPECT_EQ(n1.needed, 4);
+  EXPECT_EQ(n1.total, 5);
+  EXPECT_EQ(ChoosePsus(10245, {2000, 3000, 3300}, -1).total, 8);  // N+N
+}
+
+TEST(Bom, DimmPopulationFillsChannelsEvenly) {
+  const std::vector<double> ddr5 = {16 * kGB, 32 * kGB, 48 * kGB, 64 * kGB, 96 * kGB, 128 * kGB, 256 * kGB};
+  const std::vector<double> ddr4 = {8 * kGB, 16 * kGB, 32 * kGB, 64 * kGB, 128 * kGB};
+  EXPECT_EQ(DimmPopulation(245 * kGB, 12, ddr5), std::make_pair(32 * kGB, 12));    // 245/12 = 20.4 -> 32 GB
+  EXPECT_EQ(DimmPopulation(500 * kGB, 12, ddr5), std::make_pair(48 * kGB, 12));    // 500/12 = 41.7 -> 48 GB
+  EXPECT_EQ(DimmPopulation(700 * kGB, 16, ddr4), std::make_pair(64 * kGB, 16));    // 700/16 = 43.8 -> 64 GB
+  EXPECT_EQ(DimmPopulation(3000 * kGB, 16, ddr4), std::make_pair(128 * kGB, 32));  // two per channel
+}
+
+TEST(Bom, TransientRatioFromMeasurements) {
+  EXPECT_NEAR(GpuTransientRatio("rtx-4090"), 618.83 / 450, 1e-12);
+  EXPECT_NEAR(GpuTransientRatio("rtx-5090"), 738.0 / 575, 1e-12);
+  EXPECT_NEAR(GpuTransientRatio("l40s"), 618.83 / 450, 1e-12);  // unmeasured: the largest ratio
+}
+
+// HGX node: platform per GPU from the DGX H100's 10.2 kW: (10,200 - 8 x 700 - 2 x 350) / 8 = 487.5 W.
+TEST(Bom, HgxNodePowerAndCooling) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
+  EXPECT_EQ(b.node_class, "server");
+  EXPECT_DOUBLE_EQ(b.power.platform_w, 8 * 487.5);
+  EXPECT_DOUBLE_EQ(b.power.gpu_w, 5600);
+  EXPECT_DOUBLE_EQ(b.power.peak_w, b.power.sustained_w);  // the DGX maximum already holds the excursions
+  EXPECT_EQ(b.power.redundancy, "N+1");
+  EXPECT_EQ(b.power.psus, b.power.psus_needed + 1);
+  EXPECT_GE(b.power.psu_rating_w * b.power.psus_needed, b.power.peak_w);
+  EXPECT_EQ(b.cooling.kind, "air");  // ~10 kW: one node per 20 kW air-cooled rack
+  EXPECT_EQ(b.cooling.nodes_per_rack, 1);
+  EXPECT_NEAR(b.cooling.node_btu_per_h, b.power.wall_w * 3.412142, 1e-6);
+  // HGX boards pair NICs with GPUs behind PCIe switches: the CPUs serve the GPU uplinks and NVMe.
+  EXPECT_EQ(b.cpu.lanes[1].value, 0);
+  EXPECT_EQ(b.cpu.lanes_needed, 8 * 16 + 4 * b.storage.tiers[0].count);
+  // 8 priced as the DGX H100 system ($199,000).
+  ASSERT_TRUE(b.priced);
+  EXPECT_DOUBLE_EQ(b.node_usd, 199000);
+}
+
+// Liquid when a single node exceeds what an air-cooled rack takes (20 kW): 8 x GB200 at 1,200 W.
+TEST(Bom, LiquidCoolingForHottestGpus) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("gb200", 8, 8));
+  EXPECT_EQ(b.cooling.kind, "liquid");
+}
+
+// Data-parallel traffic across nodes: ring all-reduce moves 2 (dp-1)/dp of the bf16 gradients per step.
+TEST(Bom, NetworkSizedToGradientTraffic) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  Plan p = HandPlan("h100-sxm", 16, 8);
+  NodeBom b = DeriveBom(job, p);
+  const double trainable = CountTrainable(job, CountParams(job.model)).trainable;
+  EXPECT_NEAR(b.network.dp_bytes_per_step, 2 * trainable * 2 * 15.0 / 16, 1);
+  EXPECT_NEAR(b.network.needed_bytes_per_s, b.network.dp_bytes_per_step / 10, 1e-3);
+  EXPECT_GE(b.network.available_bytes_per_s, b.network.needed_bytes_per_s);
+  // The chosen NIC is the smallest that suffices: every slower one falls short.
+  for (const auto& nic : NicCatalog()) {
+    const LinkSpec& link = FindLink(nic.link);
+    if (link.bytes_per_s * link.efficiency < b.network.available_bytes_per_s) {
+      EXPECT_LT(link.bytes_per_s * link.efficiency, b.network.needed_bytes_per_s) << nic.id;
+    }
+  }
+  EXPECT_EQ(b.network.nics, 8);
+  EXPECT_EQ(b.nodes, 2);
+}
+
+// Storage: the dataset as token ids (4 B for Llama 3's 128,256-entry vocabulary, 2 B for Llama 2's 32,000),
+// and a write target of min(5% of 1 h, 2 M f^2).
+TEST(Bom, StorageCapacityAndWriteTarget) {
+  NodeBom l3 = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
+  EXPECT_DOUBLE_EQ(l3.storage.capacity[0].value, 4e9);
+  EXPECT_DOUBLE_EQ(l3.storage.checkpoint_write_target_s, 180);
+  EXPECT_NEAR(l3.storage.write_needed_bytes_per_s, l3.storage.checkpoint_bytes / 180, 1e-3);
+  NodeBom l2 = DeriveBom(Job("llama-2-7b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
+  EXPECT_DOUBLE_EQ(l2.storage.capacity[0].value, 2e9);
+  // 16,384 GPUs: MTBF = 3600 / (419 / (54 x 24 x 16384) x 16384) s = 11,134 s; 2 M 0.05^2 = 55.7 s.
+  NodeBom big = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 16384, 8));
+  EXPECT_NEAR(big.storage.checkpoint_write_target_s, 2 * (54 * 24 * 3600.0 / 419) * 0.0025, 1e-6);
+  // The bulk tier holds the kept checkpoints.
+  EXPECT_GE(l3.storage.tiers.back().capacity_bytes, 3 * l3.storage.checkpoint_bytes);
+}
+
+// RAM: the host's terms, rounded to whole channels of DIMMs.
+TEST(Bom, RamHoldsOffloadAndFillsChannels) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  Plan p = HandPlan("h100-sxm", 8, 8);
+  p.memory.host_bytes = 500 * kGB;
+  NodeBom b = DeriveBom(job, p);
+  double sum = 0;
+  for (const auto& t : b.ram.terms) sum += t.value;
+  EXPECT_DOUBLE_EQ(b.ram.needed_bytes, sum);
+  EXPECT_GE(b.ram.needed_bytes, 500 * kGB);
+  EXPECT_GE(b.ram.total_bytes, b.ram.needed_bytes);
+  EXPECT_EQ(b.ram.dimms % (b.cpu.cpu.memory_channels * b.cpu.sockets), 0);
+  EXPECT_DOUBLE_EQ(b.ram.vram_bytes, 8 * FindGpu("h100-sxm").memory_bytes);
+}
+
+TEST(Bom, BadInputs) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  BomOptions o;
+  o.checkpoints_kept = 0;
+  EXPECT_THROW(DeriveBom(job, HandPlan("h100-sxm", 8, 8), o), InputError);
+  o = {};
+  o.cpu_id = "pentium-4";
+  EXPECT_THROW(DeriveBom(job, HandPlan("h100-sxm", 8, 8), o), InputError);
+  EXPECT_THROW(FindCpu("epyc 9999"), InputError);
+  EXPECT_EQ(FindCpu("EPYC 9654").id, "epyc-9654");
+  EXPECT_EQ(FindCpu("xeon platinum 8480c").id, "xeon-platinum-8480+");
+}
+
+TEST(Bom, CatalogsCarrySources) {
+  for (const auto& c : CpuCatalog()) {
+    EXPECT_FALSE(c.source.empty()) << c.id;
+    EXPECT_FALSE(c.date.empty()) << c.id;
+    EXPECT_GT(c.pcie_lanes, 0) << c.id;
+  }
+  for (const auto& d : DriveCatalog()) EXPECT_FALSE(d.source.empty()) << d.id;
+  for (const auto& n : NicCatalog()) EXPECT_NO_THROW(FindLink(n.link)) << n.id;
+}
+
+}  // namespace
+}  // namespace trainplan

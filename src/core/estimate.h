@@ -1,0 +1,230 @@
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/model.h"
+#include "core/scenario.h"
+
+namespace trainplan {
+
+/// Named terms of peak memory on the busiest GPU (the first pipeline stage).
+enum class MemTerm {
+  kWeights,          // compute-precision (or 4-bit QLoRA) weights held on the GPU
+  kMasterWeights,    // fp32 master copy of trainable weights
+  kGradients,
+  kOptimizerStates,  // moments (Adam m and v, SGD momentum, Adafactor factors)
+  kActivations,      // saved for backward, all in-flight micro-batches
+  kLogits,           // logits and loss (fp32 upcast, gradient)
+  kCommBuffers,      // ZeRO/FSDP buckets, gathered layers, TP/PP buffers
+  kRuntime,          // CUDA context, library workspaces
+  kFragmentation,    // caching-allocator overhead
+  kCount
+};
+const char* MemTermName(MemTerm term);  // JSON key, e.g. "optimizer_states"
+
+struct MemoryEstimate {
+  std::array<double, static_cast<size_t>(MemTerm::kCount)> bytes{};  // per GPU
+  double per_gpu_bytes = 0;
+  double capacity_bytes = 0;  // the GPU's memory
+  double host_bytes = 0;      // host RAM needed across the node for offload and pinned buffers
+  bool fits = false;
+
+  double& operator[](MemTerm t) { return bytes[static_cast<size_t>(t)]; }
+  double operator[](MemTerm t) const { return bytes[static_cast<size_t>(t)]; }
+};
+
+/// Named parts of one optimizer step on the critical path.
+enum class TimeTerm {
+  kCompute,          // matmuls and attention at the efficiency model's rate
+  kMemoryBound,      // norms, activations, softmax, dropout, optimizer update: bandwidth-bound
+  kRecompute,        // extra forward for activation recomputation
+  kTpComm,           // tensor-parallel collectives not hidden
+  kPpComm,           // pipeline point-to-point
+  kDpComm,           // gradient reduce / ZeRO-3 gathers not hidden behind compute
+  kEpComm,           // MoE all-to-all
+  kCpComm,           // context-parallel KV exchange
+  kPipelineBubble,
+  kOffload,          // host<->GPU transfers and CPU optimizer step not hidden
+  kCount
+};
+const char* TimeTermName(TimeTerm term);
+
+struct TimeEstimate {
+  std::array<double, static_cast<size_t>(TimeTerm::kCount)> seconds{};
+  double step_s = 0;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_step = 0;     // 6PD-style, counts attention, excludes recompute
+  double hardware_flops_per_step = 0;  // includes recomputation
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;  // against the dense peak of the precision used
+  double hfu = 0;
+  double steps = 0;
+  double total_s = 0;
+  double gpu_hours = 0;
+
+  double& operator[](TimeTerm t) { return seconds[static_cast<size_t>(t)]; }
+  double operator[](TimeTerm t) const { return seconds[static_cast<size_t>(t)]; }
+};
+
+/// Parameters split by what training does to them.
+struct TrainableParams {
+  double trainable = 0;       // receive gradients and optimizer state
+  double frozen = 0;          // held, not updated
+  double lora = 0;            // adapter parameters (part of trainable)
+};
+
+/// A change to a scenario that does not fit, and what it does to memory per GPU.
+struct FitOption {
+  std::string change;  // "full recomputation", "optimizer offloaded to the host (ZeRO-2)", "method qlora", ...
+  double per_gpu_bytes = 0;
+  double host_bytes = 0;
+  bool fits = false;
+};
+
+/// Everything the estimator says about one scenario.
+struct Estimate {
+  ParamCounts params;
+  TrainableParams trainable;
+  MemoryEstimate memory;
+  TimeEstimate time;
+  std::vector<std::string> assumptions;  // what was assumed, with sources
+  std::vector<std::string> warnings;
+  std::string confidence;                // high | medium | low, and why
+  std::vector<FitOption> options;        // when it does not fit: single changes on the same hardware
+};
+
+/// Single changes that reduce memory on the same GPUs (recomputation, optimizer offload, 8-bit AdamW,
+/// LoRA, QLoRA), each estimated; `trainplan plan` searches the rest (more or other GPUs, TP/PP).
+std::vector<FitOption> FitOptions(const Scenario& scenario, const ParamCounts& params);
+
+/// Trainable, frozen and adapter parameter counts for the scenario's method.
+TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& params);
+
+/// Peak memory per GPU and host memory. Pure and allocation-free: safe to call millions of times.
+MemoryEstimate EstimateMemory(const Scenario& scenario, const ParamCounts& params,
+                              const TrainableParams& trainable);
+
+/// Step time with its breakdown, throughput, MFU/HFU and totals. Pure and allocation-free.
+TimeEstimate EstimateTime(const Scenario& scenario, const ParamCounts& params,
+                          const TrainableParams& trainable);
+
+/// Parameter-like sums over a layer's linears, split by how they shard: `replicated` on every GPU (the
+/// MoE router), `tensor` split over TP, `expert` split over EP x TP (routed experts).
+struct ShardedSum {
+  double replicated = 0;
+  double tensor = 0;
+  double expert = 0;
+};
+
+/// What the memory model needs from one layer group, as per-layer sums and per-token coefficients.
+struct MemoryLayerSummary {
+  int64_t count = 0;            // layers in the group
+  double norm_params = 0;
+  ShardedSum params;            // sum of params x copies
+  ShardedSum rows_cols;         // sum of (in + out) x copies: Adafactor's factored statistics
+  ShardedSum adapters;          // LoRA targets: rank x (in + out) x copies (0 unless LoRA/QLoRA)
+  ShardedSum adapter_factored;  // LoRA targets: (in + out + 2 rank) x copies
+  // Bytes saved for backward per token of a micro-batch (see ActivationsOf in memory.cc).
+  double act_whole_bytes = 0;   // tensors TP leaves whole (sequence parallelism splits them)
+  double act_head_bytes = 0;    // Q/K/V/context bytes per attention head (qk + v widths)
+  double act_lse_bytes = 0;     // flash attention's fp32 log-sum-exp per head
+  double act_score_bytes = 0;   // eager attention: bytes per score (softmax, dropout mask and output)
+  double act_mlp_bytes = 0;     // MLP intermediates before TP splits them
+  double num_heads = 0;
+  double num_kv_heads = 0;
+};
+
+/// One distinct weight-matrix shape of a layer for the time model; `multiplicity` identical ones.
+struct GemmShape {
+  double in = 0;
+  double out = 0;
+  double copies = 1;         // routed experts when > 1
+  double active_copies = 1;
+  double multiplicity = 1;
+  bool row_parallel = false;  // o_proj, down_proj: TP splits the input dimension
+  bool lora_target = false;   // carries a LoRA adapter (LoRA/QLoRA only)
+};
+
+/// What the time model needs from one layer group.
+struct TimeLayerSummary {
+  int64_t count = 0;
+  AttentionShape attention;
+  bool gated_mlp = true;
+  bool parallel_attn_mlp = false;
+  bool moe = false;
+  double experts_per_token = 0;
+  double ffn_active = 0;               // activation-function width per token: active + shared experts
+  double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
+  double adapter_flops_per_token = 0;  // LoRA A and B, forward
+  double params = 0;                   // sum of params x copies (QLoRA dequantisation traffic)
+  double linears = 0;                  // weight matrices (ZeRO-3 gathers per module)
+  size_t gemm_begin = 0, gemm_end = 0;  // its shapes in PreparedModel::gemms
+};
+
+/// What one GPU type sustains for the job's precision and engine, from data/efficiency.json.
+struct TimeRates {
+  double peak_flops = 0;       // dense peak of the matmul precision, FLOP/s
+  double ceiling = 0;          // large-GEMM fraction of peak (generation x framework kernels)
+  double dim_half = 96;        // GEMM shape penalty
+  double hbm_bytes_per_s = 0;  // achieved
+  double elem_bytes = 2;       // bytes per matmul operand element
+  double attn_peak_flops = 0;  // 16-bit peak for the attention core (FP8 recipes keep it in 16-bit)
+  double attn_ceiling = 0;     // flash attention kernels
+  double attn_elem_bytes = 2;
+  // Reciprocals of the achieved rates: the inner loop multiplies instead of dividing.
+  double matmul_s_per_flop = 0;      // 1 / (peak_flops x ceiling)
+  double eager_attn_s_per_flop = 0;  // 1 / (attn_peak_flops x ceiling): batched attention GEMMs
+  double flash_s_per_flop = 0;       // 1 / (attn_peak_flops x attn_ceiling)
+  double hbm_s_per_byte = 0;         // 1 / hbm_bytes_per_s
+  double pcie_bytes_per_s = 0;  // achieved host <-> GPU
+  double cpu_adam_s_per_param = 0;
+  // The engine's implementation (data/efficiency.json "frameworks").
+  bool grad_reduce_overlap = true;
+  double host_s_per_layer_pass = 0;
+  double elementwise_traffic = 1;
+  bool zero3_gather_per_module = false;
+  bool zero3_prefetch = true;
+};
+
+/// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU
+/// type, computed once: layer sums, flags decided by names (LoRA targets, row-parallel linears) and
+/// efficiency-data lookups. A strategy search prepares once per (job, framework, GPU type) and then
+/// varies only the strategy, micro-batch, global batch, tokens, GPU count, GPUs per node and links.
+struct PreparedModel {
+  ParamCounts params;
+  TrainableParams trainable;
+  std::vector<MemoryLayerSummary> memory_layers;  // one per layer group, in model order
+  std::vector<TimeLayerSummary> time_layers;
+  std::vector<GemmShape> gemms;
+  TimeRates rates;
+};
+
+/// Prepares `scenario`'s model, training (all but micro_batch, global_batch and tokens) and GPU type.
+PreparedModel PrepareModel(const Scenario& scenario, const ParamCounts& params,
+                           const TrainableParams& trainable);
+// The memory and time models' shares of PrepareModel (memory.cc, perf.cc).
+void PrepareMemoryModel(const Scenario& scenario, PreparedModel& prepared);
+void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared);
+
+/// The same estimates from a prepared model: `scenario` must have the model, training and GPU type
+/// it was prepared from (its strategy, batch sizes, tokens, GPU count and links may differ). No
+/// allocation, no string work; the same figures as without preparation up to rounding (a few ulps:
+/// identical matrices are costed once, times their number).
+MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared);
+TimeEstimate EstimateTime(const Scenario& scenario, const PreparedModel& prepared);
+
+/// Runs all of the above and gathers assumptions, warnings and confidence.
+Estimate EstimateScenario(const Scenario& scenario);
+
+/// Parameters by component as a JSON object (embedding, attention, mlp, experts, ...).
+nlohmann::json ParamComponentsToJson(const ParamCounts& params);
+
+/// The estimate as JSON, with the contract keys (params.*, memory.*, time.*).
+nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
+
+}  // namespace trainplan

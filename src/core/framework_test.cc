@@ -1,0 +1,122 @@
+#include "core/framework.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/estimate.h"
+#include "core/model.h"
+
+namespace trainplan {
+namespace {
+
+constexpr Framework kAll[] = {Framework::kHfTrainer, Framework::kTorchtune, Framework::kUnsloth,
+                              Framework::kDeepSpeed, Framework::kFsdp,      Framework::kMegatron};
+
+TEST(FrameworkTest, EveryProfileIsNamedAndSourced) {
+  std::set<std::string> names;
+  for (Framework f : kAll) {
+    const FrameworkProfile& p = GetFrameworkProfile(f);
+    EXPECT_EQ(p.id, f);
+    EXPECT_GT(std::string(p.source).size(), 40u) << p.name;
+    EXPECT_GT(p.runtime_overhead_bytes, 0.5e9) << p.name;
+    EXPECT_LT(p.runtime_overhead_bytes, 2e9) << p.name;
+    EXPECT_GE(p.allocator_fragmentation, 0);
+    EXPECT_LT(p.allocator_fragmentation, 0.2);
+    names.insert(p.name);
+  }
+  EXPECT_EQ(names.size(), std::size(kAll));
+}
+
+TEST(FrameworkTest, DefaultFramework) {
+  EXPECT_EQ(DefaultFramework(Method::kLora, 1, 8), Framework::kHfTrainer);
+  EXPECT_EQ(DefaultFramework(Method::kQlora, 2, 8), Framework::kHfTrainer);
+  EXPECT_EQ(DefaultFramework(Method::kFreeze, 1, 8), Framework::kHfTrainer);
+  EXPECT_EQ(DefaultFramework(Method::kPretrain, 64, 8), Framework::kMegatron);
+  EXPECT_EQ(DefaultFramework(Method::kPretrain, 8, 8), Framework::kDeepSpeed);
+  EXPECT_EQ(DefaultFramework(Method::kFull, 64, 8), Framework::kDeepSpeed);
+}
+
+Scenario Job(Framework fw, Method method) {
+  Scenario sc;
+  sc.model = ModelFromHfConfig(nlohmann::json{{"model_type", "llama"},
+                                              {"hidden_size", 4096},
+                                              {"num_hidden_layers", 32},
+                                              {"num_attention_heads", 32},
+                                              {"num_key_value_heads", 8},
+                                              {"intermediate_size", 14336},
+                                              {"vocab_size", 128256},
+                                              {"max_position_embeddings", 8192}},
+                               "meta-llama/Meta-Llama-3-8B config.json");
+  sc.training.framework = fw;
+  sc.training.method = method;
+  sc.training.seq_len = 8192;
+  sc.strategy.recompute = Recompute::kFull;
+  sc.hardware.gpus = 1;
+  sc.hardware.gpu.memory_bytes = 80e9;
+  return sc;
+}
+
+MemoryEstimate Estimate(const Scenario& sc) {
+  const ParamCounts params = CountParams(sc.model);
+  return EstimateMemory(sc, params, CountTrainable(sc, params));
+}
+
+// The loss head per logit value: HF upcast 2 + 4 + 4 + 4 bytes, Megatron's in-place vocab-parallel
+// CE 2 + 4 + 2, torchtune's chunked CE 2, Unsloth's fused linear CE none.
+TEST(FrameworkTest, LogitsFollowTheLossImplementation) {
+  const double values = 8192.0 * 128256;
+  const double head_inputs = 2 * 2.0 * 8192 * 4096;  // final-norm and LM-head inputs
+  EXPECT_DOUBLE_EQ(Estimate(Job(Framework::kHfTrainer, Method::kLora))[MemTerm::kLogits],
+                   14 * values + head_inputs);
+  EXPECT_DOUBLE_EQ(Estimate(Job(Framework::kMegatron, Method::kFull))[MemTerm::kLogits],
+                   8 * values + head_inputs);
+  EXPECT_DOUBLE_EQ(Estimate(Job(Framework::kTorchtune, Method::kLora))[MemTerm::kLogits],
+                   2 * values + head_inputs);
+  EXPECT_DOUBLE_EQ(Estimate(Job(Framework::kUnsloth, Method::kLora))[MemTerm::kLogits], head_inputs);
+}
+
+// Unsloth moves the checkpointed layer inputs to host RAM; the HF Trainer keeps them on the GPU.
+TEST(FrameworkTest, UnslothOffloadsCheckpoints) {
+  const MemoryEstimate hf = Estimate(Job(Framework::kHfTrainer, Method::kQlora));
+  const MemoryEstimate us = Estimate(Job(Framework::kUnsloth, Method::kQlora));
+  const double inputs = 32 * 2.0 * 8192 * 4096;
+  EXPECT_DOUBLE_EQ(us.host_bytes, inputs);
+  EXPECT_EQ(hf.host_bytes, 0);
+  // Unsloth keeps two inputs in transit, and its fused SwiGLU saves one intermediate-wide tensor fewer
+  // in the layer being recomputed.
+  const double in_transit = 2 * 2.0 * 8192 * 4096, fused_saving = 2.0 * 8192 * 14336;
+  EXPECT_NEAR(hf[MemTerm::kActivations] - us[MemTerm::kActivations], inputs - in_transit + fused_saving, 1);
+  EXPECT_LT(us.per_gpu_bytes, hf.per_gpu_bytes);
+}
+
+// PEFT adapters are fp32 over a bf16 base; torchtune keeps them in bf16.
+TEST(FrameworkTest, AdapterPrecision) {
+  const Scenario hf_job = Job(Framework::kHfTrainer, Method::kLora);
+  const ParamCounts params = CountParams(hf_job.model);
+  const double lora = CountTrainable(hf_job, params).lora;
+  const double base = 2.0 * static_cast<double>(params.total);
+  EXPECT_DOUBLE_EQ(Estimate(hf_job)[MemTerm::kWeights], base + 4 * lora);
+  EXPECT_DOUBLE_EQ(Estimate(Job(Framework::kTorchtune, Method::kLora))[MemTerm::kWeights], base + 2 * lora);
+  EXPECT_EQ(Estimate(hf_job)[MemTerm::kMasterWeights], 0);
+  EXPECT_DOUBLE_EQ(Estimate(hf_job)[MemTerm::kGradients], 4 * lora);
+}
+
+// DeepSpeed's ZeRO buckets (5e8 + 5e8 bf16 elements) and DDP's full-size gradient buckets.
+TEST(FrameworkTest, CommunicationBuffers) {
+  Scenario ds = Job(Framework::kDeepSpeed, Method::kFull);
+  ds.strategy.zero = 2;
+  ds.strategy.dp = 8;
+  ds.hardware.gpus = 8;
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2e9);
+  Scenario ddp = Job(Framework::kHfTrainer, Method::kFull);
+  ddp.strategy.dp = 8;
+  ddp.hardware.gpus = 8;
+  const MemoryEstimate m = Estimate(ddp);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kCommBuffers], m[MemTerm::kGradients]);
+}
+
+}  // namespace
+}  // namespace trainplan

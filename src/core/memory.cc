@@ -1,0 +1,554 @@
+// Peak memory per GPU, term by term. The formulas, their derivations and sources are in docs/memory.md;
+// comments here say which mechanism each line models.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/estimate.h"
+#include "core/framework.h"
+
+namespace trainplan {
+namespace {
+
+// QLoRA NF4 with double quantisation: 4 bits per weight plus 8-bit absmax per 64-weight block plus an
+// fp32 constant per 256 blocks = 8/64 + 32/(64*256) = 0.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
+constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+// bitsandbytes 8-bit AdamW: two 8-bit moments plus an fp32 absmax per 2048-value block for each
+// (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 2048;
+// Transformer Engine caches the FP8 copy of each weight across the micro-batches of a step
+// (`is_first_microbatch`), one byte per linear-layer weight.
+constexpr double kFp8WeightCacheBytesPerParam = 1;
+
+struct Parallel {
+  double t = 1, p = 1, d = 1, c = 1, e = 1;
+  int v = 1;
+  double microbatches = 1;  // per optimizer step on one pipeline
+  double tokens = 0;  // of one micro-batch on one GPU: CP splits the sequence
+  // Reciprocals of the divisors used on every layer and stage: multiplications keep the search's inner
+  // loop free of most divisions (exact for the power-of-two sizes it tries).
+  double inv_t = 1, inv_te = 1;
+  double inv_rep = 1;  // tensors TP leaves whole: split t ways with sequence parallelism, else whole
+};
+
+Parallel ParallelOf(const Scenario& sc) {
+  const Strategy& st = sc.strategy;
+  Parallel par;
+  par.t = std::max(st.tp, 1);
+  par.p = std::max(st.pp, 1);
+  par.c = std::max(st.cp, 1);
+  par.e = std::max(st.ep, 1);
+  par.v = std::max(st.interleave, 1);
+  int dp = st.dp;
+  if (dp <= 0) dp = std::max(1, sc.hardware.gpus / std::max(1, st.tp * st.pp * std::max(st.cp, 1)));
+  par.d = dp;
+  par.microbatches = static_cast<double>(std::max<int64_t>(GradAccumSteps(sc), 1));
+  par.tokens =
+      static_cast<double>(sc.training.seq_len) / par.c * static_cast<double>(sc.training.micro_batch);
+  par.inv_t = 1 / par.t;
+  par.inv_te = 1 / (par.t * par.e);
+  if (st.sequence_parallel && par.t > 1) par.inv_rep = par.inv_t;
+  return par;
+}
+
+bool IsMixed(Precision p) { return p != Precision::kFp32; }
+double ComputeBytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; }
+bool IsPeft(Method m) { return m == Method::kLora || m == Method::kQlora; }
+
+// How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x TP the routed
+// experts (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
+double& ShareOf(ShardedSum& sum, const Linear& linear) {
+  if (linear.module == Module::kRouter) return sum.replicated;
+  if (linear.module == Module::kExpert) return sum.expert;
+  return sum.tensor;
+}
+
+double PerGpu(const ShardedSum& sum, const Parallel& par) {
+  return sum.replicated + sum.tensor * par.inv_t + sum.expert * par.inv_te;
+}
+
+// Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
+// tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
+// them by the strategy.
+MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& model, const Training& tr) {
+  const LayerSpec& layer = group.spec;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  const bool peft = IsPeft(tr.method);
+  const double rank = static_cast<double>(tr.lora_rank);
+  const double el = ComputeBytes(tr.precision);
+  const double h = static_cast<double>(model.hidden_size);
+  const bool hidden_dropout = model.hidden_dropout > 0;
+  MemoryLayerSummary out;
+  out.count = group.count;
+  out.norm_params = static_cast<double>(layer.norm_params);
+
+  double& whole = out.act_whole_bytes;
+  for (const Linear& linear : layer.linears) {
+    const double copies = static_cast<double>(linear.copies);
+    const double in_out = static_cast<double>(linear.in + linear.out);
+    ShareOf(out.params, linear) += static_cast<double>(linear.ParamsPerCopy()) * copies;
+    ShareOf(out.rows_cols, linear) += in_out * copies;
+    if (peft && IsLoraTarget(tr, linear)) {
+      ShareOf(out.adapters, linear) += rank * in_out * copies;
+      ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank) * copies;
+      // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
+      const double routed = linear.module == Module::kExpert ? static_cast<double>(linear.active_copies) : 1;
+      whole += el * rank * routed;
+    }
+    // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
+    if (layer.attention.mla && linear.module == Module::kAttention &&
+        (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
+      whole += 2 * el * static_cast<double>(linear.out);
+    }
+  }
+
+  const AttentionShape& at = layer.attention;
+  if (at.num_heads > 0) {
+    out.num_heads = static_cast<double>(at.num_heads);
+    out.num_kv_heads = static_cast<double>(at.num_kv_heads);
+    whole += 2 * el * h;  // input norm's input, QKV input
+    // Q and K at the qk width, V and the context (o_proj input) at the v width.
+    out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
+    out.act_lse_bytes = 4;  // flash attention: fp32 log-sum-exp per row; no s^2 tensor is kept
+    // Eager attention: softmax output (+ dropout mask and dropped output).
+    out.act_score_bytes = el + (model.attention_dropout > 0 ? 1 + el : 0);
+    if (hidden_dropout) whole += h;  // 1-byte mask
+  }
+  if (layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0) {
+    whole += (layer.parallel_attn_mlp ? 1 : 2) * el * h;  // norm input (shared if parallel), MLP input
+    const double gated_saves = fw.fused_kernels ? 3 : 4;  // gate, up, (act(gate)), product
+    const double per_width = layer.mlp == MlpKind::kGated ? gated_saves : 2;  // plain: act in, act out
+    if (layer.is_moe()) {
+      const double k = static_cast<double>(layer.experts_per_token);
+      whole += 8 * static_cast<double>(layer.num_experts);  // fp32 router logits and probabilities
+      whole += 2 * k * el * h;                              // dispatched inputs, expert outputs to combine
+      out.act_mlp_bytes = per_width * el *
+                          (k * static_cast<double>(layer.mlp_intermediate) +
+                           static_cast<double>(layer.shared_expert_intermediate));
+    } else {
+      out.act_mlp_bytes = per_width * el * static_cast<double>(layer.mlp_intermediate);
+    }
+    if (hidden_dropout) whole += h;
+  }
+  return out;
+}
+
+// Where the per-layer-group summaries come from: summarised from the scenario's model on each access
+// (EstimateMemory without preparation, allocation-free), or prepared once.
+struct LiveLayers {
+  const Scenario& sc;
+  size_t size() const { return sc.model.layers.size(); }
+  MemoryLayerSummary operator[](size_t i) const {
+    return SummarizeLayer(sc.model.layers[i], sc.model, sc.training);
+  }
+};
+struct PreparedLayers {
+  const std::vector<MemoryLayerSummary>& layers;
+  size_t size() const { return layers.size(); }
+  const MemoryLayerSummary& operator[](size_t i) const { return layers[i]; }
+};
+
+/// Parameters one GPU holds for a range of layers (plus embedding/head), by what training does to them.
+struct Tally {
+  double base = 0;           // model parameters held (not adapters), before ZeRO-3 sharding
+  double trainable = 0;      // of `base`, those that train
+  double quantized = 0;      // of `base`, layer linears (NF4 under QLoRA; FP8-cached under fp8)
+  double lora = 0;           // adapter parameters
+  double factored = 0;       // Adafactor state elements for the trainable parameters and adapters
+  double largest_layer = 0;  // base parameters of the biggest layer or embedding/head (ZeRO-3 gather unit)
+  double largest_trainable_layer = 0;  // trainable + adapter parameters of the biggest layer or matrix
+};
+
+// The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
+// last floor(L/p) layers, the final norm and the LM head (and, with tied embeddings over several
+// stages, its own copy of the shared matrix, as Megatron keeps).
+struct Stage {
+  bool first = true;
+  bool last = true;
+  int64_t begin = 0;  // layer range [begin, end)
+  int64_t end = 0;
+};
+
+Stage StageOf(const Scenario& sc, const Parallel& par, bool first) {
+  const int64_t L = sc.model.num_layers;
+  const int64_t pp = static_cast<int64_t>(par.p);
+  Stage stage;
+  stage.first = first;
+  stage.last = pp == 1 || !first;
+  stage.begin = first ? 0 : L - L / pp;
+  stage.end = first ? (pp == 1 ? L : (L + pp - 1) / pp) : L;
+  return stage;
+}
+
+template <typename Layers>
+void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, int64_t begin, int64_t end,
+               Tally& out) {
+  const ModelSpec& model = sc.model;
+  const Training& tr = sc.training;
+  const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
+  const int64_t first_trainable = tr.method == Method::kFreeze ? model.num_layers - tr.trainable_layers
+                                                               : (all_train ? 0 : model.num_layers);
+  int64_t index = 0;
+  for (size_t g = 0; g < layers.size(); ++g) {
+    const auto& layer = layers[g];
+    const int64_t lo = std::max(begin, index);
+    const int64_t hi = std::min(end, index + layer.count);
+    index += layer.count;
+    if (lo >= hi) continue;
+    const double count = static_cast<double>(hi - lo);
+    const double trained_layers =
+        static_cast<double>(std::max<int64_t>(0, hi - std::max(lo, first_trainable)));
+    const double linear_params = PerGpu(layer.params, par);
+    const double adapters = PerGpu(layer.adapters, par);
+    const double layer_params = layer.norm_params + linear_params;
+    out.base += layer_params * count;
+    out.quantized += linear_params * count;
+    out.trainable += layer_params * trained_layers;
+    out.lora += adapters * count;
+    // Adafactor factors each matrix into row and column statistics; vectors keep a full second moment.
+    out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
+                    PerGpu(layer.adapter_factored, par) * count;
+    out.largest_layer = std::max(out.largest_layer, layer_params);
+    out.largest_trainable_layer =
+        std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
+  }
+}
+
+template <typename Layers>
+Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& layers, const Parallel& par,
+                 const Stage& stage) {
+  const ModelSpec& model = sc.model;
+  const Training& tr = sc.training;
+  const bool single = stage.first && stage.last;
+  Tally tally;
+  AddLayers(sc, layers, par, stage.begin, stage.end, tally);
+
+  const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
+  const bool head_trains = all_train || tr.method == Method::kFreeze;
+  const double vocab_rows_cols = static_cast<double>(model.vocab_size) * par.inv_t + model.hidden_size;
+  const bool holds_embedding = stage.first || (model.tie_word_embeddings && !single);
+  if (holds_embedding) {
+    const double emb = static_cast<double>(params.embedding) * par.inv_t;
+    // Tied embeddings are the LM head: freeze trains them with the head.
+    const bool trains = all_train || (tr.method == Method::kFreeze && model.tie_word_embeddings);
+    tally.base += emb;
+    tally.largest_layer = std::max(tally.largest_layer, emb);
+    if (trains) {
+      tally.trainable += emb;
+      tally.factored += vocab_rows_cols;
+      tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, emb);
+    }
+  }
+  if (stage.last) {
+    const double head =
+        static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
+    tally.base += head;
+    tally.largest_layer = std::max(tally.largest_layer, head);
+    if (head_trains) {
+      tally.trainable += head;
+      if (params.lm_head > 0) tally.factored += vocab_rows_cols;
+      tally.factored += static_cast<double>(model.final_norm_params);
+      tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, head);
+    }
+  }
+  return tally;
+}
+
+/// Bytes one layer saves for backward, per micro-batch, on one GPU.
+struct LayerActivations {
+  double all = 0;    // everything saved without recomputation
+  double core = 0;   // attention scores, softmax and its dropout (dropped by selective recompute)
+  double input = 0;  // the layer input (all that full recomputation keeps)
+};
+
+// The layer's per-token bytes scaled to this micro-batch and split.
+LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& sc, const Parallel& par) {
+  const double el = ComputeBytes(sc.training.precision);
+  const double tokens = par.tokens;
+  LayerActivations out;
+  double sharded = 0;  // tensors TP splits by heads or width, already per GPU
+  if (layer.num_heads > 0) {
+    const double heads = layer.num_heads * par.inv_t;
+    const double kv_heads = std::max(layer.num_kv_heads * par.inv_t, 1.0);  // replicated when kv < t
+    sharded += tokens * layer.act_head_bytes * (heads + kv_heads);
+    if (sc.strategy.flash_attention) {
+      sharded += tokens * layer.act_lse_bytes * heads;
+    } else {
+      out.core = tokens * heads * static_cast<double>(sc.training.seq_len) * layer.act_score_bytes;
+    }
+  }
+  sharded += tokens * layer.act_mlp_bytes * par.inv_t;
+  out.all = tokens * layer.act_whole_bytes * par.inv_rep + sharded + out.core;
+  out.input = el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
+  return out;
+}
+
+struct StageActivations {
+  double gpu = 0;   // bytes on the GPU at the peak
+  double host = 0;  // checkpointed inputs moved to host memory
+};
+
+template <typename Layers>
+StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const FrameworkProfile& fw,
+                                    const Parallel& par, const Stage& stage) {
+  double stored = 0, working = 0, largest_input = 0;
+  int64_t index = 0;
+  for (size_t g = 0; g < layers.size(); ++g) {
+    const auto& layer = layers[g];
+    const int64_t lo = std::max(stage.begin, index);
+    const int64_t hi = std::min(stage.end, index + layer.count);
+    index += layer.count;
+    if (lo >= hi) continue;
+    const LayerActivations a = ActivationsOf(layer, sc, par);
+    const double n = static_cast<double>(hi - lo);
+    switch (sc.strategy.recompute) {
+      case Recompute::kNone:
+        stored += n * a.all;
+        break;
+      case Recompute::kSelective:
+        stored += n * (a.all - a.core);
+        break;
+      case Recompute::kFull:
+        stored += n * a.input;
+        working = std::max(working, a.all);  // one layer recomputed at a time in backward
+        break;
+    }
+    largest_input = std::max(largest_input, a.input);
+  }
+  // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are);
+  // interleaving adds (p-1)/(p*v) (Megatron theoretical_memory_usage.py).
+  double in_flight = 1;
+  if (par.p > 1 && stage.first) {
+    in_flight = std::min(par.p, par.microbatches);
+    if (par.v > 1 && par.microbatches >= par.p) in_flight *= 1 + (par.p - 1) / (par.p * par.v);
+  }
+  StageActivations out;
+  if (fw.offload_checkpoints && sc.strategy.recompute == Recompute::kFull) {
+    out.host = stored * in_flight;
+    out.gpu = working + 2 * largest_input;  // a layer's input in transit each way
+  } else {
+    out.gpu = stored * in_flight + working;
+  }
+  return out;
+}
+
+// The loss head on the last stage: final-norm and LM-head inputs plus the logits of one micro-batch
+// (vocabulary-parallel over TP).
+double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
+  const double el = ComputeBytes(sc.training.precision);
+  const double tokens = par.tokens;
+  const double values = tokens * static_cast<double>(sc.model.vocab_size) * par.inv_t;
+  // Fused linear CE: none. Chunked CE: bf16 logits, upcast and gradient per chunk. HF upcast: bf16
+  // logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss + fp32 gradient. Otherwise (Megatron
+  // vocab-parallel CE): bf16 logits + fp32 shard with softmax and gradient computed in place + bf16
+  // gradient.
+  double per_value = 2 + 4 + 2;
+  if (fw.fused_linear_cross_entropy) {
+    per_value = 0;
+  } else if (fw.chunked_cross_entropy) {
+    per_value = el;
+  } else if (fw.logits_fp32_upcast) {
+    per_value = el + 4 + 4 + 4;
+  }
+  return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
+}
+
+template <typename Layers>
+MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const Layers& layers,
+                           const FrameworkProfile& fw, const Parallel& par, const Stage& stage) {
+  const Training& tr = sc.training;
+  const Strategy& st = sc.strategy;
+  const Tally tally = StageTally(sc, params, layers, par, stage);
+  const double dpc = par.d * par.c;  // ZeRO and the distributed optimizer shard over DP x CP
+  const double wb = ComputeBytes(tr.precision);
+  const bool mixed = IsMixed(tr.precision) && !fw.pure_low_precision;
+  const double adapter_bytes = (fw.fp32_adapters && IsMixed(tr.precision)) ? 4 : wb;
+  const double grad_bytes = (fw.fp32_grad_accumulation || tr.precision == Precision::kFp32) ? 4 : wb;
+  const double adapter_grad_bytes = std::max(adapter_bytes, grad_bytes);
+  const bool offload_optimizer = st.offload != Offload::kNone;
+  const bool offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
+  const double shard_optimizer = (st.zero >= 1 || fw.distributed_optimizer) ? dpc : 1;
+  const double shard_grads = st.zero >= 2 ? dpc : 1;
+  const double shard_weights = st.zero >= 3 ? dpc : 1;
+  const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));
+
+  MemoryEstimate m;
+  double host_per_gpu = 0;
+
+  // Weights: compute precision; QLoRA layer linears in NF4, embeddings, head and norms in bf16 (fp32
+  // when the engine prepares the model for k-bit training).
+  const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : wb;
+  double weights = tr.method == Method::kQlora ? tally.quantized * kNf4BytesPerParam +
+                                                     (tally.base - tally.quantized) * unquantized_bytes
+                                               : tally.base * wb;
+  if (tr.precision == Precision::kFp8) weights += tally.quantized * kFp8WeightCacheBytesPerParam;
+  weights += tally.lora * adapter_bytes;
+  weights /= shard_weights;
+  if (offload_params) {
+    host_per_gpu += weights;
+    weights = 0;
+  }
+  m[MemTerm::kWeights] = weights;
+
+  // fp32 master copy of what trains, in mixed precision (adapters already fp32 need none).
+  double master = mixed ? tally.trainable * 4 + (adapter_bytes < 4 ? tally.lora * 4 : 0) : 0;
+  master /= shard_optimizer;
+
+  const double trained = tally.trainable + tally.lora;
+  double optimizer = 0;
+  const double state_bytes = fw.pure_low_precision ? wb : 4;  // per moment value
+  switch (tr.optimizer) {
+    case Optimizer::kAdamW:
+      optimizer = trained * 2 * state_bytes;
+      break;
+    case Optimizer::kAdamW8bit:
+      optimizer = trained * kAdam8bitBytesPerParam;
+      break;
+    case Optimizer::kSgdMomentum:
+      optimizer = trained * state_bytes;
+      break;
+    // Factored second moment, no first moment (Shazeer & Stern 2018; HF Adafactor beta1=None).
+    case Optimizer::kAdafactor:
+      optimizer = tally.factored * state_bytes;
+      break;
+  }
+  optimizer /= shard_optimizer;
+
+  double grads = tally.trainable * grad_bytes + tally.lora * adapter_grad_bytes;
+  if (fw.optimizer_in_backward && sc.hardware.gpus == 1 && par.microbatches <= 1) {
+    // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
+    // embedding / LM head matrix).
+    grads = tally.largest_trainable_layer * grad_bytes;
+  }
+  grads /= shard_grads;
+  if (offload_optimizer) {
+    host_per_gpu += master + optimizer;
+    master = 0;
+    optimizer = 0;
+    if (st.zero >= 2) {  // ZeRO-Offload reduces gradients into fp32 partitions in host memory
+      host_per_gpu += trained / dpc * 4;
+      grads = 0;
+    }
+  }
+  m[MemTerm::kMasterWeights] = master;
+  m[MemTerm::kGradients] = grads;
+
+  double comm = 0;
+  if (dpc > 1 || st.zero > 0) comm += fw.comm_buffer_bytes;
+  if (fw.ddp_gradient_buckets && st.zero == 0 && dpc > 1) comm += grads;
+  if (st.zero >= 3) {
+    // Gathered units (a layer, or the embedding / LM head): the one computing and the one prefetched,
+    // plus the gradients of one unit on their way to the reduce-scatter.
+    comm += tally.largest_layer * wb * 2 + tally.largest_trainable_layer * grad_bytes;
+  }
+  if (par.p > 1) {
+    // p2p send and receive buffers
+    comm += 2 * wb * par.tokens * static_cast<double>(sc.model.hidden_size) * par.inv_t;
+  }
+  m[MemTerm::kCommBuffers] = comm;
+
+  const StageActivations acts = ActivationsOfStage(sc, layers, fw, par, stage);
+  host_per_gpu += acts.host;
+  m[MemTerm::kActivations] = acts.gpu;
+  m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
+
+  // The AdamW step's temporaries never coexist with activations and logits: they count only where
+  // they exceed them.
+  if (tr.optimizer == Optimizer::kAdamW && !offload_optimizer) {
+    double step_params = trained / shard_optimizer;
+    if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
+    const double step_temp = step_params * fw.adam_step_temp_bytes_per_param;
+    optimizer += std::max(0.0, step_temp - m[MemTerm::kActivations] - m[MemTerm::kLogits]);
+  }
+  m[MemTerm::kOptimizerStates] = optimizer;
+
+  double allocated = 0;  // every term so far; runtime and fragmentation are still 0
+  for (double b : m.bytes) allocated += b;
+  m[MemTerm::kFragmentation] = allocated * fw.allocator_fragmentation;
+  m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
+  m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
+  m.host_bytes = host_per_gpu * gpus_on_node;
+  m.capacity_bytes = sc.hardware.gpu.memory_bytes;
+  m.fits = m.per_gpu_bytes <= m.capacity_bytes;
+  return m;
+}
+
+// The peak is on the first pipeline stage (embedding, most in-flight micro-batches) or the last (LM
+// head and logits).
+template <typename Layers>
+MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, const Layers& layers) {
+  const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
+  const Parallel par = ParallelOf(scenario);
+  MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, true));
+  if (par.p == 1) return first;
+  MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, false));
+  return last.per_gpu_bytes > first.per_gpu_bytes ? last : first;
+}
+
+}  // namespace
+
+const char* MemTermName(MemTerm term) {
+  switch (term) {
+    case MemTerm::kWeights:
+      return "weights";
+    case MemTerm::kMasterWeights:
+      return "master_weights";
+    case MemTerm::kGradients:
+      return "gradients";
+    case MemTerm::kOptimizerStates:
+      return "optimizer_states";
+    case MemTerm::kActivations:
+      return "activations";
+    case MemTerm::kLogits:
+      return "logits";
+    case MemTerm::kCommBuffers:
+      return "comm_buffers";
+    case MemTerm::kRuntime:
+      return "runtime";
+    case MemTerm::kFragmentation:
+      return "fragmentation";
+    case MemTerm::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& params) {
+  TrainableParams out;
+  const double total = static_cast<double>(params.total);
+  switch (scenario.training.method) {
+    case Method::kPretrain:
+    case Method::kFull:
+      out.trainable = total;
+      break;
+    case Method::kFreeze:
+    case Method::kLora:
+    case Method::kQlora: {
+      const Parallel whole;  // one GPU holding every layer
+      const Tally tally =
+          StageTally(scenario, params, LiveLayers{scenario}, whole, StageOf(scenario, whole, /*first=*/true));
+      out.lora = tally.lora;
+      out.trainable = tally.trainable + tally.lora;
+      out.frozen = total - tally.trainable;
+      break;
+    }
+  }
+  return out;
+}
+
+void PrepareMemoryModel(const Scenario& scenario, PreparedModel& prepared) {
+  prepared.memory_layers.clear();
+  for (const LayerGroup& group : scenario.model.layers) {
+    prepared.memory_layers.push_back(SummarizeLayer(group, scenario.model, scenario.training));
+  }
+}
+
+MemoryEstimate EstimateMemory(const Scenario& scenario, const ParamCounts& params,
+                              const TrainableParams& /*trainable*/) {
+  return PeakMemory(scenario, params, LiveLayers{scenario});
+}
+
+MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared) {
+  return PeakMemory(scenario, prepared.params, PreparedLayers{prepared.memory_layers});
+}
+
+}  // namespace trainplan

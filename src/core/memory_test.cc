@@ -1,0 +1,563 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/estimate.h"
+#include "core/framework.h"
+#include "core/model.h"
+
+// Counts heap allocations so a test can prove EstimateMemory makes none. GCC cannot see that the replaced
+// operator new allocates with malloc, hence the pragma.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+static std::atomic<long> g_allocations{0};
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace trainplan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+nlohmann::json Record(const std::string& id) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json r = nlohmann::json::parse(line);
+    if (r["id"] == id) return r;
+  }
+  ADD_FAILURE() << "no record " << id;
+  return {};
+}
+
+// Korthikanti et al. 2022 Table 3 GPT models: 4h GeLU MLP, LayerNorm, dropout 0.1, tied embeddings.
+ModelSpec KorthikantiGpt(const nlohmann::json& m) {
+  ModelSpec spec = ModelFromHfConfig({{"model_type", "gpt2"},
+                                      {"n_embd", m["hidden_size"]},
+                                      {"n_head", m["num_attention_heads"]},
+                                      {"n_layer", m["num_layers"]},
+                                      {"vocab_size", m["vocab_size"]},
+                                      {"n_positions", m["seq_len"]}},
+                                     "Korthikanti et al. 2022 Table 3");
+  spec.hidden_dropout = 0.1;
+  spec.attention_dropout = 0.1;
+  return spec;
+}
+
+Scenario MegatronScenario(const nlohmann::json& record) {
+  Scenario sc;
+  sc.model = KorthikantiGpt(record["model"]);
+  const nlohmann::json& st = record["strategy"];
+  sc.training.framework = Framework::kMegatron;
+  sc.training.method = Method::kPretrain;
+  sc.training.precision = Precision::kFp16;
+  sc.training.seq_len = st["seq_len"];
+  sc.training.micro_batch = st["micro_batch"];
+  sc.training.global_batch = st.value("global_batch_seqs", st["micro_batch"].get<int64_t>());
+  sc.strategy.tp = st["tp"];
+  sc.strategy.pp = st["pp"];
+  sc.strategy.dp = 1;
+  sc.strategy.interleave = st.value("interleaved_stages", 1);
+  sc.strategy.flash_attention = false;  // 2022 Megatron: softmax over materialised scores
+  sc.hardware.gpus = sc.strategy.tp * sc.strategy.pp;
+  sc.hardware.gpus_per_node = 8;
+  sc.hardware.gpu.memory_bytes = 80e9;
+  return sc;
+}
+
+MemoryEstimate Estimate(const Scenario& sc) {
+  const ParamCounts params = CountParams(sc.model);
+  return EstimateMemory(sc, params, CountTrainable(sc, params));
+}
+
+TEST(MemoryTest, TermNamesAreDistinctJsonKeys) {
+  std::vector<std::string> names;
+  for (int i = 0; i < static_cast<int>(MemTerm::kCount); ++i) {
+    names.push_back(MemTermName(static_cast<MemTerm>(i)));
+  }
+  EXPECT_EQ(names.front(), "weights");
+  EXPECT_EQ(names[static_cast<int>(MemTerm::kOptimizerStates)], "optimizer_states");
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::unique(names.begin(), names.end()), names.end());
+}
+
+// A GPT layer with no parallelism, no recompute, no flash attention must give s*b*h*(34 + 5*a*s/h)
+// bytes (Korthikanti et al. 2022, eq. 1) exactly: the per-tensor derivation reproduces it.
+TEST(MemoryTest, GptLayerReproducesKorthikantiEquation1) {
+  nlohmann::json record = Record("korthikanti2022_fig1_22B_none");
+  Scenario sc = MegatronScenario(record);
+  sc.strategy.tp = 1;
+  sc.strategy.pp = 1;
+  sc.hardware.gpus = 1;
+  sc.training.global_batch = sc.training.micro_batch;
+  const double s = 2048, b = 4, h = 6144, a = 64, L = 48;
+  const MemoryEstimate m = Estimate(sc);
+  EXPECT_NEAR(m[MemTerm::kActivations], L * s * b * h * (34 + 5 * a * s / h), 1.0);
+  // With TP the replicated part (norm inputs, QKV and MLP inputs, dropout masks) is 10*sbh.
+  sc.strategy.tp = 8;
+  sc.hardware.gpus = 8;
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kActivations], L * s * b * h * (10 + 24 / 8.0 + 5 * a * s / (h * 8)),
+              1.0);
+}
+
+// Figure 1: activations per GPU of the first stage and the 18 bytes/parameter model states. The paper's
+// bars are its own formula (12*L*h^2 parameters, no embedding); ours adds the word and position
+// embedding on the first stage, so the model-state comparison adds 18 bytes for those. Tolerance 1%:
+// what remains is biases and LayerNorm parameters (13*L*h) the paper leaves out.
+TEST(MemoryTest, KorthikantiFigure1) {
+  for (const char* id : {"korthikanti2022_fig1_22B_none", "korthikanti2022_fig1_22B_seqsel",
+                         "korthikanti2022_fig1_175B_none", "korthikanti2022_fig1_175B_seqsel",
+                         "korthikanti2022_fig1_530B_none", "korthikanti2022_fig1_530B_seqsel",
+                         "korthikanti2022_fig1_1T_none", "korthikanti2022_fig1_1T_seqsel"}) {
+    SCOPED_TRACE(id);
+    const nlohmann::json record = Record(id);
+    Scenario sc = MegatronScenario(record);
+    const bool seqsel = record["strategy"]["recompute"] == "selective";
+    sc.strategy.recompute = seqsel ? Recompute::kSelective : Recompute::kNone;
+    sc.strategy.sequence_parallel = seqsel;
+    const MemoryEstimate m = Estimate(sc);
+    const double acts_gib = m[MemTerm::kActivations] / kGiB;
+    EXPECT_NEAR(acts_gib / record["measured"]["activations_gib_per_gpu"].get<double>(), 1.0, 0.01);
+
+    const double states = m[MemTerm::kWeights] + m[MemTerm::kMasterWeights] + m[MemTerm::kGradients] +
+                          m[MemTerm::kOptimizerStates];
+    const double embedding = static_cast<double>(CountParams(sc.model).embedding) / sc.strategy.tp;
+    const double expected =
+        record["measured"]["params_and_optimizer_gib_per_gpu"].get<double>() * kGiB + 18 * embedding;
+    EXPECT_NEAR(states / expected, 1.0, 0.01);
+  }
+}
+
+// Figure 7: activation memory relative to no recompute / no sequence parallelism. The paper's "full"
+// bar counts the checkpointed inputs only; our figure also holds the one layer recomputed in backward,
+// one layer-micro-batch of the baseline's stored layer-micro-batches, which the comparison adds.
+// Tolerance 0.5 percentage points (the bars are read off a chart to two decimals).
+TEST(MemoryTest, KorthikantiFigure7) {
+  for (const char* id : {"korthikanti2022_fig7_22B", "korthikanti2022_fig7_175B", "korthikanti2022_fig7_530B",
+                         "korthikanti2022_fig7_1T"}) {
+    SCOPED_TRACE(id);
+    const nlohmann::json record = Record(id);
+    Scenario sc = MegatronScenario(record);
+    // Figure 7 uses the same batch as Figure 1; its records omit the global batch.
+    const std::string fig1 = std::string(id).replace(std::string(id).find("fig7"), 4, "fig1") + "_none";
+    sc.training.global_batch = Record(fig1)["strategy"]["global_batch_seqs"];
+    sc.strategy.interleave = Record(fig1)["strategy"].value("interleaved_stages", 1);
+    const double baseline = Estimate(sc)[MemTerm::kActivations];
+    const nlohmann::json& pct = record["measured"]["activation_pct_of_baseline"];
+    struct Case {
+      const char* key;
+      Recompute recompute;
+      bool sp;
+    };
+    for (const Case& c :
+         {Case{"seq", Recompute::kNone, true}, Case{"sel", Recompute::kSelective, false},
+          Case{"seqsel", Recompute::kSelective, true}, Case{"full", Recompute::kFull, false}}) {
+      SCOPED_TRACE(c.key);
+      Scenario v = sc;
+      v.strategy.recompute = c.recompute;
+      v.strategy.sequence_parallel = c.sp;
+      double expected = pct[c.key].get<double>();
+      if (c.recompute == Recompute::kFull) {
+        const double layers_in_stage = static_cast<double>(sc.model.num_layers) / sc.strategy.pp;
+        const double p = sc.strategy.pp, vst = sc.strategy.interleave;
+        const double in_flight = p > 1 ? p * (vst > 1 ? 1 + (p - 1) / (p * vst) : 1) : 1;
+        expected += 100 / (layers_in_stage * in_flight);
+      }
+      EXPECT_NEAR(100 * Estimate(v)[MemTerm::kActivations] / baseline, expected, 0.5);
+    }
+  }
+}
+
+// Llama-3-8B from its config.json (meta-llama/Meta-Llama-3-8B).
+ModelSpec Llama3_8B() {
+  return ModelFromHfConfig({{"model_type", "llama"},
+                            {"hidden_size", 4096},
+                            {"num_hidden_layers", 32},
+                            {"num_attention_heads", 32},
+                            {"num_key_value_heads", 8},
+                            {"intermediate_size", 14336},
+                            {"vocab_size", 128256},
+                            {"max_position_embeddings", 8192},
+                            {"tie_word_embeddings", false}},
+                           "meta-llama/Meta-Llama-3-8B config.json");
+}
+
+Scenario LlamaJob(Method method, Framework framework, int gpus, int zero) {
+  Scenario sc;
+  sc.model = Llama3_8B();
+  sc.training.method = method;
+  sc.training.framework = framework;
+  sc.training.seq_len = 4096;
+  sc.training.micro_batch = 1;
+  sc.strategy.zero = zero;
+  sc.strategy.dp = gpus;
+  sc.hardware.gpus = gpus;
+  sc.hardware.gpus_per_node = 8;
+  sc.hardware.gpu.memory_bytes = 80e9;
+  return sc;
+}
+
+double ModelStates(const MemoryEstimate& m) {
+  return m[MemTerm::kWeights] + m[MemTerm::kMasterWeights] + m[MemTerm::kGradients] +
+         m[MemTerm::kOptimizerStates];
+}
+
+// PEFT prints these for Llama-3-8B: r=16 on all linear layers, and r=8 on q_proj/v_proj.
+TEST(MemoryTest, LoraAdapterCountsMatchPeft) {
+  Scenario sc = LlamaJob(Method::kLora, Framework::kHfTrainer, 1, 0);
+  const ParamCounts params = CountParams(sc.model);
+  sc.training.lora_rank = 16;
+  TrainableParams t = CountTrainable(sc, params);
+  EXPECT_EQ(t.lora, 41943040);
+  EXPECT_EQ(t.trainable, 41943040);
+  EXPECT_EQ(t.frozen, static_cast<double>(params.total));
+  sc.training.lora_targets = {"all-linear"};
+  EXPECT_EQ(CountTrainable(sc, params).lora, 41943040);
+  sc.training.lora_rank = 8;
+  sc.training.lora_targets = {"q_proj", "v_proj"};
+  EXPECT_EQ(CountTrainable(sc, params).lora, 3407872);
+  sc.training.method = Method::kQlora;
+  EXPECT_EQ(CountTrainable(sc, params).lora, 3407872);
+}
+
+// Freeze: the top layers, the final norm and the LM head train; everything else is frozen.
+TEST(MemoryTest, FreezeTrainsTopLayersNormAndHead) {
+  Scenario sc = LlamaJob(Method::kFreeze, Framework::kHfTrainer, 1, 0);
+  sc.training.trainable_layers = 2;
+  const ParamCounts params = CountParams(sc.model);
+  const double layer = static_cast<double>(LayerParams(sc.model.layers[0].spec));
+  const TrainableParams t = CountTrainable(sc, params);
+  EXPECT_EQ(t.trainable, 2 * layer + 4096 + static_cast<double>(params.lm_head));
+  EXPECT_EQ(t.trainable + t.frozen, static_cast<double>(params.total));
+  EXPECT_EQ(t.lora, 0);
+  sc.training.method = Method::kFull;
+  EXPECT_EQ(CountTrainable(sc, params).trainable, static_cast<double>(params.total));
+}
+
+// Mixed-precision AdamW without sharding keeps 2 + 4 + 2 + 8 = 16 bytes per parameter (DeepSpeed), 18
+// with Megatron's fp32 gradients; the distributed optimizer makes it 6 + 12/N (Megatron-LM docs).
+// Also the guide claim: Llama-3-8B full fine-tuning does not fit one 80 GB GPU.
+TEST(MemoryTest, ModelStateBytesPerParameter) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 1, 0);
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  MemoryEstimate m = Estimate(sc);
+  EXPECT_DOUBLE_EQ(ModelStates(m), 16 * P);
+  EXPECT_FALSE(m.fits);
+  EXPECT_GT(m.per_gpu_bytes, 128e9);
+
+  sc.training.framework = Framework::kMegatron;
+  EXPECT_DOUBLE_EQ(ModelStates(Estimate(sc)), 18 * P);
+  sc.strategy.dp = 8;
+  sc.hardware.gpus = 8;
+  EXPECT_DOUBLE_EQ(ModelStates(Estimate(sc)), (6 + 12.0 / 8) * P);
+
+  sc.training.framework = Framework::kDeepSpeed;
+  sc.training.precision = Precision::kFp32;  // pure fp32: no master copy
+  sc.strategy.dp = 1;
+  sc.hardware.gpus = 1;
+  EXPECT_DOUBLE_EQ(ModelStates(Estimate(sc)), 16 * P);
+  EXPECT_EQ(Estimate(sc)[MemTerm::kMasterWeights], 0);
+
+  sc.training.precision = Precision::kBf16;
+  sc.training.framework = Framework::kTorchtune;  // pure bf16: 2 + 2 + 2*2 (one GPU: optimizer in backward)
+  const MemoryEstimate tt = Estimate(sc);
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P);
+  // Gradients of one parameter group at a time: the biggest is the LM head with the final norm.
+  ASSERT_LT(LayerParams(sc.model.layers[0].spec), CountParams(sc.model).lm_head);
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kGradients], 2.0 * static_cast<double>(CountParams(sc.model).lm_head + 4096));
+}
+
+TEST(MemoryTest, OptimizerVariants) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 1, 0);
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  sc.training.optimizer = Optimizer::kAdamW8bit;
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kOptimizerStates] / P, 2.0, 0.01);
+  sc.training.optimizer = Optimizer::kSgdMomentum;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kOptimizerStates], 4 * P);
+  sc.training.optimizer = Optimizer::kAdafactor;  // factored: rows + columns, well under 1% of 4 B/param
+  EXPECT_LT(Estimate(sc)[MemTerm::kOptimizerStates], 0.01 * 4 * P);
+  EXPECT_GT(Estimate(sc)[MemTerm::kOptimizerStates], 0);
+}
+
+// ZeRO-1 shards optimizer state and master weights over DP, ZeRO-2 also gradients, ZeRO-3 also
+// weights; memory per GPU never rises with more GPUs.
+TEST(MemoryTest, ZeroStagesShardOverDataParallel) {
+  const double P = static_cast<double>(CountParams(Llama3_8B()).total);
+  for (int zero = 0; zero <= 3; ++zero) {
+    SCOPED_TRACE(zero);
+    const MemoryEstimate m = Estimate(LlamaJob(Method::kFull, Framework::kDeepSpeed, 8, zero));
+    EXPECT_DOUBLE_EQ(m[MemTerm::kMasterWeights], zero >= 1 ? 4 * P / 8 : 4 * P);
+    EXPECT_DOUBLE_EQ(m[MemTerm::kGradients], zero >= 2 ? 2 * P / 8 : 2 * P);
+    EXPECT_DOUBLE_EQ(m[MemTerm::kWeights], zero >= 3 ? 2 * P / 8 : 2 * P);
+  }
+  for (Framework fw : {Framework::kDeepSpeed, Framework::kFsdp}) {
+    for (Method method : {Method::kFull, Method::kLora}) {
+      double previous = 1e300;
+      for (int gpus : {1, 2, 4, 8, 16, 32, 64, 128}) {
+        Scenario sc = LlamaJob(method, fw, gpus, 3);
+        const double bytes = Estimate(sc).per_gpu_bytes;
+        EXPECT_LE(bytes, previous) << gpus << " GPUs";
+        previous = bytes;
+      }
+    }
+  }
+}
+
+TEST(MemoryTest, OffloadMovesOptimizerAndParamsToHost) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 8, 3);
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  const MemoryEstimate on_gpu = Estimate(sc);
+  EXPECT_EQ(on_gpu.host_bytes, 0);
+  sc.strategy.offload = Offload::kOptimizer;
+  const MemoryEstimate opt = Estimate(sc);
+  EXPECT_EQ(opt[MemTerm::kOptimizerStates], 0);
+  EXPECT_EQ(opt[MemTerm::kMasterWeights], 0);
+  EXPECT_EQ(opt[MemTerm::kGradients], 0);
+  // Per GPU: master 4 + Adam 8 + fp32 gradient partition 4 bytes, all eight GPUs of the node.
+  EXPECT_DOUBLE_EQ(opt.host_bytes, 16 * P);
+  sc.strategy.offload = Offload::kOptimizerAndParams;
+  const MemoryEstimate all = Estimate(sc);
+  EXPECT_EQ(all[MemTerm::kWeights], 0);
+  EXPECT_DOUBLE_EQ(all.host_bytes, 18 * P);
+  EXPECT_LT(all.per_gpu_bytes, opt.per_gpu_bytes);
+}
+
+// Recomputation never raises activation memory, for dense and MoE layers, with and without flash
+// attention, TP and sequence parallelism.
+TEST(MemoryTest, RecomputeNeverRaisesActivations) {
+  ModelSpec moe = ModelFromHfConfig({{"model_type", "mixtral"},
+                                     {"hidden_size", 4096},
+                                     {"num_hidden_layers", 32},
+                                     {"num_attention_heads", 32},
+                                     {"num_key_value_heads", 8},
+                                     {"intermediate_size", 14336},
+                                     {"num_local_experts", 8},
+                                     {"num_experts_per_tok", 2},
+                                     {"vocab_size", 32000},
+                                     {"max_position_embeddings", 32768}},
+                                    "mistralai/Mixtral-8x7B-v0.1 config.json");
+  for (const ModelSpec& model : {Llama3_8B(), moe}) {
+    for (int64_t seq : {512, 4096, 32768}) {
+      for (bool flash : {true, false}) {
+        for (int tp : {1, 4}) {
+          for (bool sp : {false, true}) {
+            Scenario sc = LlamaJob(Method::kFull, Framework::kMegatron, tp, 0);
+            sc.model = model;
+            sc.strategy.tp = tp;
+            sc.strategy.dp = 1;
+            sc.strategy.sequence_parallel = sp && tp > 1;
+            sc.strategy.flash_attention = flash;
+            sc.training.seq_len = seq;
+            double previous = 1e300;
+            for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+              sc.strategy.recompute = r;
+              const double acts = Estimate(sc)[MemTerm::kActivations];
+              EXPECT_LE(acts, previous) << model.name << " seq " << seq << " flash " << flash;
+              EXPECT_GT(acts, 0);
+              previous = acts;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Flash attention removes the s^2 scores; without it they dominate long sequences.
+TEST(MemoryTest, FlashAttentionRemovesQuadraticTerm) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kMegatron, 1, 0);
+  sc.training.seq_len = 8192;
+  const double flash = Estimate(sc)[MemTerm::kActivations];
+  sc.strategy.flash_attention = false;
+  const double eager = Estimate(sc)[MemTerm::kActivations];
+  // 32 layers x 32 heads x 8192^2 bf16 softmax outputs (no dropout in Llama) minus the fp32 LSE rows.
+  EXPECT_NEAR(eager - flash, 32 * (2.0 * 32 * 8192 * 8192 - 4.0 * 32 * 8192), 1.0);
+}
+
+// LoRA never needs more than full fine-tuning; QLoRA's 4-bit base weighs less than LoRA's bf16 one.
+TEST(MemoryTest, PeftNeverExceedsFullFineTuning) {
+  for (Framework fw : {Framework::kHfTrainer, Framework::kDeepSpeed, Framework::kFsdp, Framework::kTorchtune,
+                       Framework::kUnsloth}) {
+    for (int64_t seq : {256, 4096, 16384}) {
+      Scenario full = LlamaJob(Method::kFull, fw, 1, 0);
+      full.training.seq_len = seq;
+      Scenario lora = full;
+      lora.training.method = Method::kLora;
+      Scenario qlora = full;
+      qlora.training.method = Method::kQlora;
+      const MemoryEstimate f = Estimate(full), l = Estimate(lora), q = Estimate(qlora);
+      EXPECT_LE(l.per_gpu_bytes, f.per_gpu_bytes);
+      EXPECT_LT(q[MemTerm::kWeights], l[MemTerm::kWeights]);
+      EXPECT_LE(q.per_gpu_bytes, l.per_gpu_bytes);
+    }
+  }
+}
+
+// QLoRA NF4 with double quantisation: 4.127 bits per quantised weight (Dettmers et al. 2023);
+// embeddings, LM head and norms stay bf16 (Unsloth) or are cast to fp32 (HF + PEFT
+// prepare_model_for_kbit_training); adapters fp32 through PEFT in both.
+TEST(MemoryTest, QloraWeightBytes) {
+  for (Framework fw : {Framework::kUnsloth, Framework::kHfTrainer}) {
+    Scenario sc = LlamaJob(Method::kQlora, fw, 1, 0);
+    const ParamCounts params = CountParams(sc.model);
+    const TrainableParams t = CountTrainable(sc, params);
+    const double kept = static_cast<double>(params.embedding + params.lm_head + params.norms);
+    const double quantised = static_cast<double>(params.total) - kept;
+    const double kept_bytes = fw == Framework::kUnsloth ? 2 : 4;
+    EXPECT_NEAR(Estimate(sc)[MemTerm::kWeights], quantised * 4.127 / 8 + kept * kept_bytes + t.lora * 4,
+                1e-4 * quantised);
+  }
+}
+
+// Pipeline 1F1B: the first stage holds min(p, micro-batches) micro-batches; the last stage the loss.
+TEST(MemoryTest, PipelineInFlightMicroBatches) {
+  Scenario sc = LlamaJob(Method::kPretrain, Framework::kMegatron, 4, 0);
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 1;
+  sc.training.global_batch = 1;  // one micro-batch: nothing else in flight
+  const MemoryEstimate one = Estimate(sc);
+  sc.training.global_batch = 64;
+  const MemoryEstimate many = Estimate(sc);
+  // The first stage (8 layers, 4 in flight) is the busiest here; with one micro-batch it holds 1.
+  EXPECT_NEAR(many[MemTerm::kActivations] / one[MemTerm::kActivations], 4.0, 1e-9);
+  EXPECT_EQ(many[MemTerm::kLogits], 0);
+  sc.strategy.interleave = 2;
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kActivations] / many[MemTerm::kActivations], 1 + 3.0 / 8, 1e-9);
+}
+
+// Qwen (first generation) README profile: HF Trainer + PEFT, FlashAttention-2, gradient checkpointing,
+// batch 1, A100-80GB; full and multi-GPU rows ran DeepSpeed ZeRO-3 and report sums over GPUs (per-GPU
+// value inferred). LoRA and full rows: median |error| within 10%, each within 25%.
+// Q-LoRA rows used GPTQ-Int4 checkpoints, for which PEFT skips the fp32 cast of unquantised weights
+// (prepare_model_for_kbit_training: `not is_gptq_quantized`) and Qwen-1's own modelling code does not
+// upcast logits; our QLoRA (bitsandbytes NF4 under the HF profile) does both, so these rows must come
+// out conservative (never under) and within 65%: a known bias, not a fit.
+TEST(MemoryTest, QwenReadmeProfile) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/tests/reference/measurements.jsonl");
+  std::string line;
+  std::vector<double> errors;
+  int gptq_rows = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    const std::string id = r["id"];
+    // "LoRA (emb)" also trains embedding and output layer: no method models that.
+    if (id.rfind("qwen1_profile_", 0) != 0 || r["kind"] != "memory" ||
+        id.find("_emb_") != std::string::npos) {
+      continue;
+    }
+    const nlohmann::json& m = r["model"];
+    const nlohmann::json& st = r["strategy"];
+    const std::string width = m["intermediate_size"];
+    Scenario sc;
+    sc.model = ModelFromHfConfig({{"model_type", "qwen"},
+                                  {"hidden_size", m["hidden_size"]},
+                                  {"num_hidden_layers", m["num_layers"]},
+                                  {"num_attention_heads", m["num_attention_heads"]},
+                                  {"intermediate_size", std::stoll(width)},
+                                  {"vocab_size", m["vocab_size"]}},
+                                 id);
+    const std::string method = st["method"];
+    const int gpus = r["hardware"]["count"];
+    sc.training.method = method == "lora"    ? Method::kLora
+                         : method == "qlora" ? Method::kQlora
+                                             : Method::kFull;
+    const bool zero3 = method == "full" || gpus > 1;  // finetune_ds.sh with ds_config_zero3.json
+    sc.training.framework = zero3 ? Framework::kDeepSpeed : Framework::kHfTrainer;
+    sc.strategy.zero = zero3 ? 3 : 0;
+    sc.training.seq_len = st["seq_len"];
+    sc.training.micro_batch = 1;
+    sc.training.global_batch = 8 * gpus;
+    sc.training.lora_rank = st.value("lora_r", 64);
+    sc.strategy.recompute = Recompute::kFull;
+    sc.strategy.dp = gpus;
+    sc.hardware.gpus = gpus;
+    sc.hardware.gpu.memory_bytes = 80e9;
+    const nlohmann::json& measured = r["measured"];
+    const double gb = measured.contains("memory_gb_per_gpu_inferred")
+                          ? measured["memory_gb_per_gpu_inferred"].get<double>()
+                          : measured["memory_gb_as_stated"].get<double>();
+    const double error = Estimate(sc).per_gpu_bytes / (gb * 1e9) - 1;
+    if (sc.training.method == Method::kQlora) {
+      EXPECT_GE(error, 0) << id;
+      EXPECT_LT(error, 0.65) << id;
+      ++gptq_rows;
+    } else {
+      EXPECT_LT(std::abs(error), 0.25) << id;
+      errors.push_back(std::abs(error));
+    }
+  }
+  EXPECT_EQ(gptq_rows, 24);
+  ASSERT_EQ(errors.size(), 33u);
+  std::sort(errors.begin(), errors.end());
+  EXPECT_LT(errors[errors.size() / 2], 0.10);
+}
+
+// Unsloth README context-length benchmark (Llama-3.1-8B QLoRA r=32, all linear layers, batch 1): the
+// longest sequence that fit each GPU. At that length our peak must be close to the card's memory:
+// within 15%. Unsloth offloads checkpoints and fuses the loss; the HF+FA2 rows upcast logits to fp32.
+TEST(MemoryTest, UnslothMaxContextBenchmarks) {
+  for (const char* id : {"unsloth_maxctx_Llama-3.1-8B-Instruct_16GB_unsloth",
+                         "unsloth_maxctx_Llama-3.1-8B-Instruct_40GB_hf_fa2",
+                         "unsloth_maxctx_Llama-3.1-8B-Instruct_48GB_hf_fa2"}) {
+    SCOPED_TRACE(id);
+    const nlohmann::json r = Record(id);
+    const std::string engine = r["strategy"]["framework"];
+    Scenario sc = LlamaJob(
+        Method::kQlora, engine.rfind("Unsloth", 0) == 0 ? Framework::kUnsloth : Framework::kHfTrainer, 1, 0);
+    sc.training.lora_rank = r["strategy"]["lora_r"];
+    sc.training.seq_len = r["measured"]["max_seq_len_that_fits"];
+    sc.strategy.recompute = Recompute::kFull;
+    const double vram = r["measured"]["gpu_vram_gb"].get<double>() * 1e9;
+    EXPECT_NEAR(Estimate(sc).per_gpu_bytes / vram, 1.0, 0.15);
+  }
+  // Llama-3.3-70B QLoRA did not fit 48 GB under HF + FA2 at any length: not even at 256 tokens.
+  const nlohmann::json oom = Record("unsloth_maxctx_Llama-3.3-70B-Instruct_48GB_hf_fa2");
+  ASSERT_EQ(oom["measured"]["max_seq_len_that_fits"], "OOM");
+  Scenario big = LlamaJob(Method::kQlora, Framework::kHfTrainer, 1, 0);
+  big.model = ModelFromHfConfig({{"model_type", "llama"},
+                                 {"hidden_size", 8192},
+                                 {"num_hidden_layers", 80},
+                                 {"num_attention_heads", 64},
+                                 {"num_key_value_heads", 8},
+                                 {"intermediate_size", 28672},
+                                 {"vocab_size", 128256},
+                                 {"max_position_embeddings", 131072}},
+                                "meta-llama/Llama-3.3-70B-Instruct config.json");
+  big.training.seq_len = 256;
+  big.strategy.recompute = Recompute::kFull;
+  big.hardware.gpu.memory_bytes = oom["measured"]["gpu_vram_gb"].get<double>() * 1e9;
+  EXPECT_FALSE(Estimate(big).fits);
+}
+
+// The search calls EstimateMemory millions of times: it must not touch the heap.
+TEST(MemoryTest, EstimateMemoryDoesNotAllocate) {
+  Scenario sc = LlamaJob(Method::kLora, Framework::kHfTrainer, 16, 3);
+  sc.training.lora_targets = {"q_proj", "v_proj", "down_proj"};
+  sc.strategy.pp = 2;
+  sc.strategy.dp = 8;
+  const ParamCounts params = CountParams(sc.model);
+  const TrainableParams trainable = CountTrainable(sc, params);
+  const long before = g_allocations.load();
+  double total = 0;
+  for (Framework fw : {Framework::kHfTrainer, Framework::kMegatron, Framework::kUnsloth}) {
+    sc.training.framework = fw;
+    total += EstimateMemory(sc, params, trainable).per_gpu_bytes;
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_GT(total, 0);
+}
+
+}  // namespace
+}  // namespace trainplan

@@ -1,0 +1,647 @@
+// The time model: FLOPs and bytes of one optimizer step derived from the model's real shapes, run at
+// the GPU's peak times an efficiency model, plus every collective on the link it crosses, the pipeline
+// bubble and host offload. Assumptions and sources: docs/performance.md; constants: data/efficiency.json.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/embedded_data.h"
+#include "base/error.h"
+#include "core/estimate.h"
+#include "core/framework.h"
+
+namespace trainplan {
+
+const char* TimeTermName(TimeTerm term) {
+  switch (term) {
+    case TimeTerm::kCompute: return "compute";
+    case TimeTerm::kMemoryBound: return "memory_bound";
+    case TimeTerm::kRecompute: return "recompute";
+    case TimeTerm::kTpComm: return "tp_comm";
+    case TimeTerm::kPpComm: return "pp_comm";
+    case TimeTerm::kDpComm: return "dp_comm";
+    case TimeTerm::kEpComm: return "ep_comm";
+    case TimeTerm::kCpComm: return "cp_comm";
+    case TimeTerm::kPipelineBubble: return "pipeline_bubble";
+    case TimeTerm::kOffload: return "offload";
+    case TimeTerm::kCount: break;
+  }
+  return "";
+}
+
+namespace {
+
+constexpr int kFrameworks = 6;  // entries of the Framework enum
+
+/// data/efficiency.json, parsed once (the only allocation, on first use; estimates only read it).
+struct Generation {
+  std::vector<std::string> match;
+  double matmul_ceiling = 0.6;     // large GEMMs, fraction of the dense peak
+  double attention_ceiling = 0.3;  // fused (flash) attention kernels, fraction of the 16-bit peak
+};
+/// How an engine's implementation changes time (data/efficiency.json "frameworks").
+struct EngineTiming {
+  bool grad_reduce_overlap = true;
+  double host_s_per_layer_pass = 0;
+  double elementwise_traffic = 1;
+  bool zero3_gather_per_module = false;
+  bool zero3_prefetch = true;
+};
+struct EfficiencyData {
+  double dim_half = 96;
+  double hbm_efficiency = 0.8;
+  double pcie_efficiency = 0.8;
+  double cpu_adam_s_per_param = 0.25e-9;
+  std::vector<Generation> generations;  // the last one is the default
+  std::array<EngineTiming, kFrameworks> engines{};
+};
+
+EngineTiming ReadEngine(const nlohmann::json& j) {
+  EngineTiming e;
+  e.grad_reduce_overlap = j.at("grad_reduce_overlap").get<bool>();
+  e.host_s_per_layer_pass = j.at("host_s_per_layer_pass").get<double>();
+  e.elementwise_traffic = j.at("elementwise_traffic").get<double>();
+  e.zero3_gather_per_module = j.at("zero3_gather_unit").get<std::string>() == "module";
+  e.zero3_prefetch = j.at("zero3_prefetch").get<bool>();
+  return e;
+}
+
+EfficiencyData LoadEfficiency() {
+  const auto doc = nlohmann::json::parse(EmbeddedFile("efficiency.json"));
+  EfficiencyData d;
+  d.dim_half = doc.at("gemm").at("dim_half").get<double>();
+  d.hbm_efficiency = doc.at("hbm_efficiency").at("value").get<double>();
+  d.pcie_efficiency = doc.at("pcie_efficiency").at("value").get<double>();
+  d.cpu_adam_s_per_param = doc.at("cpu_adam").at("seconds_per_billion_params").get<double>() * 1e-9;
+  for (const auto& g : doc.at("generations")) {
+    d.generations.push_back({g.at("match").get<std::vector<std::string>>(), g.at("matmul_ceiling").get<double>(),
+                             g.at("attention_ceiling").get<double>()});
+  }
+  // Each engine entry applies to the framework profiles whose name contains its key.
+  const auto& frameworks = doc.at("frameworks");
+  for (int f = 0; f < kFrameworks; ++f) {
+    d.engines[f] = ReadEngine(frameworks.at("default"));
+    const std::string profile = NormalizeName(GetFrameworkProfile(static_cast<Framework>(f)).name);
+    for (const auto& [key, value] : frameworks.items()) {
+      if (value.is_object() && key != "default" && profile.find(NormalizeName(key)) != std::string::npos) {
+        d.engines[f] = ReadEngine(value);
+      }
+    }
+  }
+  return d;
+}
+
+const EfficiencyData& Efficiency() {
+  static const EfficiencyData data = LoadEfficiency();
+  return data;
+}
+
+// GPU names and generation keys are ASCII; an inline fold avoids a locale call per character.
+char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty() || needle.size() > haystack.size()) return false;
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() && AsciiLower(haystack[i + j]) == AsciiLower(needle[j])) {
+      ++j;
+    }
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
+
+const Generation& GenerationOf(const EfficiencyData& eff, const GpuSpec& gpu) {
+  for (const auto& g : eff.generations) {
+    for (const auto& m : g.match) {
+      if (ContainsNoCase(gpu.name, m) || ContainsNoCase(gpu.id, m)) return g;
+    }
+  }
+  return eff.generations.back();
+}
+
+/// Seconds for `count` GEMMs [m,k] x [k,n] at the achieved rate (peak x ceiling): FLOPs at the shape's
+/// efficiency m/(m+d) * n/(n+d) * k/(k+d), never faster than their operands and result over HBM
+/// (roofline). 2mnk / (rate * shape) simplifies to 2 (m+d)(n+d)(k+d) x seconds per FLOP: no division.
+double GemmSeconds(const TimeRates& r, double s_per_flop, double elem_bytes, double m, double n, double k,
+                   double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+  const double d = r.dim_half;
+  const double compute_s = 2 * count * (m + d) * (n + d) * (k + d) * s_per_flop;
+  const double memory_s = elem_bytes * (m * k + k * n + m * n) * count * r.hbm_s_per_byte;
+  return std::max(compute_s, memory_s);
+}
+double Gemm(const TimeRates& r, double m, double n, double k, double count) {
+  return GemmSeconds(r, r.matmul_s_per_flop, r.elem_bytes, m, n, k, count);
+}
+/// Eager attention: batched GEMMs at the 16-bit rate.
+double AttentionGemm(const TimeRates& r, double m, double n, double k, double count) {
+  return GemmSeconds(r, r.eager_attn_s_per_flop, r.attn_elem_bytes, m, n, k, count);
+}
+/// Fused attention: the score tiles never leave on-chip memory, so only the kernel's achieved rate
+/// matters, reduced for short sequences (few tiles) like any GEMM (shape m/(m+d) * n/(n+d)).
+double Flash(const TimeRates& r, double m, double n, double k, double count) {
+  if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
+  const double d = r.dim_half;
+  return 2 * k * count * (m + d) * (n + d) * r.flash_s_per_flop;
+}
+double HbmSeconds(const TimeRates& r, double bytes) { return bytes * r.hbm_s_per_byte; }
+
+/// A collective's time on a link: per-GPU bytes over the achieved bandwidth plus per-step latency.
+double LinkTime(const LinkSpec& link, double bytes, double steps) {
+  if (bytes <= 0) return 0;
+  const double bw = link.bytes_per_s * link.efficiency;
+  return (bw > 0 ? bytes / bw : 0) + steps * link.latency_s;
+}
+
+/// Ring all-reduce of `bytes` over n GPUs, `local` of them in one node. NCCL runs one ring per NIC, so
+/// each GPU's NIC carries 1/local of the inter-node traffic while NVLink carries the intra-node share;
+/// the two segments are pipelined and the slower one sets the pace. `fraction` = 1 for all-reduce,
+/// 0.5 for a lone reduce-scatter or all-gather.
+double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double fraction) {
+  if (n <= 1 || bytes <= 0) return 0;
+  local = std::clamp(local, 1, n);
+  double intra = 0, inter = 0;
+  if (local > 1) intra = LinkTime(hw.intra_node, fraction * 2.0 * (local - 1) / local * bytes, 2.0 * fraction * (local - 1));
+  const int nodes = n / local;
+  if (nodes > 1) {
+    inter = LinkTime(hw.inter_node, fraction * 2.0 * (nodes - 1) / nodes * bytes / local,
+                     2.0 * fraction * std::bit_width(static_cast<unsigned>(nodes - 1)));  // ceil(log2)
+  }
+  return std::max(intra, inter);
+}
+
+bool IsRowParallel(const Linear& l) { return l.name == "o_proj" || l.name == "down_proj"; }
+
+bool IsLora(Method m) { return m == Method::kLora || m == Method::kQlora; }
+
+GemmShape GemmOf(const Linear& l, const Training& tr) {
+  GemmShape g;
+  g.in = static_cast<double>(l.in);
+  g.out = static_cast<double>(l.out);
+  g.copies = static_cast<double>(l.copies);
+  g.active_copies = static_cast<double>(l.active_copies);
+  g.row_parallel = IsRowParallel(l);
+  g.lora_target = IsLora(tr.method) && IsLoraTarget(tr, l);
+  return g;
+}
+
+TimeLayerSummary SummarizeLayer(const LayerGroup& group, const Training& tr) {
+  const LayerSpec& layer = group.spec;
+  TimeLayerSummary out;
+  out.count = group.count;
+  out.attention = layer.attention;
+  out.gated_mlp = layer.mlp == MlpKind::kGated;
+  out.parallel_attn_mlp = layer.parallel_attn_mlp;
+  out.moe = layer.is_moe();
+  out.experts_per_token = static_cast<double>(layer.experts_per_token);
+  out.ffn_active =
+      static_cast<double>(layer.mlp_intermediate) * (layer.is_moe() ? layer.experts_per_token : 1) +
+      static_cast<double>(layer.shared_expert_intermediate);
+  out.linears = static_cast<double>(layer.linears.size());
+  for (const Linear& l : layer.linears) {
+    const GemmShape g = GemmOf(l, tr);
+    out.linear_flops_per_token += 2.0 * g.in * g.out * g.active_copies;
+    if (g.lora_target) out.adapter_flops_per_token += 2.0 * tr.lora_rank * (g.in + g.out) * g.active_copies;
+    out.params += static_cast<double>(l.ParamsPerCopy()) * g.copies;
+  }
+  return out;
+}
+
+// Where the per-layer-group summaries and GEMM shapes come from: derived from the scenario's model on
+// each access (EstimateTime without preparation, allocation-free), or prepared once.
+struct LiveLayers {
+  const Scenario& sc;
+  size_t size() const { return sc.model.layers.size(); }
+  TimeLayerSummary operator[](size_t i) const { return SummarizeLayer(sc.model.layers[i], sc.training); }
+  template <typename F>
+  void ForEachGemm(size_t i, F&& f) const {
+    for (const Linear& l : sc.model.layers[i].spec.linears) f(GemmOf(l, sc.training));
+  }
+};
+struct PreparedLayers {
+  const PreparedModel& prepared;
+  size_t size() const { return prepared.time_layers.size(); }
+  const TimeLayerSummary& operator[](size_t i) const { return prepared.time_layers[i]; }
+  template <typename F>
+  void ForEachGemm(size_t i, F&& f) const {
+    const TimeLayerSummary& layer = prepared.time_layers[i];
+    for (size_t g = layer.gemm_begin; g < layer.gemm_end; ++g) f(prepared.gemms[g]);
+  }
+};
+
+/// Seconds and FLOPs of one layer for one micro-batch on one GPU.
+struct LayerCost {
+  double fwd_matmul_s = 0, bwd_matmul_s = 0;
+  double fwd_attn_s = 0, bwd_attn_s = 0;
+  double fwd_mem_s = 0, bwd_mem_s = 0;
+  double tp_collective_s = 0;  // one forward activation all-reduce (or RS+AG with SP)
+  double ep_alltoall_s = 0;    // one token dispatch all-to-all
+  double cp_exchange_s = 0;    // forward KV ring exchange
+  double model_flops = 0;      // whole micro-batch, all GPUs of the TP/CP group, fwd + needed bwd
+  double recompute_flops_full = 0, recompute_flops_selective = 0;
+  double dequant_bytes = 0;    // QLoRA NF4 -> bf16 per pass
+};
+
+/// `backward`: 0 no backward through the layer, 1 activation gradients only (frozen weights),
+/// 2 activation and weight gradients (trainable). `tp_one`: one TP activation all-reduce, the same
+/// for every layer.
+template <typename Layers>
+LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
+                    const TimeLayerSummary& layer, int backward, double tp_one) {
+  const auto& tr = sc.training;
+  const auto& st = sc.strategy;
+  const auto& hw = sc.hardware;
+  const double t = st.tp, c = st.cp, ep = st.ep;
+  const double inv_t = 1 / t;
+  const double b = tr.micro_batch, s = tr.seq_len;
+  const double tokens = b * s / c;  // rows of every GEMM on this GPU (SP gathers them back before GEMMs)
+  const double h = sc.model.hidden_size;
+  LayerCost out;
+
+  double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
+  layers.ForEachGemm(index, [&](const GemmShape& g) {
+    double n = g.out * inv_t, k = g.in;
+    if (g.row_parallel) n = g.out, k = g.in * inv_t;
+    double m = tokens, count = 1;
+    if (g.copies > 1) {  // routed experts: tokens spread over the copies held by the EP group
+      count = std::ceil(g.copies / ep);
+      m = tokens * g.active_copies * ep / g.copies;
+    }
+    const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
+    out.fwd_matmul_s += gemm_s;
+    if (r.elem_bytes == 1) {  // FP8: inputs cast (read 2 bytes, write 1) before the GEMM, gradients too
+      cast_fwd_bytes += g.multiplicity * 3 * m * k * count;
+      cast_bwd_bytes += backward > 0 ? g.multiplicity * 3 * m * n * count : 0;
+    }
+    out.bwd_matmul_s += backward * gemm_s;
+    if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
+      const double rank = tr.lora_rank;
+      const double adapters = g.multiplicity * (Gemm(r, m, rank, k, count) + Gemm(r, m, n, rank, count));
+      out.fwd_matmul_s += adapters;
+      out.bwd_matmul_s += (backward > 0 ? 2 : 0) * adapters;
+    }
+  });
+  if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (t * ep);
+
+  // Attention core: scores QK^T and context PV per head. The time model computes only the causal half
+  // under flash attention (masked tiles are skipped) and the full square otherwise; a sliding window
+  // caps the keys each query sees.
+  const auto& at = layer.attention;
+  const double heads = at.num_heads / t;
+  double keys_full = s;
+  if (at.sliding_window > 0 && at.sliding_window < s) keys_full = at.sliding_window;
+  double keys_time = keys_full;
+  if (st.flash_attention) {
+    keys_time = (at.sliding_window > 0 && at.sliding_window < s) ? keys_full * (1 - keys_full / (2 * s)) : s / 2;
+  }
+  const double q_rows = s / c;
+  const double attn_fwd_s =
+      st.flash_attention
+          ? Flash(r, q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)
+          : AttentionGemm(r, q_rows, keys_time, at.qk_head_dim, b * heads) +
+                AttentionGemm(r, q_rows, at.v_head_dim, keys_time, b * heads);
+  out.fwd_attn_s = attn_fwd_s;
+  // Flash attention's backward recomputes the scores: 5 GEMMs of the forward's size against 4.
+  const double attn_bwd_factor = st.flash_attention ? 2.5 : 2.0;
+  out.bwd_attn_s = backward > 0 ? attn_bwd_factor * attn_fwd_s : 0;
+  // Model FLOPs use the published convention (PaLM, Megatron-LM, MosaicML): the full s x s square.
+  const double attn_flops_per_seq = 2.0 * s * keys_full * at.num_heads * (at.qk_head_dim + at.v_head_dim);
+
+  // Bandwidth-bound elementwise work per token (bf16, fused kernels): two norms (read+write h), two
+  // residual adds (read 2h, write h), the activation function (gated: read 2, write 1; plain: read 1,
+  // write 1), RoPE on q and k; unfused engines move `elementwise_traffic` times these bytes. Norms and
+  // residuals are replicated over TP ranks unless sequence parallelism splits them.
+  const double replicated = st.sequence_parallel ? tokens / t : tokens;
+  double fwd_bytes = replicated * (2 * 2 * h * 2 + 2 * 3 * h * 2);
+  fwd_bytes += tokens * layer.ffn_active / t * (layer.gated_mlp ? 6 : 4);
+  if (!sc.model.learned_position_embeddings) {
+    fwd_bytes += tokens * (at.num_heads + at.num_kv_heads) / t * at.qk_head_dim * 2 * 2;
+  }
+  fwd_bytes *= r.elementwise_traffic;
+  // Eager attention materialises the score matrix: scale-mask-softmax reads the scores and writes the
+  // probabilities, attention dropout reads them and writes the dropped copy and a 1-byte mask (the
+  // accounting behind Korthikanti et al.'s 5as/h activation term); backward reverses both.
+  double softmax_fwd = 0, softmax_bwd = 0;
+  if (!st.flash_attention) {
+    const double scores = b * heads * q_rows * keys_full;
+    softmax_fwd = HbmSeconds(r, scores * (2 + 2 + 2 + 2 + 1));
+    softmax_bwd = HbmSeconds(r, scores * (2 + 1 + 2 + 2 + 2 + 2));
+  }
+  out.fwd_attn_s += softmax_fwd;
+  if (backward > 0) out.bwd_attn_s += softmax_bwd;
+  out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
+  out.bwd_mem_s = backward > 0 ? HbmSeconds(r, 2 * fwd_bytes + cast_bwd_bytes) : 0;
+
+  // Collectives of one forward pass. TP: the attention and MLP outputs are all-reduced (parallel
+  // attention+MLP blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes.
+  out.tp_collective_s = (layer.parallel_attn_mlp ? 1 : 2) * tp_one;
+  if (layer.moe && st.ep > 1) {  // dispatch: every token's top-k copies leave for other EP ranks
+    const double bytes = tokens / t * layer.experts_per_token * h * 2 * (ep - 1) / ep;
+    const bool intra = st.tp * st.cp * st.ep <= hw.gpus_per_node;
+    out.ep_alltoall_s = LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, ep - 1);
+  }
+  if (st.cp > 1) {  // ring attention: the local K and V chunk visits the other cp-1 ranks
+    const double kv_bytes = b * (s / c) * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
+    const bool intra = st.tp * st.cp <= hw.gpus_per_node;
+    out.cp_exchange_s = LinkTime(intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
+  }
+
+  // FLOPs of the whole micro-batch (all TP/CP ranks together).
+  const double seq_tokens = b * s;
+  const double fwd_flops = seq_tokens * (layer.linear_flops_per_token + layer.adapter_flops_per_token) + b * attn_flops_per_seq;
+  const double bwd_linear =
+      backward == 0 ? 0 : seq_tokens * (backward * layer.linear_flops_per_token + 2 * layer.adapter_flops_per_token);
+  const double bwd_attn = backward == 0 ? 0 : 2 * b * attn_flops_per_seq;
+  out.model_flops = fwd_flops + bwd_linear + bwd_attn;
+  out.recompute_flops_full = backward > 0 ? fwd_flops : 0;
+  out.recompute_flops_selective = backward > 0 && !st.flash_attention ? b * attn_flops_per_seq : 0;
+  return out;
+}
+
+/// Bytes the optimizer reads and writes per trainable parameter in one step.
+double OptimizerBytesPerParam(const Training& tr, double grad_bytes) {
+  const bool master = tr.precision != Precision::kFp32;  // mixed precision also writes the bf16 copy
+  const double weights = 8 + (master ? 2 : 0);           // fp32 weights read + write
+  switch (tr.optimizer) {
+    case Optimizer::kAdamW: return weights + 16 + grad_bytes;     // m and v, read + write
+    case Optimizer::kAdamW8bit: return weights + 4 + grad_bytes;  // 8-bit m and v
+    case Optimizer::kSgdMomentum: return weights + 8 + grad_bytes;
+    case Optimizer::kAdafactor: return weights + grad_bytes;      // factored moments are negligible
+  }
+  return weights + grad_bytes;
+}
+
+double PcieBytesPerS(const GpuSpec& gpu) {
+  // PCIe 3.0 carries 0.985 GB/s per lane and direction; each generation doubles it.
+  return 0.985e9 * std::pow(2.0, gpu.pcie_gen - 3) * gpu.pcie_lanes;
+}
+
+/// The GPU's rates for the job's precision and engine (the name matching is why this is prepared).
+TimeRates RatesOf(const Scenario& sc) {
+  const EfficiencyData& eff = Efficiency();
+  const GpuSpec& gpu = sc.hardware.gpu;
+  const Precision precision = sc.training.precision;
+  const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
+  const EngineTiming& engine = eff.engines[static_cast<int>(sc.training.framework)];
+  TimeRates r;
+  const bool fp8 = precision == Precision::kFp8, fp32 = precision == Precision::kFp32;
+  r.peak_flops = gpu.PeakTflops(fp8, fp32) * 1e12;
+  const Generation& generation = GenerationOf(eff, gpu);
+  r.ceiling = generation.matmul_ceiling * fw.kernel_efficiency;
+  r.dim_half = eff.dim_half;
+  r.hbm_bytes_per_s = gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;
+  r.elem_bytes = fp8 ? 1 : (fp32 ? 4 : 2);
+  r.attn_peak_flops = gpu.PeakTflops(false, fp32) * 1e12;
+  r.attn_ceiling = generation.attention_ceiling * fw.kernel_efficiency;
+  r.attn_elem_bytes = fp32 ? 4 : 2;
+  r.matmul_s_per_flop = 1 / (r.peak_flops * r.ceiling);
+  r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
+  r.flash_s_per_flop = 1 / (r.attn_peak_flops * r.attn_ceiling);
+  r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
+  r.pcie_bytes_per_s = PcieBytesPerS(gpu) * eff.pcie_efficiency;
+  r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
+  r.grad_reduce_overlap = engine.grad_reduce_overlap;
+  r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
+  r.elementwise_traffic = engine.elementwise_traffic;
+  r.zero3_gather_per_module = engine.zero3_gather_per_module;
+  r.zero3_prefetch = engine.zero3_prefetch;
+  return r;
+}
+
+/// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
+template <typename Layers>
+TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
+                      const TimeRates& r, const Layers& groups) {
+  const auto& tr = sc.training;
+  const auto& st = sc.strategy;
+  const auto& hw = sc.hardware;
+  const auto& model = sc.model;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  TimeEstimate out;
+
+  const int t = std::max(1, st.tp), p = std::max(1, st.pp), c = std::max(1, st.cp);
+  const int d = st.dp > 0 ? st.dp : std::max(1, hw.gpus / (t * p * c));
+  const int v = std::max(1, st.interleave);
+  const double gpus = static_cast<double>(t) * p * c * d;
+  const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
+  const double b = tr.micro_batch, s = tr.seq_len;
+
+  const bool fp32 = tr.precision == Precision::kFp32;
+  if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
+
+  // Which layers train: freeze trains the top `trainable_layers`; the frozen layers below need no
+  // backward at all. LoRA/QLoRA freeze the base weights but propagate gradients through every layer.
+  const bool lora = tr.method == Method::kLora || tr.method == Method::kQlora;
+  const int64_t first_trainable =
+      tr.method == Method::kFreeze ? std::max<int64_t>(0, model.num_layers - tr.trainable_layers) : 0;
+  const int full_bwd = lora ? 1 : 2;
+
+  // One micro-batch through all layers on one GPU (TP/CP/EP splits applied inside).
+  double fwd_s = 0, bwd_s = 0, fwd_mem = 0, bwd_mem = 0, recompute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0;
+  double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
+  double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
+  double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
+  // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
+  const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
+                                      std::min<int>(st.tp, hw.gpus_per_node), 1.0);
+  const bool sp_regathers_input = GetFrameworkProfile(tr.framework).sp_regathers_input;
+  int64_t index = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& layer = groups[g];
+    const int64_t frozen = std::clamp<int64_t>(first_trainable - index, 0, layer.count);
+    index += layer.count;
+    for (int pass = 0; pass < 2; ++pass) {  // 0: layers with a backward, 1: frozen layers without one
+      const double n = pass == 0 ? static_cast<double>(layer.count - frozen) : static_cast<double>(frozen);
+      if (n <= 0) continue;
+      const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one);
+      const bool has_bwd = pass == 0;
+      layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
+      zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
+      fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
+      bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
+      fwd_mem += n * lc.fwd_mem_s;
+      bwd_mem += n * lc.bwd_mem_s;
+      model_flops += n * lc.model_flops;
+      // Collectives: forward and backward each run the TP pair and the MoE dispatch + combine.
+      tp_s += n * lc.tp_collective_s * (has_bwd ? 2 : 1);
+      // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it
+      // again in backward for the weight gradient: one all-gather, half an all-reduce, per TP pair.
+      if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) tp_s += n * lc.tp_collective_s / 2;
+      ep_s += n * 2 * lc.ep_alltoall_s * (has_bwd ? 2 : 1);
+      // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
+      cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
+                   (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
+      if (has_bwd && st.recompute == Recompute::kFull) {  // the whole forward again, collectives too
+        recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
+        tp_s += n * lc.tp_collective_s;
+        ep_s += n * 2 * lc.ep_alltoall_s;
+        recompute_flops += n * lc.recompute_flops_full;
+      } else if (has_bwd && st.recompute == Recompute::kSelective && !st.flash_attention) {
+        // The attention core only; flash attention already recomputes it inside its own backward.
+        recompute_s += n * lc.fwd_attn_s;
+        recompute_flops += n * lc.recompute_flops_selective;
+      }
+      // QLoRA dequantises every NF4 weight before each forward, backward and recomputed forward.
+      const double passes = 1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0);
+      dequant_bytes += n * lc.dequant_bytes * passes;
+    }
+  }
+
+  // LM head and loss on the last stage: GEMM [tokens, h] x [h, V/t] and a softmax over the vocabulary
+  // (fp32 probabilities; an extra fp32 copy when the framework upcasts the logits).
+  const double tokens_gpu = b * s / c;
+  const double h = model.hidden_size, vocab = model.vocab_size;
+  const bool head_trainable = !lora;
+  const double head_s = Gemm(r, tokens_gpu, vocab / t, h, 1);
+  const double head_fwd = head_s;
+  const double head_bwd = (head_trainable ? 2 : 1) * head_s;
+  const double logits = tokens_gpu * vocab / t;
+  const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + (fw.logits_fp32_upcast ? 8 : 0)));
+  const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + (fw.logits_fp32_upcast ? 8 : 0)));
+  model_flops += b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
+
+  // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
+  const double layers = std::max<double>(1, model.num_layers);
+  const double stage_share = std::ceil(layers / p) / layers;
+  const double mb_compute = stage_share * (fwd_s + bwd_s) + head_fwd + head_bwd;
+  const double mb_mem = stage_share * (fwd_mem + bwd_mem + HbmSeconds(r, dequant_bytes)) + ce_fwd + ce_bwd;
+  const double mb_recompute = stage_share * recompute_s;
+  const double mb_tp = stage_share * tp_s;
+  const double mb_ep = stage_share * ep_s;
+  const double mb_cp = stage_share * cp_s;
+  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
+  // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
+  // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
+  const double mb_launch = std::max(0.0, stage_share * layer_passes * r.host_s_per_layer_pass - mb_gpu);
+  const double mb_total = mb_gpu + mb_launch;
+
+  out[TimeTerm::kCompute] = micro_batches * (mb_compute + mb_launch);
+  out[TimeTerm::kMemoryBound] = micro_batches * mb_mem;
+  out[TimeTerm::kRecompute] = micro_batches * mb_recompute;
+  out[TimeTerm::kTpComm] = micro_batches * mb_tp;
+  out[TimeTerm::kEpComm] = micro_batches * mb_ep;
+  out[TimeTerm::kCpComm] = micro_batches * mb_cp;
+
+  // Pipeline: 1F1B leaves (p-1)/v micro-batch slots idle (Narayanan et al. 2021); each micro-batch sends
+  // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
+  if (p > 1) {
+    out[TimeTerm::kPipelineBubble] = (p - 1.0) / v * mb_total;
+    const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
+    const double bytes = b * (s / c) * h * 2 / t;
+    out[TimeTerm::kPpComm] = micro_batches * v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
+  }
+
+  // Data parallelism. Gradients (fp32 when the framework accumulates in fp32) are reduced once per step,
+  // as an all-reduce or, with ZeRO-1/2 or a distributed optimizer, reduce-scatter + parameter all-gather
+  // (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
+  // again for a recomputed forward when the engine releases them per module) and reduce-scatters the
+  // gradients. Each collective is a ring (NCCL has no tree all-gather): d-1 latency steps. With prefetch
+  // a pass's collectives hide behind its compute; engines without it wait for every one.
+  const double stage_params = total_params / (t * p);
+  const double stage_trainable = trainable.trainable / (t * p);
+  const double grad_bytes = fw.fp32_grad_accumulation ? 4 : (fp32 ? 4 : 2);
+  const int dp_local = static_cast<int64_t>(t) * c < hw.gpus_per_node
+                           ? std::min(d, std::max(1, hw.gpus_per_node / (t * c)))
+                           : 1;
+  const double mb_fwd_busy = stage_share * (fwd_s + fwd_mem) + head_fwd + ce_fwd;
+  const double mb_bwd_busy = mb_total - mb_fwd_busy;
+  if (d > 1) {
+    if (st.zero >= 3) {
+      const double weight_bytes = tr.method == Method::kQlora ? 0.5 : (fp32 ? 4 : 2);
+      const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
+      const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
+      const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
+      // Ring latency of one pass's collectives: d-1 steps each.
+      const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
+      const double latency = stage_share * zero3_collectives * (d - 1) * ring.latency_s;
+      const double fwd_comm = gather + latency;
+      const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
+      const double exposed = r.zero3_prefetch
+                                 ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
+                                 : fwd_comm + bwd_comm;
+      out[TimeTerm::kDpComm] = micro_batches * exposed;
+    } else {
+      const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
+      const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
+      out[TimeTerm::kDpComm] = std::max(0.0, reduce - window);
+    }
+  }
+
+  // Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
+  // offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
+  // CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe.
+  const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
+  const double shard = stage_trainable / (sharded ? d : 1);
+  const double pcie = r.pcie_bytes_per_s;
+  if (st.offload == Offload::kNone) {
+    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(tr, grad_bytes));
+  } else {
+    const double gpus_on_node = std::min<double>(gpus, hw.gpus_per_node);
+    out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
+    if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
+      const double param_shard = stage_params / (st.zero >= 3 ? d : 1);
+      out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
+    }
+  }
+
+  for (double term : out.seconds) out.step_s += term;
+  const double global_batch = micro_batches * b * d;
+  out.tokens_per_step = global_batch * s;
+  out.tokens_per_s = out.step_s > 0 ? out.tokens_per_step / out.step_s : 0;
+  const double sequences_scale = global_batch / b;  // micro-batches across all DP ranks
+  out.model_flops_per_step = model_flops * sequences_scale;
+  out.hardware_flops_per_step = (model_flops + recompute_flops) * sequences_scale;
+  out.model_tflops_per_gpu = out.model_flops_per_step / (out.step_s * gpus) / 1e12;
+  out.hardware_tflops_per_gpu = out.hardware_flops_per_step / (out.step_s * gpus) / 1e12;
+  out.mfu = out.model_tflops_per_gpu * 1e12 / r.peak_flops;
+  out.hfu = out.hardware_tflops_per_gpu * 1e12 / r.peak_flops;
+  out.steps = tr.tokens > 0 ? tr.tokens / out.tokens_per_step : 1;
+  out.total_s = out.steps * out.step_s;
+  out.gpu_hours = out.total_s * gpus / 3600;
+  return out;
+}
+
+}  // namespace
+
+void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
+  prepared.rates = RatesOf(scenario);
+  prepared.time_layers.clear();
+  prepared.gemms.clear();
+  for (const LayerGroup& group : scenario.model.layers) {
+    TimeLayerSummary layer = SummarizeLayer(group, scenario.training);
+    // Identical matrices (k and v, gate and up) cost the same: one shape with a multiplicity.
+    layer.gemm_begin = prepared.gemms.size();
+    for (const Linear& l : group.spec.linears) {
+      const GemmShape g = GemmOf(l, scenario.training);
+      auto same = std::find_if(prepared.gemms.begin() + static_cast<std::ptrdiff_t>(layer.gemm_begin),
+                               prepared.gemms.end(), [&](const GemmShape& o) {
+                                 return o.in == g.in && o.out == g.out && o.copies == g.copies &&
+                                        o.active_copies == g.active_copies && o.row_parallel == g.row_parallel &&
+                                        o.lora_target == g.lora_target;
+                               });
+      if (same != prepared.gemms.end()) {
+        same->multiplicity += 1;
+      } else {
+        prepared.gemms.push_back(g);
+      }
+    }
+    layer.gemm_end = prepared.gemms.size();
+    prepared.time_layers.push_back(layer);
+  }
+}
+
+TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable) {
+  return StepTime(sc, static_cast<double>(params.total), trainable, RatesOf(sc), LiveLayers{sc});
+}
+
+TimeEstimate EstimateTime(const Scenario& sc, const PreparedModel& prepared) {
+  return StepTime(sc, static_cast<double>(prepared.params.total), prepared.trainable, prepared.rates,
+                  PreparedLayers{prepared});
+}
+
+}  // namespace trainplan

@@ -1,0 +1,313 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/estimate.h"
+
+namespace trainplan {
+namespace {
+
+// Hand-built inputs so these tests depend only on the time model.
+
+LayerSpec GptLayer(int64_t h, int64_t heads, int64_t ffn) {
+  LayerSpec l;
+  for (const char* name : {"q_proj", "k_proj", "v_proj"}) l.linears.push_back({name, Module::kAttention, h, h});
+  l.linears.push_back({"o_proj", Module::kAttention, h, h});
+  l.linears.push_back({"up_proj", Module::kMlp, h, ffn});
+  l.linears.push_back({"down_proj", Module::kMlp, ffn, h});
+  l.attention = {heads, heads, h / heads, h / heads, 0, false};
+  l.mlp = MlpKind::kPlain;
+  l.mlp_intermediate = ffn;
+  l.norm_params = 4 * h;
+  return l;
+}
+
+ModelSpec Gpt(int64_t h, int64_t heads, int64_t layers, int64_t vocab) {
+  ModelSpec m;
+  m.name = "test-gpt";
+  m.hidden_size = h;
+  m.num_layers = layers;
+  m.vocab_size = vocab;
+  m.norm = NormKind::kLayerNorm;
+  m.learned_position_embeddings = true;
+  m.layers.push_back({GptLayer(h, heads, 4 * h), layers});
+  return m;
+}
+
+/// A MoE model: `experts` routed experts of width `width`, `top_k` per token, gated MLPs.
+ModelSpec Moe(int64_t experts, int64_t top_k, int64_t width) {
+  const int64_t h = 2048;
+  ModelSpec m = Gpt(h, 16, 8, 32000);
+  LayerSpec& l = m.layers[0].spec;
+  l.linears.resize(4);
+  for (const char* name : {"gate_proj", "up_proj"}) l.linears.push_back({name, Module::kExpert, h, width, false, experts, top_k});
+  l.linears.push_back({"down_proj", Module::kExpert, width, h, false, experts, top_k});
+  l.linears.push_back({"router", Module::kRouter, h, experts});
+  l.mlp = MlpKind::kGated;
+  l.mlp_intermediate = width;
+  l.num_experts = experts;
+  l.experts_per_token = top_k;
+  return m;
+}
+
+double LinearParams(const ModelSpec& m) {
+  double total = 0;
+  for (const auto& g : m.layers) {
+    for (const auto& l : g.spec.linears) total += static_cast<double>(l.ParamsPerCopy()) * l.copies * g.count;
+  }
+  return total;
+}
+
+ParamCounts Counts(const ModelSpec& m) {
+  ParamCounts p;
+  p.embedding = m.vocab_size * m.hidden_size;
+  p.lm_head = m.vocab_size * m.hidden_size;
+  p.total = static_cast<int64_t>(LinearParams(m)) + p.embedding + p.lm_head;
+  p.active = p.total;
+  return p;
+}
+
+GpuSpec H100() {
+  GpuSpec g;
+  g.id = "h100-sxm";
+  g.name = "NVIDIA H100 SXM5 80GB";
+  g.memory_bytes = 80e9;
+  g.memory_bw_bytes_per_s = 3.35e12;
+  g.bf16_tflops = g.fp16_tflops = 989.4;
+  g.fp8_tflops = 1978.9;
+  g.tf32_tflops = 494.7;
+  g.fp32_tflops = 66.9;
+  g.pcie_gen = 5;
+  return g;
+}
+
+Scenario Base(ModelSpec model, int gpus) {
+  Scenario sc;
+  sc.model = std::move(model);
+  sc.training.method = Method::kPretrain;
+  sc.training.framework = Framework::kMegatron;
+  sc.training.seq_len = 2048;
+  sc.training.micro_batch = 1;
+  sc.training.global_batch = 8 * gpus;
+  sc.hardware.gpu = H100();
+  sc.hardware.gpus = gpus;
+  sc.hardware.gpus_per_node = 8;
+  sc.hardware.intra_node = {"nvlink4", "NVLink 4 NVSwitch", 450e9, 0.82, 5e-6, "test"};
+  sc.hardware.inter_node = {"ib-ndr400", "InfiniBand NDR 400", 50e9, 0.8, 1e-5, "test"};
+  sc.strategy.dp = gpus;
+  return sc;
+}
+
+TimeEstimate Time(const Scenario& sc) {
+  const ParamCounts p = Counts(sc.model);
+  TrainableParams t;
+  const bool peft = sc.training.method == Method::kLora || sc.training.method == Method::kQlora;
+  t.trainable = peft ? 1e7 : static_cast<double>(p.total);
+  t.frozen = p.total - (peft ? 0 : t.trainable);
+  t.lora = peft ? 1e7 : 0;
+  return EstimateTime(sc, p, t);
+}
+
+TEST(PerfFlops, DenseGptMatchesNarayananFormula) {
+  // Narayanan et al. 2021 eq. 3: model FLOPs 72*B*s*L*h^2*(1 + s/6h + V/12Lh); with full recomputation
+  // (hardware FLOPs) 96*B*s*L*h^2*(1 + s/6h + V/16Lh). Exact for a GPT layer with a 4h MLP, no biases.
+  const double h = 4096, L = 24, V = 51200, s = 2048;
+  Scenario sc = Base(Gpt(4096, 32, 24, 51200), 8);
+  sc.strategy.recompute = Recompute::kFull;
+  const TimeEstimate te = Time(sc);
+  const double B = static_cast<double>(sc.training.global_batch);
+  const double model = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+  const double hardware = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+  EXPECT_NEAR(te.model_flops_per_step / model, 1.0, 1e-12);
+  EXPECT_NEAR(te.hardware_flops_per_step / hardware, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(te.tokens_per_step, B * s);
+}
+
+TEST(PerfFlops, SixPDPlusAttention) {
+  // 6 FLOPs per matmul parameter per token (the LM head included) plus 12*L*h*s per token of attention.
+  Scenario sc = Base(Gpt(2048, 16, 16, 32000), 8);
+  sc.training.seq_len = 4096;
+  const TimeEstimate te = Time(sc);
+  const double D = te.tokens_per_step;
+  const double matmul_params = LinearParams(sc.model) + 32000.0 * 2048;
+  EXPECT_NEAR(te.model_flops_per_step / (6 * matmul_params * D + 12.0 * 16 * 2048 * 4096 * D), 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(te.hardware_flops_per_step, te.model_flops_per_step);  // no recomputation
+}
+
+TEST(PerfFlops, MoeComputeFollowsActiveParams) {
+  // 64 experts top-2 cost the same FLOPs as 8 experts top-2, and as a dense MLP twice an expert's width.
+  const TimeEstimate many = Time(Base(Moe(64, 2, 1024), 8));
+  const TimeEstimate few = Time(Base(Moe(8, 2, 1024), 8));
+  const TimeEstimate dense = Time(Base(Moe(1, 1, 2048), 8));
+  const double router_flops = 6.0 * 2048 * (64 - 8) * 8 * many.tokens_per_step;  // router width differs
+  EXPECT_NEAR((many.model_flops_per_step - router_flops) / few.model_flops_per_step, 1.0, 1e-12);
+  EXPECT_NEAR(few.model_flops_per_step / dense.model_flops_per_step, 1.0, 1e-3);
+  // Eight times the expert parameters cost far less than eight times the compute time (only the
+  // smaller per-expert GEMMs run less efficiently).
+  EXPECT_GT(many[TimeTerm::kCompute], few[TimeTerm::kCompute]);
+  EXPECT_LT(many[TimeTerm::kCompute], 2 * few[TimeTerm::kCompute]);
+}
+
+TEST(PerfFlops, LoraSkipsWeightGradients) {
+  Scenario full = Base(Gpt(4096, 32, 32, 32000), 1);
+  full.training.global_batch = 8;
+  Scenario lora = full;
+  lora.training.method = Method::kLora;
+  const TimeEstimate f = Time(full), l = Time(lora);
+  // Frozen linears: forward 2 + activation gradient 2 of the 6 FLOPs per parameter and token.
+  const double D = f.tokens_per_step, P = LinearParams(full.model) + 32000.0 * 4096;
+  const double attention = 12.0 * 32 * 4096 * 2048 * D;
+  const double adapters = 6.0 * 16 * D * 32 * (4 * (4096 + 4096) + (4096 + 16384) * 2);
+  EXPECT_NEAR(l.model_flops_per_step / (4 * P * D + attention + adapters), 1.0, 1e-12);
+  EXPECT_LT(l.step_s, f.step_s);
+  Scenario qlora = lora;
+  qlora.training.method = Method::kQlora;
+  EXPECT_GT(Time(qlora).step_s, l.step_s);  // NF4 dequantisation on every pass
+}
+
+TEST(PerfFlops, FreezeRunsBackwardOnlyThroughTopLayers) {
+  Scenario full = Base(Gpt(2048, 16, 24, 32000), 1);
+  Scenario freeze = full;
+  freeze.training.method = Method::kFreeze;
+  freeze.training.trainable_layers = 2;
+  const TimeEstimate f = Time(full), z = Time(freeze);
+  EXPECT_LT(z.model_flops_per_step, 0.5 * f.model_flops_per_step);
+  EXPECT_LT(z.step_s, f.step_s);
+}
+
+TEST(PerfComm, TpAllReducesFollowTheRingFormula) {
+  // 4 layers x (2 forward + 2 backward) all-reduces of b*s*h*2 bytes, ring 2(t-1)/t on NVLink.
+  Scenario sc = Base(Gpt(4096, 32, 4, 32000), 8);
+  sc.strategy.tp = 8;
+  sc.strategy.dp = 1;
+  sc.training.global_batch = 1;
+  const double bytes = 2048.0 * 4096 * 2;
+  const double one = 2.0 * 7 / 8 * bytes / (450e9 * 0.82) + 2.0 * 7 * 5e-6;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kTpComm], 4 * 4 * one, 1e-12);
+  sc.strategy.recompute = Recompute::kFull;  // the recomputed forward repeats its two
+  EXPECT_NEAR(Time(sc)[TimeTerm::kTpComm], 4 * 6 * one, 1e-12);
+}
+
+TEST(PerfComm, DataParallelAcrossNodesIsBoundByTheNics) {
+  // Megatron reduces fp32 gradients after the backward: on one node NVLink carries them; across
+  // 4 nodes each GPU's NIC carries 1/8 of the ring; on HDR it is the slower segment and sets the pace.
+  Scenario sc = Base(Gpt(2048, 16, 8, 32000), 8);
+  sc.training.global_batch = 8;
+  const double grads = static_cast<double>(Counts(sc.model).total) * 4;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kDpComm], 2.0 * 7 / 8 * grads / (450e9 * 0.82) + 2.0 * 7 * 5e-6, 1e-9);
+  sc.hardware.gpus = sc.strategy.dp = 32;
+  sc.training.global_batch = 32;
+  sc.hardware.inter_node.bytes_per_s = 25e9;  // HDR 200 Gb/s per GPU
+  EXPECT_NEAR(Time(sc)[TimeTerm::kDpComm], 2.0 * 3 / 4 * grads / 8 / (25e9 * 0.8) + 2.0 * 2 * 1e-5, 1e-9);
+}
+
+TEST(PerfProperties, MoreTpNeverReducesTpComm) {
+  double previous = 0;
+  for (int tp : {1, 2, 4, 8, 16}) {
+    Scenario sc = Base(Gpt(8192, 64, 16, 32000), 16);
+    sc.strategy.tp = tp;
+    sc.strategy.dp = 16 / tp;
+    const double comm = Time(sc)[TimeTerm::kTpComm];
+    EXPECT_GE(comm, previous) << "tp=" << tp;
+    previous = comm;
+  }
+  EXPECT_GT(previous, 0);
+}
+
+TEST(PerfProperties, RecomputeNeverLowersStepTime) {
+  for (bool flash : {false, true}) {
+    Scenario sc = Base(Gpt(4096, 32, 16, 32000), 8);
+    sc.strategy.tp = 2;
+    sc.strategy.dp = 4;
+    sc.strategy.flash_attention = flash;
+    const double none = Time(sc).step_s;
+    sc.strategy.recompute = Recompute::kSelective;
+    const double selective = Time(sc).step_s;
+    sc.strategy.recompute = Recompute::kFull;
+    const TimeEstimate full = Time(sc);
+    EXPECT_LE(none, selective);
+    EXPECT_LT(selective, full.step_s);
+    EXPECT_GT(full[TimeTerm::kRecompute], 0);
+    EXPECT_GT(full.hfu, full.mfu);
+  }
+}
+
+TEST(PerfProperties, BubbleShrinksWithMicroBatchesAndInterleave) {
+  Scenario sc = Base(Gpt(4096, 32, 32, 32000), 32);
+  sc.strategy.tp = 4;
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 2;
+  double previous_fraction = 1;
+  for (int64_t gb : {8, 16, 64, 256}) {
+    sc.training.global_batch = gb;
+    const TimeEstimate te = Time(sc);
+    const double fraction = te[TimeTerm::kPipelineBubble] / te.step_s;
+    EXPECT_LT(fraction, previous_fraction) << "global batch " << gb;
+    previous_fraction = fraction;
+  }
+  sc.training.global_batch = 32;
+  const double plain = Time(sc)[TimeTerm::kPipelineBubble];
+  sc.strategy.interleave = 2;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kPipelineBubble], plain / 2, plain * 1e-9);
+}
+
+TEST(PerfProperties, Zero3SlowsDownAsPerGpuBatchShrinks) {
+  // ZeRO-3 gathers every weight in each micro-batch: with the global batch fixed, more GPUs mean fewer
+  // tokens per gather and a communication-bound step (Narayanan et al. 2021, Table 2).
+  Scenario sc = Base(Gpt(8192, 64, 48, 51200), 64);
+  sc.training.framework = Framework::kDeepSpeed;
+  sc.strategy.zero = 3;
+  sc.training.micro_batch = 4;
+  sc.training.global_batch = 256;
+  const TimeEstimate small = Time(sc);
+  sc.hardware.gpus = sc.strategy.dp = 256;
+  sc.training.micro_batch = 1;
+  const TimeEstimate large = Time(sc);
+  EXPECT_GT(large[TimeTerm::kDpComm], small[TimeTerm::kDpComm]);
+  EXPECT_LT(large.model_tflops_per_gpu, 0.8 * small.model_tflops_per_gpu);
+}
+
+TEST(PerfProperties, OffloadAddsHostTime) {
+  Scenario sc = Base(Gpt(4096, 32, 32, 32000), 1);
+  const TimeEstimate gpu = Time(sc);
+  sc.strategy.offload = Offload::kOptimizer;
+  const TimeEstimate cpu = Time(sc);
+  EXPECT_EQ(gpu[TimeTerm::kOffload], 0);
+  EXPECT_GT(cpu[TimeTerm::kOffload], 0);
+  EXPECT_GT(cpu.step_s, gpu.step_s);
+}
+
+TEST(PerfProperties, ComputeIsBoundedByPeakAndTotalsAreConsistent) {
+  Scenario sc = Base(Gpt(8192, 64, 32, 32000), 8);
+  sc.training.tokens = 1e10;
+  const TimeEstimate te = Time(sc);
+  double sum = 0;
+  for (double s : te.seconds) sum += s;
+  EXPECT_DOUBLE_EQ(te.step_s, sum);
+  EXPECT_GT(te.mfu, 0.2);
+  EXPECT_LT(te.mfu, 1.0);
+  EXPECT_DOUBLE_EQ(te.steps, 1e10 / te.tokens_per_step);
+  EXPECT_DOUBLE_EQ(te.total_s, te.steps * te.step_s);
+  EXPECT_DOUBLE_EQ(te.gpu_hours, te.total_s * 8 / 3600);
+  EXPECT_DOUBLE_EQ(te.tokens_per_s, te.tokens_per_step / te.step_s);
+  // Large GEMMs: compute time between the FLOPs at peak and at a third of the peak.
+  const double per_gpu = te.model_flops_per_step / 8;
+  EXPECT_GT(te[TimeTerm::kCompute], per_gpu / 989.4e12);
+  EXPECT_LT(te[TimeTerm::kCompute], per_gpu / (989.4e12 / 3));
+}
+
+TEST(PerfProperties, Fp8IsFasterThanBf16) {
+  Scenario sc = Base(Gpt(8192, 64, 16, 32000), 8);
+  const double bf16 = Time(sc).step_s;
+  sc.training.precision = Precision::kFp8;
+  EXPECT_LT(Time(sc).step_s, bf16);
+}
+
+TEST(PerfNames, EveryTermHasAName) {
+  for (int i = 0; i < static_cast<int>(TimeTerm::kCount); ++i) {
+    EXPECT_STRNE(TimeTermName(static_cast<TimeTerm>(i)), "");
+  }
+}
+
+}  // namespace
+}  // namespace trainplan

@@ -1,0 +1,80 @@
+#include "core/reliability.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/estimate.h"
+
+namespace trainplan {
+namespace {
+
+constexpr double kMin = 60;
+constexpr double kHour = 3600;
+
+Scenario Job(const std::string& model, const std::string& method, const std::string& optimizer = "adamw") {
+  return ScenarioFromJson({{"model", model},
+                           {"training", {{"method", method}, {"optimizer", optimizer}}},
+                           {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
+                          false);
+}
+
+double Checkpoint(const Scenario& s) {
+  ParamCounts p = CountParams(s.model);
+  return CheckpointBytes(s, p, CountTrainable(s, p));
+}
+
+// Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs.
+TEST(Reliability, LlamaThreeRate) { EXPECT_DOUBLE_EQ(InterruptionsPerGpuHour(), 419.0 / (54 * 24 * 16384.0)); }
+
+// The three checks printed in Daly (2006) for R = 10 min, delta = 5 min.
+TEST(Reliability, DalyIntervalMatchesThePaper) {
+  EXPECT_NEAR(DalyIntervalSeconds(5 * kMin, 24 * kHour) / kMin, 117, 0.5);
+  EXPECT_NEAR(DalyIntervalSeconds(5 * kMin, 6 * kHour) / kMin, 57, 0.5);
+  EXPECT_NEAR(DalyIntervalSeconds(5 * kMin, 15 * kMin) / kMin, 9.1, 0.1);
+  EXPECT_DOUBLE_EQ(DalyIntervalSeconds(40 * kMin, 15 * kMin), 15 * kMin);   // delta >= 2M: checkpoint every M
+  EXPECT_DOUBLE_EQ(YoungIntervalSeconds(5 * kMin, 24 * kHour), 2 * kHour);  // sqrt(2 x 300 x 86400) = 7200
+}
+
+TEST(Reliability, DalyWallTimeLimits) {
+  // No failures: the work plus one write per interval.
+  EXPECT_NEAR(DalyWallSeconds(1000 * kHour, 1 * kHour, 0.1 * kHour, 0, 1e15), 1100 * kHour, 1e-3 * kHour);
+  // Failures only add time.
+  EXPECT_GT(DalyWallSeconds(1000 * kHour, 1 * kHour, 0.1 * kHour, 600, 10 * kHour), 1100 * kHour);
+}
+
+// At Llama 3 scale for 54 days the model expects about the 419 interruptions it was calibrated on.
+TEST(Reliability, LlamaThreeScaleRun) {
+  const double train = 54 * 24 * kHour;
+  Reliability r = EstimateReliability(16384, train, 405e9 * 14, 500e9, 1000e9);
+  EXPECT_NEAR(r.mtbf_s, 54 * 24 * kHour * 16384 / 419 / 16384, 1e-6);
+  EXPECT_GT(r.expected_interruptions, 419);
+  EXPECT_LT(r.expected_interruptions, 419 * 1.2);
+  EXPECT_NEAR(r.expected_interruptions, r.wall_s / r.mtbf_s, 1e-9);
+  EXPECT_NEAR(r.goodput, train / r.wall_s, 1e-12);
+  EXPECT_GT(r.goodput, 0.8);  // Meta reported > 90% effective training time
+  EXPECT_LT(r.goodput, 1);
+  EXPECT_DOUBLE_EQ(r.checkpoint_write_s, 405e9 * 14 / 500e9);
+  EXPECT_DOUBLE_EQ(r.checkpoint_interval_s, DalyIntervalSeconds(r.checkpoint_write_s, r.mtbf_s));
+}
+
+// Full AdamW in bf16: 2 B weights + 4 B master + 8 B moments = 14 B per parameter.
+// Guide claim "Qwen 14B fine-tuning intermediate files ~120 GB": one full checkpoint is ~207 GB.
+TEST(Reliability, CheckpointBytesPerParameter) {
+  Scenario qwen = Job("qwen2.5-14b", "full");
+  const double params = static_cast<double>(CountParams(qwen.model).total);
+  EXPECT_DOUBLE_EQ(Checkpoint(qwen), 14 * params);
+  EXPECT_NEAR(Checkpoint(qwen) / 1e9, 206.8, 0.5);
+  EXPECT_DOUBLE_EQ(Checkpoint(Job("qwen2.5-14b", "full", "adamw-8bit")), 8 * params);
+  // LoRA saves the adapters and their state only.
+  Scenario lora = Job("qwen2.5-14b", "lora");
+  ParamCounts p = CountParams(lora.model);
+  const double adapters = CountTrainable(lora, p).lora;
+  EXPECT_GT(adapters, 0);
+  EXPECT_DOUBLE_EQ(Checkpoint(lora), adapters * 14);
+  EXPECT_LT(Checkpoint(lora), 1e9);
+}
+
+}  // namespace
+}  // namespace trainplan

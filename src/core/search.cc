@@ -1,0 +1,710 @@
+#include "core/search.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/embedded_data.h"
+#include "base/error.h"
+#include "text/format.h"
+#include "core/framework.h"
+
+namespace trainplan {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct PriceEntry {
+  std::string gpu_id;
+  double usd_per_gpu_hour = 0;
+};
+
+const std::vector<PriceEntry>& PriceCatalog() {
+  static const std::vector<PriceEntry> catalog = [] {
+    std::vector<PriceEntry> out;
+    auto doc = nlohmann::json::parse(EmbeddedFile("prices.json"));
+    for (const auto& item : doc.at("gpus")) {
+      for (const auto& offer : item.at("offers")) {
+        if (offer.value("default", false))
+          out.push_back({item.at("gpu").get<std::string>(), offer.at("usd_per_gpu_hour").get<double>()});
+      }
+    }
+    return out;
+  }();
+  return catalog;
+}
+
+/// Candidate GPU counts: 1, 2, 4 inside one node, then whole nodes in 1-1.5-2 steps up to the limit.
+std::vector<int> CandidateCounts(const PlanConstraints& c, int gpus_per_node) {
+  if (c.gpus > 0) return {c.gpus};
+  std::vector<int> counts;
+  for (int n = 1; n < gpus_per_node && n <= c.max_gpus; n *= 2) counts.push_back(n);
+  for (int64_t nodes = 1; nodes * gpus_per_node <= c.max_gpus; nodes *= 2) {
+    counts.push_back(static_cast<int>(nodes * gpus_per_node));
+    int64_t between = nodes * 3 / 2;
+    if (between > nodes && between * gpus_per_node <= c.max_gpus && nodes >= 2)
+      counts.push_back(static_cast<int>(between * gpus_per_node));
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+std::vector<int> PowersOfTwoUpTo(int limit) {
+  std::vector<int> out;
+  for (int v = 1; v <= limit; v *= 2) out.push_back(v);
+  return out;
+}
+
+/// Pipeline sizes: powers of two (uneven stages allowed) and every divisor of the layer count (even
+/// stages, as Megatron-LM's published 530B run with 35 stages of 3 layers), up to 128 stages.
+std::vector<int> PipelineSizes(int64_t layers) {
+  std::vector<int> out = PowersOfTwoUpTo(static_cast<int>(std::min<int64_t>(layers, 128)));
+  for (int64_t d = 3; d <= std::min<int64_t>(layers, 128); ++d)
+    if (layers % d == 0) out.push_back(static_cast<int>(d));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// Frameworks whose strategies the search explores. Megatron-style engines carry TP/PP/CP/EP; the others
+/// scale by data parallelism with ZeRO/FSDP sharding and offload.
+std::vector<Framework> CandidateFrameworks(const Scenario& job, bool framework_fixed, int gpus, int gpn) {
+  if (framework_fixed) return {job.training.framework};
+  std::vector<Framework> out = {DefaultFramework(job.training.method, gpus, gpn)};
+  bool full_training = job.training.method == Method::kPretrain || job.training.method == Method::kFull;
+  if (full_training && gpus > 1 && out[0] != Framework::kMegatron) out.push_back(Framework::kMegatron);
+  if (!full_training && out[0] == Framework::kMegatron) out[0] = Framework::kHfTrainer;
+  return out;
+}
+
+bool IsMegatron(Framework f) { return f == Framework::kMegatron; }
+
+int64_t MaxExperts(const ModelSpec& m) {
+  int64_t experts = 0;
+  for (const auto& g : m.layers) experts = std::max(experts, g.spec.num_experts);
+  return experts;
+}
+
+/// TP must divide every layer's query heads; KV heads below tp are replicated, so they need not.
+int64_t HeadsGcd(const ModelSpec& m) {
+  int64_t g = 0;
+  for (const auto& group : m.layers) g = std::gcd(g, group.spec.attention.num_heads);
+  return g == 0 ? 1 : g;
+}
+
+/// Orders plans by the objective, then by the other measures, then by a fixed key for determinism.
+struct PlanOrder {
+  Objective objective;
+  /// True when a candidate with these measures ranks strictly after `than` on the two leading keys
+  /// (ties go to the full comparison).
+  bool LeadingWorse(double total_s, double cost_usd, double price, int gpus, const Plan& than) const {
+    const double cost = price > 0 ? cost_usd : INFINITY;
+    const double than_cost = than.price_per_gpu_hour > 0 ? than.cost_usd : INFINITY;
+    auto leading = [&](double t, double c, int g) {
+      return objective == Objective::kTime   ? std::make_pair(t, c)
+             : objective == Objective::kCost ? std::make_pair(c, t)
+                                             : std::make_pair(static_cast<double>(g), t);
+    };
+    return leading(than.time.total_s, than_cost, than.gpus) < leading(total_s, cost, gpus);
+  }
+  bool operator()(const Plan& a, const Plan& b) const {
+    auto key = [&](const Plan& p) {
+      // GPUs without a catalog price rank after every priced plan on cost.
+      const double cost = p.price_per_gpu_hour > 0 ? p.cost_usd : INFINITY;
+      double primary = objective == Objective::kTime   ? p.time.total_s
+                       : objective == Objective::kCost ? cost
+                                                       : static_cast<double>(p.gpus);
+      double secondary = objective == Objective::kTime ? cost : p.time.total_s;
+      return std::make_tuple(primary, secondary, p.memory.per_gpu_bytes, std::string_view(p.gpu_id), p.gpus, p.strategy.tp,
+                             p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
+                             static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
+                             p.micro_batch, p.strategy.interleave, static_cast<int>(p.framework));
+    };
+    return key(a) < key(b);
+  }
+};
+
+/// What one (GPU type, GPU count) search found.
+struct TaskResult {
+  std::vector<Plan> best;           // top plans by the objective that meet every constraint
+  std::vector<Plan> fastest;        // fastest plan that fits (ignoring deadline/budget), for the Pareto front
+  double min_memory_bytes = 0;      // smallest per-GPU memory of any candidate (why nothing fits)
+  double capacity_bytes = 0;
+  double fastest_fit_s = 0;         // fastest time among plans that fit
+  double cheapest_fit_usd = 0;      // cheapest cost among plans that fit
+  int64_t evaluated = 0;
+  int64_t enumerated = 0;
+};
+
+/// A handful of candidate sizes without heap allocation in the search's inner loops.
+struct SmallInts {
+  std::array<int, 16> values{};
+  int count = 0;
+  void push(int v) { values[static_cast<size_t>(count++)] = v; }
+  const int* begin() const { return values.data(); }
+  const int* end() const { return values.data() + count; }
+};
+
+struct SearchSpace {
+  std::vector<int> tensor_sizes;    // powers of two up to 8
+  std::vector<int> pipeline_sizes;  // PipelineSizes(layers)
+  std::vector<int> context_sizes;   // powers of two up to 16
+  const Scenario* job;
+  const PlanConstraints* constraints;
+  bool framework_fixed;
+  ParamCounts params;
+  TrainableParams trainable;  // depends on the model and method only
+  int64_t global_batch;
+  int64_t experts;
+  int64_t heads_gcd;
+  int64_t layers;
+};
+
+int64_t MicroBatchCount(int64_t per_replica) {
+  int64_t count = 0;
+  for (int64_t mb = 1; mb <= per_replica; mb *= 2) count += per_replica % mb == 0;
+  return count;
+}
+
+/// Two plans on the same hardware with the same time and memory (e.g. selective recomputation under
+/// flash attention, which stores no attention core anyway) are one answer; the list keeps the first.
+bool SameOutcome(const Plan& a, const Plan& b) {
+  return a.gpus == b.gpus && a.gpu_id == b.gpu_id && a.time.total_s == b.time.total_s &&
+         a.memory.per_gpu_bytes == b.memory.per_gpu_bytes;
+}
+
+void InsertTop(std::vector<Plan>& top, const Plan& plan, size_t limit, const PlanOrder& order) {
+  if (top.size() >= limit && !order(plan, top.back())) return;
+  for (auto it = top.begin(); it != top.end(); ++it) {
+    if (!SameOutcome(*it, plan)) continue;
+    if (!order(plan, *it)) return;
+    top.erase(it);
+    break;
+  }
+  top.insert(std::upper_bound(top.begin(), top.end(), plan, order), plan);
+  if (top.size() > limit) top.pop_back();
+}
+
+/// What one search thread keeps between its tasks: its own copy of the job and the prepared models of
+/// the GPU type it worked on last (preparation depends on the GPU and the engine, not on counts).
+struct WorkerState {
+  Scenario scenario;
+  const GpuSpec* gpu = nullptr;
+  std::vector<std::pair<Framework, PreparedModel>> prepared;
+
+  const PreparedModel& Prepared(Framework framework, const ParamCounts& params, const TrainableParams& trainable) {
+    for (const auto& [f, p] : prepared)
+      if (f == framework) return p;
+    prepared.emplace_back(framework, PrepareModel(scenario, params, trainable));
+    return prepared.back().second;
+  }
+};
+
+TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
+                      double price) {
+  const PlanConstraints& c = *space.constraints;
+  TaskResult result;
+  result.min_memory_bytes = INFINITY;
+  result.fastest_fit_s = INFINITY;
+  result.cheapest_fit_usd = INFINITY;
+  result.capacity_bytes = gpu.memory_bytes;
+  const PlanOrder order{c.objective};
+  const PlanOrder by_time{Objective::kTime};
+  result.best.reserve(static_cast<size_t>(c.top) + 1);
+  result.fastest.reserve(2);
+
+  Scenario& s = worker.scenario;
+  if (worker.gpu != &gpu) {
+    worker.gpu = &gpu;
+    worker.prepared.clear();
+    s.hardware.gpu = gpu;
+  }
+  s.hardware.gpus = gpus;
+  s.hardware.gpus_per_node = gpn;
+  s.hardware.intra_node = DefaultIntraNodeLink(gpu);
+  s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
+  s.training.global_batch = space.global_batch;
+  const TrainableParams& trainable = space.trainable;
+  const bool long_context = s.training.seq_len >= 16384;
+
+  for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
+    if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
+    s.training.framework = framework;
+    const bool megatron = IsMegatron(framework);
+    const PreparedModel& prepared = worker.Prepared(framework, space.params, trainable);
+    static const std::vector<int> kOne = {1};
+    const std::vector<int>& tps = megatron ? space.tensor_sizes : kOne;
+    const std::vector<int>& pps = megatron ? space.pipeline_sizes : kOne;
+    const std::vector<int>& cps = megatron && long_context ? space.context_sizes : kOne;
+    for (int tp : tps) {
+      if (tp > gpn) break;
+      if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
+      for (int pp : pps) {
+        if (gpus % (tp * pp) != 0) continue;
+        for (int cp : cps) {
+          if (gpus % (tp * pp * cp) != 0) continue;
+          const int dp = gpus / (tp * pp * cp);
+          if (space.global_batch % dp != 0) continue;
+          const int64_t per_replica = space.global_batch / dp;
+          const int64_t micro_batch_count = MicroBatchCount(per_replica);
+          SmallInts eps;
+          eps.push(1);
+          if (megatron && space.experts > 1)
+            for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
+              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
+          // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
+          // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
+          SmallInts interleaves;
+          interleaves.push(1);
+          if (pp > 1)
+            for (int v = 2; v <= 8; ++v)
+              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push(v);
+          // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
+          // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
+          // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
+          const bool single_replica = dp * cp == 1;
+          SmallInts zeros;
+          if (megatron) {
+            zeros.push(single_replica ? 0 : 1);
+          } else {
+            for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
+          }
+          for (int ep : eps) {
+            for (int v : interleaves) {
+              for (int zero : zeros) {
+                std::array<Offload, 3> offloads;
+                size_t offload_count = 0;
+                if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
+                if (c.allow_offload && !megatron && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
+                if (c.allow_offload && !megatron && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
+                for (size_t o = 0; o < offload_count; ++o) {
+                  const Offload offload = offloads[o];
+                  Strategy& st = s.strategy;
+                  st.tp = tp;
+                  st.pp = pp;
+                  st.dp = dp;
+                  st.cp = cp;
+                  st.ep = ep;
+                  st.zero = zero;
+                  st.offload = offload;
+                  st.interleave = v;
+                  st.sequence_parallel = megatron && tp > 1;
+                  st.flash_attention = true;
+                  // Lower bound first: full recompute with one sequence is the least memory this
+                  // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
+                  st.recompute = Recompute::kFull;
+                  s.training.micro_batch = 1;
+                  ++result.enumerated;
+                  MemoryEstimate floor = EstimateMemory(s, prepared);
+                  ++result.evaluated;
+                  result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
+                  if (!floor.fits) {
+                    result.enumerated += 3 * micro_batch_count - 1;  // pruned by the bound
+                    continue;
+                  }
+                  for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                    st.recompute = recompute;
+                    for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
+                      if (per_replica % mb != 0) continue;
+                      if (pp > 1 && v > 1 && (per_replica / mb) % pp != 0) continue;  // interleaving needs m % pp == 0
+                      s.training.micro_batch = mb;
+                      ++result.enumerated;
+                      MemoryEstimate mem = EstimateMemory(s, prepared);
+                      ++result.evaluated;
+                      if (!mem.fits) break;  // memory only grows with the micro-batch
+                      TimeEstimate time = EstimateTime(s, prepared);
+                      const double cost_usd = price * time.gpu_hours;
+                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
+                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
+                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
+                                         (c.budget_usd <= 0 || (price > 0 && cost_usd <= c.budget_usd));
+                      // Most candidates lose on the leading measures; only contenders become Plans.
+                      const bool may_be_fastest =
+                          result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
+                      const bool may_be_best =
+                          meets && (result.best.size() < static_cast<size_t>(c.top) ||
+                                    !order.LeadingWorse(time.total_s, cost_usd, price, gpus, result.best.back()));
+                      if (!may_be_fastest && !may_be_best) continue;
+                      Plan plan;
+                      plan.framework = framework;
+                      plan.gpus = gpus;
+                      plan.gpus_per_node = gpn;
+                      plan.strategy = st;
+                      plan.micro_batch = mb;
+                      plan.memory = mem;
+                      plan.time = time;
+                      plan.price_per_gpu_hour = price;
+                      plan.cost_usd = cost_usd;
+                      if (may_be_fastest) InsertTop(result.fastest, plan, 1, by_time);
+                      if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (auto* plans : {&result.best, &result.fastest})
+    for (Plan& p : *plans) {
+      p.gpu_id = gpu.id;
+      p.inter_link = s.hardware.inter_node.id;
+    }
+  return result;
+}
+
+std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
+  std::sort(candidates.begin(), candidates.end(), PlanOrder{Objective::kTime});
+  std::vector<Plan> front;
+  double best_cost = INFINITY;
+  for (auto& p : candidates) {
+    if (p.price_per_gpu_hour <= 0) continue;
+    if (p.cost_usd < best_cost) {
+      best_cost = p.cost_usd;
+      front.push_back(std::move(p));
+    }
+  }
+  return front;
+}
+
+
+
+void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
+  for (size_t i = 0; i < plans.size(); ++i) {
+    Plan& p = plans[i];
+    const char* framework = ToString(p.framework);
+    std::string lead = i == 0 ? (c.objective == Objective::kTime   ? "fastest"
+                                 : c.objective == Objective::kCost ? "cheapest"
+                                                                   : "fewest GPUs")
+                              : fmt::format("#{}", i + 1);
+    std::string bottleneck;
+    double largest = 0;
+    for (size_t t = 0; t < p.time.seconds.size(); ++t) {
+      if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
+      if (p.time.seconds[t] > largest) {
+        largest = p.time.seconds[t];
+        bottleneck = TimeTermName(static_cast<TimeTerm>(t));
+      }
+    }
+    const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead,
+                        p.gpus, p.gpu_id, framework, StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu,
+                        cost, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+                        largest > 0.05 * p.time.step_s
+                            ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
+                                          100 * largest / p.time.step_s)
+                            : "");
+  }
+}
+
+void ValidateConstraints(const PlanConstraints& c) {
+  if (c.gpus < 0) throw InputError("gpus", std::to_string(c.gpus), "a positive GPU count (or omit it to search)");
+  if (c.max_gpus < 1 || c.max_gpus > 1000000)
+    throw InputError("max_gpus", std::to_string(c.max_gpus), "between 1 and 1,000,000");
+  if (c.gpus_per_node < 0 || c.gpus_per_node > 72)
+    throw InputError("gpus_per_node", std::to_string(c.gpus_per_node), "between 1 and 72");
+  if (c.deadline_s < 0)
+    throw InputError("deadline", fmt::format("{}", c.deadline_s), "a duration in the future, e.g. 15d or 36h");
+  if (c.budget_usd < 0) throw InputError("budget", fmt::format("{}", c.budget_usd), "a non-negative USD amount");
+  if (c.top < 1 || c.top > 1000) throw InputError("top", std::to_string(c.top), "between 1 and 1000");
+  for (const auto& [id, price] : c.prices)
+    if (!(price >= 0)) throw InputError("price." + id, fmt::format("{}", price), "a non-negative USD per GPU-hour");
+}
+
+/// Default tokens per optimizer step when the job gives no global batch: 4 Mi tokens for pre-training
+/// (Llama 2 used 4M; Touvron et al. 2023), 128 sequences for fine-tuning (Stanford Alpaca's fine-tuning
+/// batch size; Taori et al. 2023, github.com/tatsu-lab/stanford_alpaca).
+int64_t DefaultGlobalBatch(const Training& t) {
+  if (t.global_batch > 0) return t.global_batch;
+  if (t.method == Method::kPretrain) return std::max<int64_t>(1, (int64_t{4} << 20) / t.seq_len);
+  return 128;
+}
+
+}  // namespace
+
+const char* ToString(Objective o) {
+  switch (o) {
+    case Objective::kTime: return "time";
+    case Objective::kCost: return "cost";
+    case Objective::kGpus: return "gpus";
+  }
+  return "";
+}
+
+Objective ParseObjective(const std::string& s, const std::string& field) {
+  std::string n = NormalizeName(s);
+  if (n == "time") return Objective::kTime;
+  if (n == "cost") return Objective::kCost;
+  if (n == "gpus" || n == "gpu") return Objective::kGpus;
+  throw InputError(field, s, "one of: time, cost, gpus");
+}
+
+std::string StrategyText(const Plan& p) {
+  const Strategy& st = p.strategy;
+  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
+  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
+  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
+  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
+  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
+  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
+  return out;
+}
+
+double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
+  for (const auto& [id, price] : c.prices)
+    if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
+  for (const auto& entry : PriceCatalog())
+    if (entry.gpu_id == gpu_id) return entry.usd_per_gpu_hour;
+  return 0;
+}
+
+namespace {
+
+/// The fastest plan often buys its last minutes with many more GPUs at low utilisation; when a plan on
+/// the Pareto front is at most 15% slower and at most half the cost, the winner's reason says so.
+void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
+  if (c.objective != Objective::kTime || plans.empty() || plans[0].price_per_gpu_hour <= 0) return;
+  Plan& best = plans[0];
+  const Plan* cheaper = nullptr;
+  for (const Plan& p : pareto) {
+    if (p.time.total_s > 1.15 * best.time.total_s) break;  // fastest first
+    if (p.cost_usd <= 0.5 * best.cost_usd && (c.deadline_s <= 0 || p.time.total_s <= c.deadline_s)) cheaper = &p;
+  }
+  if (cheaper == nullptr) return;
+  best.why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", cheaper->gpus,
+                          cheaper->gpu_id, 100 * (cheaper->time.total_s / best.time.total_s - 1),
+                          FormatDuration(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
+                          cheaper->cost_usd);
+}
+
+PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
+  auto started = std::chrono::steady_clock::now();
+  std::vector<const GpuSpec*> gpus;
+  if (c.gpu_types.empty()) {
+    for (const auto& g : GpuCatalog()) gpus.push_back(&g);
+  } else {
+    for (const auto& name : c.gpu_types) gpus.push_back(&FindGpu(name));
+  }
+
+  SearchSpace space;
+  space.job = &job;
+  space.constraints = &c;
+  space.framework_fixed = c.framework_fixed;
+  space.params = CountParams(job.model);
+  space.trainable = CountTrainable(job, space.params);
+  space.global_batch = DefaultGlobalBatch(job.training);
+  space.experts = MaxExperts(job.model);
+  space.heads_gcd = HeadsGcd(job.model);
+  space.layers = job.model.num_layers;
+  space.tensor_sizes = PowersOfTwoUpTo(8);
+  space.pipeline_sizes = PipelineSizes(space.layers);
+  space.context_sizes = PowersOfTwoUpTo(16);
+
+  struct Task {
+    const GpuSpec* gpu;
+    int gpus;
+    int gpn;
+    double price;
+  };
+  std::vector<Task> tasks;
+  for (const GpuSpec* g : gpus) {
+    int gpn = c.gpus_per_node > 0 ? c.gpus_per_node : 8;
+    for (int n : CandidateCounts(c, gpn)) {
+      int node_size = std::min(gpn, n);
+      if (n > node_size && n % node_size != 0) continue;
+      tasks.push_back({g, n, node_size, PricePerGpuHour(g->id, c)});
+    }
+  }
+
+  std::vector<TaskResult> results(tasks.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  auto worker = [&](bool reports) {
+    WorkerState state{.scenario = job, .gpu = nullptr, .prepared = {}};
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
+      size_t finished = ++done;
+      if (reports && c.progress) c.progress(finished, tasks.size());
+    }
+  };
+  int thread_count = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  thread_count = std::min<int>(thread_count, static_cast<int>(std::max<size_t>(1, tasks.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < thread_count; ++t) pool.emplace_back(worker, false);
+  worker(true);
+  for (auto& t : pool) t.join();
+
+  PlanResult out;
+  out.threads = thread_count;
+  const PlanOrder order{c.objective};
+  std::vector<Plan> fastest;
+  double min_memory = INFINITY, capacity_at_min = 0, fastest_fit = INFINITY, cheapest_fit = INFINITY;
+  for (auto& r : results) {
+    out.evaluated += r.evaluated;
+    out.enumerated += r.enumerated;
+    for (auto& p : r.best) InsertTop(out.plans, p, static_cast<size_t>(c.top), order);
+    for (auto& p : r.fastest) fastest.push_back(p);
+    if (r.min_memory_bytes / r.capacity_bytes < min_memory / std::max(capacity_at_min, 1.0)) {
+      min_memory = r.min_memory_bytes;
+      capacity_at_min = r.capacity_bytes;
+    }
+    fastest_fit = std::min(fastest_fit, r.fastest_fit_s);
+    cheapest_fit = std::min(cheapest_fit, r.cheapest_fit_usd);
+  }
+  out.pareto = ParetoFront(fastest);
+  ExplainPlans(out.plans, c);
+  PlanConstraints by_time;
+  by_time.objective = Objective::kTime;
+  ExplainPlans(out.pareto, by_time);
+  NoteCheaperNearFastest(out.plans, out.pareto, c);
+  out.feasible = !out.plans.empty();
+  if (!out.feasible) {
+    if (std::isinf(fastest_fit)) {
+      out.reason = fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
+                               "strategy found (full recomputation, micro-batch 1, full sharding{})",
+                               min_memory / kGiB, capacity_at_min / kGiB,
+                               c.allow_offload ? ", CPU offload" : "; offload excluded");
+    } else if (c.deadline_s > 0 && fastest_fit > c.deadline_s) {
+      out.reason = fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
+                               FormatDuration(fastest_fit), FormatDuration(c.deadline_s));
+    } else if (c.budget_usd > 0 && cheapest_fit > c.budget_usd) {
+      out.reason = fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", cheapest_fit,
+                               c.budget_usd);
+    } else {
+      out.reason = "no plan meets the deadline and the budget together";
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+/// Nearby jobs that may fit when the asked one does not: a lighter method, a smaller optimizer, offload,
+/// other or more GPUs, or no deadline/budget.
+std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
+  struct Change {
+    std::string text;
+    Scenario job;
+    PlanConstraints constraints;
+  };
+  std::vector<Change> changes;
+  auto add = [&](std::string text, auto&& edit) {
+    Change change{std::move(text), job, c};
+    change.constraints.top = 1;
+    change.constraints.progress = nullptr;
+    edit(change.job, change.constraints);
+    changes.push_back(std::move(change));
+  };
+  const Method method = job.training.method;
+  if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze)
+    add("method lora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
+  if (method != Method::kQlora)
+    add("method qlora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
+  if (job.training.optimizer == Optimizer::kAdamW && method != Method::kLora && method != Method::kQlora)
+    add("optimizer adamw-8bit", [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
+  if (!c.allow_offload)
+    add("allow CPU offload", [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
+  if (c.framework_fixed)
+    add("any framework", [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
+  if (!c.gpu_types.empty())
+    add("any GPU in the catalog", [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
+  if (c.gpus > 0)
+    add(fmt::format("up to {} GPUs", std::max(c.gpus * 16, 64)), [&](Scenario&, PlanConstraints& k) {
+      k.max_gpus = std::max(c.gpus * 16, 64);
+      k.gpus = 0;
+    });
+  else if (c.max_gpus < 16384)
+    add(fmt::format("up to {} GPUs", std::min(c.max_gpus * 16, 16384)),
+        [&](Scenario&, PlanConstraints& k) { k.max_gpus = std::min(c.max_gpus * 16, 16384); });
+  if (c.deadline_s > 0) add("no deadline", [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
+  if (c.budget_usd > 0) add("no budget limit", [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
+
+  std::vector<Alternative> out;
+  for (auto& change : changes) {
+    PlanResult r = SearchCore(change.job, change.constraints, threads);
+    out.push_back({change.text, r.feasible, r.feasible ? r.plans[0].why : r.reason});
+  }
+  // Feasible alternatives first, keeping the order above (least disruptive change first).
+  std::stable_partition(out.begin(), out.end(), [](const Alternative& a) { return a.feasible; });
+  return out;
+}
+
+}  // namespace
+
+PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int threads) {
+  ValidateConstraints(c);
+  PlanResult result = SearchCore(job, c, threads);
+  if (!result.feasible) result.alternatives = FindAlternatives(job, c, threads);
+  return result;
+}
+
+double ParseDurationSeconds(const std::string& text, const std::string& field) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw InputError(field, text, "a duration such as 15d, 36h, 90m, 3600s or 2w");
+  }
+  std::string unit = NormalizeName(text.substr(used));
+  double scale = unit.empty() || unit == "s" ? 1
+                 : unit == "m" || unit == "min" ? 60
+                 : unit == "h" ? 3600
+                 : unit == "d" ? 86400
+                 : unit == "w" ? 7 * 86400
+                               : -1;
+  if (scale < 0) throw InputError(field, text, "a duration with unit s, m, h, d or w (e.g. 15d)");
+  if (!(value > 0) || !std::isfinite(value))
+    throw InputError(field, text, "a positive duration: a deadline must lie in the future");
+  return value * scale;
+}
+
+nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {
+  using nlohmann::json;
+  auto plan_json = [&](const Plan& p) {
+    Scenario s = job;
+    s.hardware.gpu = FindGpu(p.gpu_id);
+    s.hardware.gpus = p.gpus;
+    s.hardware.gpus_per_node = p.gpus_per_node;
+    s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
+    s.hardware.inter_node = FindLink(p.inter_link);
+    s.strategy = p.strategy;
+    s.training.framework = p.framework;
+    s.training.micro_batch = p.micro_batch;
+    s.training.global_batch = DefaultGlobalBatch(job.training);
+    Estimate e = EstimateScenario(s);
+    json j = EstimateToJson(s, e);
+    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
+    j["why"] = p.why;
+    return j;
+  };
+  json plans = json::array();
+  for (const auto& p : r.plans) plans.push_back(plan_json(p));
+  json pareto = json::array();
+  for (const auto& p : r.pareto) pareto.push_back(plan_json(p));
+  json alternatives = json::array();
+  for (const auto& a : r.alternatives)
+    alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+  json out = {{"feasible", r.feasible},
+              {"alternatives", alternatives},
+              {"plans", plans},
+              {"pareto", pareto},
+              {"search",
+               {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
+  if (!r.feasible) out["reason"] = r.reason;
+  return out;
+}
+
+}  // namespace trainplan

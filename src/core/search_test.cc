@@ -1,0 +1,252 @@
+#include "core/search.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/framework.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+Scenario Job(const std::string& model, const std::string& method, double tokens, int64_t seq_len = 2048,
+             int64_t global_batch = 64) {
+  json doc = {{"model", model},
+              {"training",
+               {{"method", method}, {"seq_len", seq_len}, {"global_batch", global_batch}, {"tokens", tokens}}},
+              {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
+  return ScenarioFromJson(doc, false);
+}
+
+// Every candidate of the search space without any pruning: the reference the pruned search must match.
+Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus, Framework fw) {
+  Scenario s = job;
+  s.hardware.gpu = FindGpu(gpu_id);
+  s.hardware.gpus = gpus;
+  s.hardware.gpus_per_node = std::min(gpus, 8);
+  s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
+  s.hardware.inter_node = DefaultInterNodeLink(s.hardware.gpu);
+  const ParamCounts params = CountParams(s.model);
+  Plan best;
+  best.time.total_s = INFINITY;
+  {
+    s.training.framework = fw;
+    const TrainableParams trainable = CountTrainable(s, params);
+    const bool megatron = fw == Framework::kMegatron;
+    for (int tp = 1; tp <= 8; tp *= 2)
+      for (int pp = 1; pp <= 128; ++pp)
+        for (int zero = 0; zero <= 3; ++zero)
+          for (Offload off : {Offload::kNone, Offload::kOptimizer, Offload::kOptimizerAndParams})
+            for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull})
+              for (int v = 1; v <= 8; ++v)
+                for (int64_t mb = 1; mb <= 64; mb *= 2) {
+                  if (!megatron && (tp > 1 || pp > 1)) continue;
+                  if (megatron && off != Offload::kNone) continue;
+                  if (off == Offload::kOptimizer && zero < 1) continue;
+                  if (off == Offload::kOptimizerAndParams && zero < 3) continue;
+                  if (gpus % (tp * pp) != 0 || pp > s.model.num_layers) continue;
+                  int dp = gpus / (tp * pp);
+                  if (megatron && zero != (dp > 1 ? 1 : 0)) continue;
+                  if (dp == 1 && zero > 0 && off == Offload::kNone) continue;
+                  if (s.model.layers[0].spec.attention.num_heads % tp != 0) continue;
+                  const int64_t layers = s.model.num_layers;
+                  const bool power_of_two = (pp & (pp - 1)) == 0;
+                  if (!power_of_two && layers % pp != 0) continue;
+                  if (v > 1 && (pp == 1 || layers < pp * v || (v > 4 && layers % (pp * v) != 0))) continue;
+                  if (s.training.global_batch % (dp * mb) != 0) continue;
+                  if (v > 1 && (s.training.global_batch / (dp * mb)) % pp != 0) continue;
+                  s.strategy = Strategy{};
+                  s.strategy.tp = tp;
+                  s.strategy.pp = pp;
+                  s.strategy.dp = dp;
+                  s.strategy.zero = zero;
+                  s.strategy.offload = off;
+                  s.strategy.recompute = rc;
+                  s.strategy.interleave = v;
+                  s.strategy.sequence_parallel = megatron && tp > 1;
+                  s.training.micro_batch = mb;
+                  MemoryEstimate mem = EstimateMemory(s, params, trainable);
+                  if (!mem.fits) continue;
+                  TimeEstimate t = EstimateTime(s, params, trainable);
+                  if (t.total_s < best.time.total_s) {
+                    best.time = t;
+                    best.memory = mem;
+                    best.strategy = s.strategy;
+                    best.micro_batch = mb;
+                    best.framework = fw;
+                  }
+                }
+  }
+  return best;
+}
+
+void ExpectSameAsBruteForce(Scenario job, const std::string& gpu, int gpus, Framework fw) {
+  job.training.framework = fw;
+  PlanConstraints c;
+  c.gpu_types = {gpu};
+  c.gpus = gpus;
+  c.objective = Objective::kTime;
+  c.framework_fixed = true;
+  PlanResult r = SearchPlans(job, c, 1);
+  Plan reference = BruteForceFastest(job, gpu, gpus, fw);
+  ASSERT_EQ(r.feasible, std::isfinite(reference.time.total_s)) << r.reason;
+  if (r.feasible) {
+    EXPECT_DOUBLE_EQ(r.plans[0].time.total_s, reference.time.total_s) << r.plans[0].why;
+  }
+}
+
+TEST(Search, MatchesBruteForceOnSmallSpaces) {
+  Scenario full = Job("qwen2.5-7b", "full", 1e8, 2048, 32);
+  ExpectSameAsBruteForce(full, "a100-80gb-sxm", 8, Framework::kMegatron);
+  ExpectSameAsBruteForce(full, "a100-80gb-sxm", 8, Framework::kDeepSpeed);
+  ExpectSameAsBruteForce(full, "rtx-4090", 4, Framework::kDeepSpeed);
+  Scenario qlora = Job("llama-3-8b", "qlora", 1e7, 1024, 16);
+  ExpectSameAsBruteForce(qlora, "rtx-4090", 1, Framework::kHfTrainer);
+  ExpectSameAsBruteForce(qlora, "rtx-4090", 2, Framework::kHfTrainer);
+}
+
+TEST(Search, ResultDoesNotDependOnThreadCount) {
+  Scenario job = Job("llama-3-70b", "full", 1e9, 4096, 128);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm", "a100-80gb-sxm", "h200"};
+  c.max_gpus = 256;
+  c.top = 8;
+  PlanResult one = SearchPlans(job, c, 1);
+  PlanResult two = SearchPlans(job, c, 2);
+  ASSERT_EQ(one.plans.size(), two.plans.size());
+  for (size_t i = 0; i < one.plans.size(); ++i) {
+    EXPECT_EQ(one.plans[i].gpu_id, two.plans[i].gpu_id);
+    EXPECT_EQ(one.plans[i].gpus, two.plans[i].gpus);
+    EXPECT_EQ(one.plans[i].why, two.plans[i].why);
+  }
+  EXPECT_EQ(one.evaluated, two.evaluated);
+  ASSERT_EQ(one.pareto.size(), two.pareto.size());
+}
+
+TEST(Search, ParetoFrontIsFasterOnlyWhenDearer) {
+  Scenario job = Job("llama-3-8b", "full", 1e10, 4096, 256);
+  PlanConstraints c;
+  c.max_gpus = 512;
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_GE(r.pareto.size(), 2u);
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    EXPECT_GT(r.pareto[i].time.total_s, r.pareto[i - 1].time.total_s);
+    EXPECT_LT(r.pareto[i].cost_usd, r.pareto[i - 1].cost_usd);
+  }
+}
+
+TEST(Search, FastestPlanNamesAMuchCheaperNearlyAsFastOne) {
+  Scenario job = Job("llama-3-8b", "full", 1e9, 4096, 64);
+  PlanConstraints c;
+  c.gpu_types = {"b200", "h100-sxm"};
+  c.max_gpus = 4096;
+  c.objective = Objective::kTime;
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_TRUE(r.feasible);
+  const Plan& best = r.plans[0];
+  bool exists = false;
+  for (const Plan& p : r.pareto)
+    exists |= p.time.total_s <= 1.15 * best.time.total_s && p.cost_usd <= 0.5 * best.cost_usd;
+  EXPECT_EQ(exists, best.why.find("% less ($") != std::string::npos) << best.why;
+}
+
+TEST(Search, DeadlineIsMetAndGpusObjectiveTakesTheFewest) {
+  Scenario job = Job("llama-3-70b", "full", 3e9, 4096, 256);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.deadline_s = 15 * 86400.0;
+  c.objective = Objective::kGpus;
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_TRUE(r.feasible) << r.reason;
+  EXPECT_LE(r.plans[0].time.total_s, c.deadline_s);
+  for (const Plan& p : r.plans) EXPECT_GE(p.gpus, r.plans[0].gpus);
+  // Fewer GPUs than the answer cannot meet the deadline.
+  PlanConstraints fewer = c;
+  fewer.max_gpus = r.plans[0].gpus - 1;
+  EXPECT_FALSE(SearchPlans(job, fewer).feasible);
+}
+
+TEST(Search, InfeasibleJobGivesReasonAndAlternatives) {
+  Scenario job = Job("qwen2.5-14b", "full", 1e8);
+  PlanConstraints c;
+  c.gpu_types = {"rtx-4090"};
+  c.gpus = 2;
+  c.allow_offload = false;
+  PlanResult r = SearchPlans(job, c);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_NE(r.reason.find("does not fit"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("GiB"), std::string::npos) << r.reason;
+  bool lora_fits = false;
+  for (const auto& a : r.alternatives)
+    if (a.change == "method qlora" || a.change == "method lora") lora_fits |= a.feasible;
+  EXPECT_TRUE(lora_fits);
+  json j = PlanResultToJson(job, r);
+  EXPECT_FALSE(j["feasible"].get<bool>());
+  EXPECT_TRUE(j.contains("reason"));
+  EXPECT_GE(j["alternatives"].size(), 2u);
+}
+
+TEST(Search, JsonHoldsTheContractKeys) {
+  Scenario job = Job("llama-3-8b", "lora", 1e8);
+  PlanConstraints c;
+  c.gpu_types = {"a100-80gb-sxm", "h100-sxm"};
+  c.max_gpus = 16;
+  PlanResult r = SearchPlans(job, c);
+  json j = PlanResultToJson(job, r);
+  ASSERT_TRUE(j["feasible"].get<bool>());
+  ASSERT_FALSE(j["plans"].empty());
+  const json& p = j["plans"][0];
+  EXPECT_TRUE(p["memory"].contains("per_gpu_bytes"));
+  EXPECT_TRUE(p["time"].contains("total_s"));
+  EXPECT_TRUE(p["hardware"].contains("gpu"));
+  EXPECT_TRUE(p["hardware"].contains("gpus"));
+  EXPECT_TRUE(p.contains("strategy"));
+  EXPECT_TRUE(p["cost"].contains("total_usd"));
+  EXPECT_GT(j["search"]["evaluated"].get<int64_t>(), 0);
+  EXPECT_TRUE(j["search"].contains("seconds"));
+  EXPECT_TRUE(j["pareto"].is_array());
+  // The plan's JSON re-estimates the same scenario: its memory matches what the search saw.
+  EXPECT_DOUBLE_EQ(p["memory"]["per_gpu_bytes"].get<double>(), r.plans[0].memory.per_gpu_bytes);
+}
+
+TEST(Search, PlanJsonReEstimatesOnTheNetworkTheSearchUsed) {
+  Scenario job = Job("llama-3-8b", "full", 1e9, 4096, 64);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 32;
+  c.inter_link = "eth-25g";
+  c.framework_fixed = true;  // DeepSpeed: DP gradients cross the slow network every step
+  PlanResult r = SearchPlans(job, c);
+  ASSERT_TRUE(r.feasible);
+  nlohmann::json j = PlanResultToJson(job, r);
+  EXPECT_EQ(j["plans"][0]["hardware"]["inter_node"], "eth-25g");
+  EXPECT_DOUBLE_EQ(j["plans"][0]["time"]["step_s"].get<double>(), r.plans[0].time.step_s);
+}
+
+TEST(Search, BadConstraintsAreInputErrors) {
+  Scenario job = Job("llama-3-8b", "lora", 1e8);
+  PlanConstraints c;
+  c.gpus = -1;
+  EXPECT_THROW(SearchPlans(job, c), InputError);
+  c = PlanConstraints{};
+  c.gpu_types = {"h100-sxm7"};
+  EXPECT_THROW(SearchPlans(job, c), InputError);
+  c = PlanConstraints{};
+  c.max_gpus = 0;
+  EXPECT_THROW(SearchPlans(job, c), InputError);
+  EXPECT_THROW(ParseDurationSeconds("-3d", "deadline"), InputError);
+  EXPECT_THROW(ParseDurationSeconds("0h", "deadline"), InputError);
+  EXPECT_THROW(ParseDurationSeconds("soon", "deadline"), InputError);
+  EXPECT_THROW(ParseDurationSeconds("15y", "deadline"), InputError);
+  EXPECT_DOUBLE_EQ(ParseDurationSeconds("15d", "deadline"), 15 * 86400.0);
+  EXPECT_DOUBLE_EQ(ParseDurationSeconds("36h", "deadline"), 36 * 3600.0);
+  EXPECT_DOUBLE_EQ(ParseDurationSeconds("90m", "deadline"), 5400.0);
+  EXPECT_THROW(ParseObjective("fastest"), InputError);
+}
+
+}  // namespace
+}  // namespace trainplan

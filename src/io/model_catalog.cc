@@ -1,0 +1,99 @@
+#include "io/model_catalog.h"
+
+#include <cctype>
+#include <charconv>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/embedded_data.h"
+#include "base/error.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+struct Catalog {
+  std::vector<ModelEntry> entries;
+  std::vector<json> configs;                         // parallel to entries
+  std::unordered_map<std::string, size_t> by_name;  // normalized id, hf_id and aliases
+  std::vector<std::string> names;                   // ids and hf_ids, for suggestions
+};
+
+Catalog LoadCatalog() {
+  Catalog catalog;
+  const json doc = json::parse(EmbeddedFile("models.json"));
+  for (const json& item : doc.at("models")) {
+    ModelEntry e;
+    e.id = item.at("id").get<std::string>();
+    e.hf_id = item.value("hf_id", "");
+    e.aliases = item.value("aliases", std::vector<std::string>{});
+    e.source = item.at("source").get<std::string>();
+    e.date = item.at("date").get<std::string>();
+    e.official_params = item.value("official_params", 0LL);
+    e.official_active = item.value("official_active", 0LL);
+    e.official_source = item.value("official_source", "");
+    const size_t index = catalog.entries.size();
+    for (const std::string* name : {&e.id, &e.hf_id}) {
+      if (name->empty()) continue;
+      catalog.by_name.emplace(NormalizeName(*name), index);
+      catalog.names.push_back(*name);
+    }
+    for (const std::string& alias : e.aliases) catalog.by_name.emplace(NormalizeName(alias), index);
+    catalog.entries.push_back(std::move(e));
+    catalog.configs.push_back(item.at("config"));
+  }
+  return catalog;
+}
+
+const Catalog& GetCatalog() {
+  static const Catalog catalog = LoadCatalog();
+  return catalog;
+}
+
+/// "generic-1000b", "1000B", "generic 1.5b", "1t": a size in billions. Dots are kept (NormalizeName
+/// drops them, which would read 1.5b as 15b).
+std::optional<double> GenericBillions(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    if (c == ' ' || c == '-' || c == '_') continue;
+    s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (s.rfind("generic", 0) == 0) s.erase(0, 7);
+  if (s.size() < 2) return std::nullopt;
+  const char unit = s.back();
+  if (unit != 'b' && unit != 't') return std::nullopt;
+  double value = 0;
+  const char* end = s.data() + s.size() - 1;
+  auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return unit == 't' ? value * 1000 : value;
+}
+
+}  // namespace
+
+const std::vector<ModelEntry>& ModelCatalog() { return GetCatalog().entries; }
+
+const ModelEntry* FindModelEntry(const std::string& name) {
+  const Catalog& catalog = GetCatalog();
+  auto it = catalog.by_name.find(NormalizeName(name));
+  return it == catalog.by_name.end() ? nullptr : &catalog.entries[it->second];
+}
+
+ModelSpec FindModel(const std::string& name) {
+  const Catalog& catalog = GetCatalog();
+  if (const ModelEntry* entry = FindModelEntry(name)) {
+    const size_t index = static_cast<size_t>(entry - catalog.entries.data());
+    ModelSpec spec = ModelFromHfConfig(catalog.configs[index], entry->source);
+    spec.name = entry->id;
+    spec.hf_id = entry->hf_id;
+    return spec;
+  }
+  if (auto billions = GenericBillions(name)) return GenericModel(*billions);
+  ThrowUnknownName("model", name, catalog.names);
+}
+
+}  // namespace trainplan

@@ -1,0 +1,47 @@
+#pragma once
+// Requests as JSON documents: what `plan` and `recommend` take besides the job, read by one parser for the
+// CLI (its flags become a document) and the HTTP API (the body is the document), so both validate alike and
+// name the same fields in their errors.
+#include <nlohmann/json.hpp>
+
+#include "core/platform.h"
+#include "core/scenario.h"
+#include "core/search.h"
+
+namespace trainplan {
+
+/// The job a scenario document describes, validated on one GPU of `gpu` (the search replaces hardware and
+/// strategy). `framework_fixed` is set when the document names a framework. Keys outside the scenario
+/// schema are the caller's to remove first.
+Scenario JobFromDocument(nlohmann::json doc, bool allow_paths, bool& framework_fixed,
+                         const std::string& gpu = "h100-sxm");
+
+struct PlanRequest {
+  Scenario job;
+  PlanConstraints constraints;
+};
+
+/// A scenario document with an optional "plan" object: gpu (id or list of ids), gpus, max_gpus,
+/// gpus_per_node, inter_link, deadline ("15d" or seconds), budget_usd, objective (time | cost | gpus;
+/// default cost, or time with a budget), offload (false excludes CPU offload), top, prices ({gpu: USD per
+/// GPU-hour}). Throws InputError naming "plan.<key>" for bad values and unknown keys.
+PlanRequest PlanRequestFromJson(const nlohmann::json& doc, bool allow_paths);
+
+struct RecommendRequest {
+  Scenario job;
+  PlatformPolicy policy;
+};
+
+/// A scenario document with an optional "recommend" object: deadline, budget_usd, usage, months,
+/// data_sensitivity, region, electricity_usd_per_kwh, pue, hosting_usd_per_kw_month, gpu (list), max_gpus,
+/// gpus, prices ({gpu: USD per GPU-hour}), purchase_prices ({gpu: USD}), dataset_gb, checkpoints_kept,
+/// psu_n_plus_n. Throws InputError naming "recommend.<key>".
+RecommendRequest RecommendRequestFromJson(const nlohmann::json& doc, bool allow_paths);
+
+/// The catalogs as JSON, as `trainplan models --json` and `trainplan gpus --json` print them.
+nlohmann::json ModelToJson(const ModelSpec& model, const ParamCounts& params);
+nlohmann::json GpuToJson(const GpuSpec& gpu);
+nlohmann::json ModelCatalogJson();
+nlohmann::json GpuCatalogJson();
+
+}  // namespace trainplan

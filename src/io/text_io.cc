@@ -1,0 +1,38 @@
+#include "io/text_io.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+
+namespace trainplan {
+
+nlohmann::json ReadJsonFile(const std::string& path, const std::string& field, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw InputError(field, path, what);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
+  }
+}
+
+void WriteText(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream out(path);
+  if (!out) throw InputError("-o", path, "a writable file path");
+  out << text;
+  if (!out.flush()) throw InputError("-o", path, "a file path with room to write");
+  std::cerr << "wrote " << path << "\n";
+}
+
+}  // namespace trainplan

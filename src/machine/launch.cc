@@ -1,0 +1,541 @@
+#include "machine/launch.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/framework.h"
+#include "io/model_catalog.h"
+
+namespace trainplan {
+
+namespace {
+
+using nlohmann::json;
+
+bool IsPeft(Method m) { return m == Method::kLora || m == Method::kQlora; }
+
+/// DeepSpeed runs the job: the DeepSpeed engine, or a Hugging Face Trainer plan that shards or offloads
+/// (the Trainer does both through its DeepSpeed integration).
+bool UsesDeepSpeed(const LaunchPlan& p) {
+  if (p.framework == Framework::kDeepSpeed) return true;
+  return (p.framework == Framework::kHfTrainer || p.framework == Framework::kUnsloth) &&
+         (p.strategy.zero > 0 || p.strategy.offload != Offload::kNone);
+}
+
+/// Single-quotes an argument for a POSIX shell when it holds anything but plain characters.
+std::string ShellQuote(const std::string& arg) {
+  if (arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+@%") ==
+      std::string::npos)
+    return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// Quoted arguments with each "--flag value" pair kept together, one element per pair.
+std::vector<std::string> PairedArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string item = ShellQuote(args[i]);
+    if (args[i].rfind("--", 0) == 0 && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+      item += " " + ShellQuote(args[++i]);
+    out.push_back(item);
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& args, const std::string& separator) {
+  std::string out;
+  for (const auto& a : PairedArgs(args)) out += (out.empty() ? "" : separator) + a;
+  return out;
+}
+
+std::string Summary(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  return fmt::format(
+      "{} {} with {} on {}x {} ({} node(s) x {}): tp={} pp={} dp={} cp={} ep={} zero={} offload={} recompute={}, "
+      "micro-batch {}, global batch {} ({} accumulation step(s)), seq {}",
+      p.model, ToString(p.method), ToString(p.framework), p.gpus, p.gpu_id, p.nodes, p.gpus_per_node, s.tp, s.pp,
+      s.dp, s.cp, s.ep, s.zero, ToString(s.offload), ToString(s.recompute), p.micro_batch, p.global_batch,
+      p.grad_accum_steps, p.seq_len);
+}
+
+/// "torchrun" or torchtune's "tune run" (which takes torchrun's arguments) and the per-node arguments.
+std::vector<std::string> Launcher(const LaunchPlan& p, const std::string& nnodes, const std::string& rendezvous,
+                                  const std::string& rdzv_id) {
+  std::vector<std::string> cmd;
+  if (p.framework == Framework::kTorchtune) {
+    cmd = {"tune", "run"};
+  } else {
+    cmd = {"torchrun"};
+  }
+  cmd.push_back("--nnodes=" + nnodes);
+  cmd.push_back(fmt::format("--nproc_per_node={}", std::min(p.gpus, p.gpus_per_node)));
+  if (!rendezvous.empty()) {
+    cmd.push_back("--rdzv_id=" + rdzv_id);
+    cmd.push_back("--rdzv_backend=c10d");
+    cmd.push_back("--rdzv_endpoint=" + rendezvous);
+  }
+  return cmd;
+}
+
+/// The launcher's words, leaving those with shell variables unquoted for the shell to expand.
+std::string LauncherLine(const std::vector<std::string>& launcher) {
+  std::string out;
+  for (const auto& a : launcher) out += (out.empty() ? "" : " ") + (a.find('$') != std::string::npos ? a : ShellQuote(a));
+  return out;
+}
+
+/// The launcher and the engine's command, one argument pair per line.
+std::string CommandLine(const std::vector<std::string>& launcher, const std::vector<std::string>& engine) {
+  return LauncherLine(launcher) + " \\\n  " + Join(engine, " \\\n  ");
+}
+
+/// The rendezvous endpoint on the first node for a script started by hand on every node; "" on one node.
+std::string ManualRendezvous(const LaunchPlan& p, const LaunchOptions& o) {
+  return p.nodes > 1 ? fmt::format("${{MASTER_ADDR:?set to the first node}}:{}", o.master_port) : "";
+}
+
+/// Megatron-LM's GPT entry point unless the options name another script.
+std::string MegatronScript(const LaunchOptions& o) {
+  return o.script == LaunchOptions().script ? "pretrain_gpt.py" : o.script;
+}
+
+std::string YamlBool(bool b) { return b ? "true" : "false"; }
+
+std::string YamlQuote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+std::string MixedPrecision(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp16: return "fp16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kFp32: return "'no'";
+  }
+  return "'no'";
+}
+
+std::string RenderAccelerate(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  std::string distributed;
+  std::string section;
+  if (p.framework == Framework::kMegatron) {
+    distributed = "MEGATRON_LM";
+    section = fmt::format(
+        "megatron_lm_config:\n"
+        "  megatron_lm_gradient_clipping: 1.0\n"
+        "  megatron_lm_num_micro_batches: {}\n"
+        "  megatron_lm_pp_degree: {}\n"
+        "  megatron_lm_recompute_activations: {}\n"
+        "  megatron_lm_sequence_parallelism: {}\n"
+        "  megatron_lm_tp_degree: {}\n"
+        "  megatron_lm_use_distributed_optimizer: {}\n",
+        p.grad_accum_steps, s.pp, YamlBool(s.recompute != Recompute::kNone), YamlBool(s.sequence_parallel), s.tp,
+        YamlBool(GetFrameworkProfile(p.framework).distributed_optimizer));
+  } else if (UsesDeepSpeed(p)) {
+    distributed = "DEEPSPEED";
+    const bool offload_optimizer = s.offload != Offload::kNone;
+    const bool offload_params = s.offload == Offload::kOptimizerAndParams;
+    section = fmt::format(
+        "deepspeed_config:\n"
+        "  gradient_accumulation_steps: {}\n"
+        "  gradient_clipping: 1.0\n"
+        "  offload_optimizer_device: {}\n"
+        "  offload_param_device: {}\n"
+        "  zero3_init_flag: {}\n"
+        "  zero3_save_16bit_model: {}\n"
+        "  zero_stage: {}\n",
+        p.grad_accum_steps, offload_optimizer ? "cpu" : "none", offload_params ? "cpu" : "none",
+        YamlBool(s.zero == 3), YamlBool(s.zero == 3), s.zero);
+  } else if (p.framework == Framework::kFsdp || p.framework == Framework::kTorchtune) {
+    distributed = "FSDP";
+    const char* sharding = s.zero >= 3 ? "FULL_SHARD" : s.zero == 2 ? "SHARD_GRAD_OP" : "NO_SHARD";
+    section = fmt::format(
+        "fsdp_config:\n"
+        "  fsdp_activation_checkpointing: {}\n"
+        "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n"
+        "  fsdp_backward_prefetch: BACKWARD_PRE\n"
+        "  fsdp_cpu_ram_efficient_loading: true\n"
+        "  fsdp_forward_prefetch: false\n"
+        "  fsdp_offload_params: {}\n"
+        "  fsdp_sharding_strategy: {}\n"
+        "  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
+        "  fsdp_sync_module_states: true\n"
+        "  fsdp_use_orig_params: true\n",
+        YamlBool(s.recompute != Recompute::kNone), YamlBool(s.offload == Offload::kOptimizerAndParams), sharding);
+  } else {
+    distributed = p.gpus > 1 ? "MULTI_GPU" : "'NO'";
+  }
+  return fmt::format(
+      "# {}\n"
+      "compute_environment: LOCAL_MACHINE\n"
+      "debug: false\n"
+      "{}"
+      "distributed_type: {}\n"
+      "downcast_bf16: 'no'\n"
+      "machine_rank: 0\n"
+      "main_training_function: main\n"
+      "mixed_precision: {}\n"
+      "num_machines: {}\n"
+      "num_processes: {}\n"
+      "rdzv_backend: {}\n"
+      "same_network: true\n"
+      "use_cpu: false\n",
+      Summary(p), section, distributed, MixedPrecision(p.precision), p.nodes, p.gpus,
+      p.nodes > 1 ? "c10d" : "static");
+}
+
+std::string RenderSlurm(const LaunchPlan& p, const LaunchOptions& o) {
+  const std::vector<std::string> launcher =
+      Launcher(p, "$SLURM_NNODES", "$MASTER_ADDR:$MASTER_PORT", "$SLURM_JOB_ID");
+  return fmt::format(
+      "#!/bin/bash\n"
+      "#SBATCH --job-name={}\n"
+      "#SBATCH --nodes={}\n"
+      "#SBATCH --ntasks-per-node=1\n"
+      "#SBATCH --gpus-per-node={}\n"
+      "#SBATCH --exclusive\n"
+      "# {}\n"
+      "set -euo pipefail\n"
+      "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+      "export MASTER_PORT={}\n"
+      "# one torchrun per node; the c10d rendezvous on the first node assigns the ranks\n"
+      "srun {}\n",
+      o.job_name, p.nodes, std::min(p.gpus, p.gpus_per_node), Summary(p), o.master_port,
+      CommandLine(launcher, EngineCommand(p, o)));
+}
+
+std::string RenderKubernetes(const LaunchPlan& p, const LaunchOptions& o) {
+  // The training operator sets MASTER_ADDR, MASTER_PORT and RANK (the pod's index) in every pod; the
+  // shell expands them at start.
+  std::vector<std::string> launcher = Launcher(p, std::to_string(p.nodes), "", "");
+  launcher.push_back("--node_rank=${RANK}");
+  launcher.push_back("--master_addr=${MASTER_ADDR}");
+  launcher.push_back("--master_port=${MASTER_PORT}");
+  const std::string command = LauncherLine(launcher) + " " + Join(EngineCommand(p, o), " ");
+  const int gpus_per_pod = std::min(p.gpus, p.gpus_per_node);
+  auto replica = [&](const char* role, int replicas) {
+    return fmt::format(
+        "    {}:\n"
+        "      replicas: {}\n"
+        "      restartPolicy: OnFailure\n"
+        "      template:\n"
+        "        spec:\n"
+        "          containers:\n"
+        "            - name: pytorch\n"
+        "              image: {}\n"
+        "              command: [\"/bin/bash\", \"-c\"]\n"
+        "              args:\n"
+        "                - {}\n"
+        "              resources:\n"
+        "                limits:\n"
+        "                  nvidia.com/gpu: {}\n"
+        "              volumeMounts:\n"
+        "                - name: dshm\n"
+        "                  mountPath: /dev/shm\n"
+        "          volumes:\n"
+        "            - name: dshm\n"
+        "              emptyDir:\n"
+        "                medium: Memory\n",
+        role, replicas, o.image, YamlQuote(command), gpus_per_pod);
+  };
+  std::string out = fmt::format(
+      "# {}\n"
+      "apiVersion: kubeflow.org/v1\n"
+      "kind: PyTorchJob\n"
+      "metadata:\n"
+      "  name: {}\n"
+      "spec:\n"
+      "  pytorchReplicaSpecs:\n",
+      Summary(p), o.job_name);
+  out += replica("Master", 1);
+  if (p.nodes > 1) out += replica("Worker", p.nodes - 1);
+  return out;
+}
+
+}  // namespace
+
+const char* ToString(LaunchFormat f) {
+  switch (f) {
+    case LaunchFormat::kTorchrun: return "torchrun";
+    case LaunchFormat::kDeepSpeed: return "deepspeed";
+    case LaunchFormat::kAccelerate: return "accelerate";
+    case LaunchFormat::kMegatron: return "megatron";
+    case LaunchFormat::kSlurm: return "slurm";
+    case LaunchFormat::kK8s: return "k8s";
+  }
+  return "";
+}
+
+LaunchFormat ParseLaunchFormat(const std::string& s, const std::string& field) {
+  for (LaunchFormat f : {LaunchFormat::kTorchrun, LaunchFormat::kDeepSpeed, LaunchFormat::kAccelerate,
+                         LaunchFormat::kMegatron, LaunchFormat::kSlurm, LaunchFormat::kK8s})
+    if (s == ToString(f)) return f;
+  throw InputError(field, s, "torchrun | deepspeed | accelerate | megatron | slurm | k8s");
+}
+
+LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
+  const json* doc = &input;
+  if (input.is_object() && input.contains("plans")) {
+    if (!input["plans"].is_array() || input["plans"].empty())
+      throw InputError(source, input.value("reason", "no plans"),
+                       "a feasible plan (`trainplan plan` lists the changes that make the job fit)");
+    doc = &input["plans"][0];
+  }
+  LaunchPlan p;
+  try {
+    const json& model = doc->at("model");
+    const json& training = doc->at("training");
+    const json& hardware = doc->at("hardware");
+    const json& strategy = doc->at("strategy");
+    p.model = model.at("name").get<std::string>();
+    p.hf_id = model.value("hf_id", "");
+    p.method = ParseMethod(training.at("method").get<std::string>());
+    p.precision = ParsePrecision(training.at("precision").get<std::string>());
+    p.optimizer = ParseOptimizer(training.at("optimizer").get<std::string>());
+    p.framework = ParseFramework(training.at("framework").get<std::string>());
+    p.seq_len = training.at("seq_len").get<int64_t>();
+    p.tokens = training.value("tokens", 0.0);
+    p.lora_rank = training.value("lora_rank", int64_t{0});
+    p.gpu_id = hardware.at("gpu").get<std::string>();
+    p.gpus = hardware.at("gpus").get<int>();
+    p.gpus_per_node = hardware.at("gpus_per_node").get<int>();
+    p.nodes = hardware.at("nodes").get<int>();
+    Strategy& s = p.strategy;
+    s.tp = strategy.at("tp").get<int>();
+    s.pp = strategy.at("pp").get<int>();
+    s.dp = strategy.at("dp").get<int>();
+    s.cp = strategy.at("cp").get<int>();
+    s.ep = strategy.at("ep").get<int>();
+    s.zero = strategy.at("zero").get<int>();
+    s.recompute = ParseRecompute(strategy.at("recompute").get<std::string>());
+    s.sequence_parallel = strategy.at("sequence_parallel").get<bool>();
+    s.offload = ParseOffload(strategy.at("offload").get<std::string>());
+    s.flash_attention = strategy.at("flash_attention").get<bool>();
+    s.interleave = strategy.at("interleave").get<int>();
+    p.micro_batch = strategy.at("micro_batch").get<int64_t>();
+    p.global_batch = strategy.at("global_batch").get<int64_t>();
+    p.grad_accum_steps = strategy.at("grad_accum_steps").get<int64_t>();
+  } catch (const json::exception& e) {
+    throw InputError(source, e.what(), "a plan written by `trainplan plan --json` or `trainplan estimate --json`");
+  }
+  const Strategy& s = p.strategy;
+  if (s.tp < 1 || s.pp < 1 || s.dp < 1 || s.cp < 1 || s.ep < 1 || p.gpus < 1 || p.gpus_per_node < 1 ||
+      p.micro_batch < 1 || p.grad_accum_steps < 1 || s.interleave < 1)
+    throw InputError(source, "a size below 1", "positive parallel sizes, GPU counts and batch sizes");
+  if (s.tp * s.pp * s.cp * s.dp != p.gpus)
+    throw InputError(source, fmt::format("tp*pp*cp*dp = {}*{}*{}*{} on {} GPUs", s.tp, s.pp, s.cp, s.dp, p.gpus),
+                     "parallel sizes whose product is the GPU count");
+  if ((s.dp * s.cp) % s.ep != 0)
+    throw InputError(source, fmt::format("ep={} with dp*cp={}", s.ep, s.dp * s.cp), "ep dividing dp*cp");
+  if (p.global_batch != p.micro_batch * p.grad_accum_steps * s.dp)
+    throw InputError(source,
+                     fmt::format("global batch {} with micro-batch {}, {} accumulation step(s), dp={}",
+                                 p.global_batch, p.micro_batch, p.grad_accum_steps, s.dp),
+                     "global batch = micro-batch * accumulation * dp");
+  if (p.nodes != (p.gpus + p.gpus_per_node - 1) / p.gpus_per_node)
+    throw InputError(source, fmt::format("{} node(s) for {} GPUs at {} per node", p.nodes, p.gpus, p.gpus_per_node),
+                     "nodes = ceil(gpus / gpus_per_node)");
+  return p;
+}
+
+json JobDocument(const LaunchPlan& p) {
+  json training = {{"method", ToString(p.method)},     {"precision", ToString(p.precision)},
+                   {"optimizer", ToString(p.optimizer)}, {"framework", ToString(p.framework)},
+                   {"seq_len", p.seq_len},               {"global_batch", p.global_batch},
+                   {"tokens", p.tokens}};
+  if (p.lora_rank > 0) training["lora_rank"] = p.lora_rank;
+  return {{"model", p.hf_id.empty() ? p.model : p.hf_id}, {"training", training}};
+}
+
+json DeepSpeedConfig(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  if (s.tp > 1 || s.pp > 1 || s.cp > 1)
+    throw InputError("--format", "deepspeed",
+                     fmt::format("a data-parallel plan (this one has tp={} pp={} cp={}: use --format megatron)", s.tp,
+                                 s.pp, s.cp));
+  json zero = {{"stage", s.zero}, {"overlap_comm", true}, {"contiguous_gradients", true}};
+  if (s.offload != Offload::kNone) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
+  if (s.offload == Offload::kOptimizerAndParams) zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
+  if (s.zero == 3) zero["stage3_gather_16bit_weights_on_model_save"] = true;
+  json config = {{"train_batch_size", p.micro_batch * p.grad_accum_steps * s.dp},
+                 {"train_micro_batch_size_per_gpu", p.micro_batch},
+                 {"gradient_accumulation_steps", p.grad_accum_steps},
+                 {"gradient_clipping", 1.0},
+                 {"zero_optimization", zero},
+                 {"bf16", {{"enabled", p.precision == Precision::kBf16 || p.precision == Precision::kFp8}}},
+                 {"fp16", {{"enabled", p.precision == Precision::kFp16}}}};
+  if (p.precision == Precision::kFp16) {
+    config["fp16"]["loss_scale"] = 0;  // dynamic loss scaling
+    config["fp16"]["initial_scale_power"] = 16;
+  }
+  if (s.offload != Offload::kNone) {
+    // ZeRO-Offload needs DeepSpeed's CPU Adam; "auto" takes the learning rate and betas from the
+    // Hugging Face Trainer or Accelerate arguments this file is written for.
+    config["optimizer"] = {
+        {"type", "AdamW"},
+        {"params", {{"lr", "auto"}, {"betas", "auto"}, {"eps", "auto"}, {"weight_decay", "auto"}}}};
+  }
+  return config;
+}
+
+std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  if (s.zero >= 2 || s.offload != Offload::kNone)
+    throw InputError("--format", "megatron",
+                     fmt::format("a plan Megatron-LM can run (this one uses zero={} offload={}, which are DeepSpeed "
+                                 "or FSDP features: re-plan with --framework megatron)",
+                                 s.zero, ToString(s.offload)));
+  std::vector<std::string> args;
+  auto add = [&](const std::string& flag, auto value) {
+    args.push_back(flag);
+    args.push_back(fmt::format("{}", value));
+  };
+  // The model's shape, for catalog models (a config file's model must be described by the user).
+  const ModelEntry* entry = FindModelEntry(p.hf_id.empty() ? p.model : p.hf_id);
+  if (entry == nullptr) entry = FindModelEntry(p.model);
+  int64_t num_layers = 0;
+  if (entry != nullptr) {
+    const ModelSpec m = FindModel(entry->id);
+    const LayerSpec& layer = m.layers.front().spec;
+    num_layers = m.num_layers;
+    add("--num-layers", m.num_layers);
+    add("--hidden-size", m.hidden_size);
+    add("--ffn-hidden-size", layer.mlp_intermediate);
+    add("--num-attention-heads", layer.attention.num_heads);
+    if (layer.attention.num_kv_heads > 0 && layer.attention.num_kv_heads < layer.attention.num_heads) {
+      args.push_back("--group-query-attention");
+      add("--num-query-groups", layer.attention.num_kv_heads);
+    }
+    add("--max-position-embeddings", std::max<int64_t>(m.max_position_embeddings, p.seq_len));
+    if (layer.mlp == MlpKind::kGated) args.push_back("--swiglu");
+    add("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
+    if (!m.learned_position_embeddings) add("--position-embedding-type", "rope");
+    if (!m.tie_word_embeddings) args.push_back("--untie-embeddings-and-output-weights");
+    if (layer.is_moe()) {
+      add("--num-experts", layer.num_experts);
+      add("--moe-router-topk", layer.experts_per_token);
+    }
+  }
+  add("--seq-length", p.seq_len);
+  add("--micro-batch-size", p.micro_batch);
+  add("--global-batch-size", p.global_batch);
+  add("--tensor-model-parallel-size", s.tp);
+  add("--pipeline-model-parallel-size", s.pp);
+  if (s.interleave > 1) {
+    if (num_layers == 0)
+      throw InputError("model", p.model, "a catalog model, so that the layers per virtual pipeline stage are known");
+    if (num_layers % (s.pp * s.interleave) != 0)
+      throw InputError("strategy.interleave", std::to_string(s.interleave),
+                       fmt::format("a count dividing {} layers / pp {}", num_layers, s.pp));
+    add("--num-layers-per-virtual-pipeline-stage", num_layers / (s.pp * s.interleave));
+  }
+  add("--context-parallel-size", s.cp);
+  if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
+  if (s.sequence_parallel) args.push_back("--sequence-parallel");
+  if (s.zero == 1 || GetFrameworkProfile(p.framework).distributed_optimizer) args.push_back("--use-distributed-optimizer");
+  if (s.recompute == Recompute::kSelective) {
+    add("--recompute-granularity", "selective");
+  } else if (s.recompute == Recompute::kFull) {
+    add("--recompute-granularity", "full");
+    add("--recompute-method", "uniform");
+    add("--recompute-num-layers", 1);
+  }
+  switch (p.precision) {
+    case Precision::kBf16: args.push_back("--bf16"); break;
+    case Precision::kFp16: args.push_back("--fp16"); break;
+    case Precision::kFp8:
+      args.push_back("--bf16");
+      add("--fp8-format", "hybrid");  // Transformer Engine: E4M3 forward, E5M2 gradients
+      break;
+    case Precision::kFp32: break;
+  }
+  if (p.optimizer != Optimizer::kAdamW && p.optimizer != Optimizer::kSgdMomentum)
+    throw InputError("training.optimizer", ToString(p.optimizer), "adamw or sgd with Megatron-LM");
+  add("--optimizer", p.optimizer == Optimizer::kAdamW ? "adam" : "sgd");  // Megatron's adam is AdamW
+  return args;
+}
+
+std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions& o) {
+  const Strategy& s = p.strategy;
+  if (p.framework == Framework::kMegatron) {
+    std::vector<std::string> cmd = {MegatronScript(o)};
+    for (auto& a : MegatronArguments(p)) cmd.push_back(a);
+    return cmd;
+  }
+  if (s.tp > 1 || s.pp > 1 || s.cp > 1)
+    throw InputError("training.framework", ToString(p.framework),
+                     "megatron for a plan with tensor, pipeline or context parallelism");
+  if (p.framework == Framework::kTorchtune) {
+    // torchtune recipes take key=value overrides of their YAML config.
+    return {IsPeft(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config", "CONFIG.yaml",
+            fmt::format("batch_size={}", p.micro_batch),
+            fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
+            fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),
+            fmt::format("dtype={}", p.precision == Precision::kFp32 ? "fp32" : "bf16")};
+  }
+  // Hugging Face TrainingArguments flags (Trainer, TRL and Unsloth scripts).
+  std::vector<std::string> cmd = {o.script, "--per_device_train_batch_size", std::to_string(p.micro_batch),
+                                  "--gradient_accumulation_steps", std::to_string(p.grad_accum_steps)};
+  if (p.precision == Precision::kBf16 || p.precision == Precision::kFp8) cmd.push_back("--bf16");
+  if (p.precision == Precision::kFp16) cmd.push_back("--fp16");
+  if (s.recompute != Recompute::kNone) cmd.push_back("--gradient_checkpointing");
+  static constexpr const char* kOptim[] = {"adamw_torch", "adamw_bnb_8bit", "sgd", "adafactor"};
+  cmd.push_back("--optim");
+  cmd.push_back(kOptim[static_cast<int>(p.optimizer)]);
+  if (UsesDeepSpeed(p)) {
+    cmd.push_back("--deepspeed");
+    cmd.push_back(o.deepspeed_config);
+  } else if (p.framework == Framework::kFsdp && p.gpus > 1) {
+    std::string fsdp = s.zero >= 3 ? "full_shard" : s.zero == 2 ? "shard_grad_op" : "no_shard";
+    if (s.offload != Offload::kNone) fsdp += " offload";
+    cmd.push_back("--fsdp");
+    cmd.push_back(fsdp + " auto_wrap");
+  }
+  return cmd;
+}
+
+std::string RenderLaunch(const LaunchPlan& p, LaunchFormat format, const LaunchOptions& o) {
+  switch (format) {
+    case LaunchFormat::kDeepSpeed:
+      return DeepSpeedConfig(p).dump(2) + "\n";
+    case LaunchFormat::kAccelerate:
+      return RenderAccelerate(p);
+    case LaunchFormat::kSlurm:
+      return RenderSlurm(p, o);
+    case LaunchFormat::kK8s:
+      return RenderKubernetes(p, o);
+    case LaunchFormat::kMegatron: {
+      LaunchPlan megatron = p;
+      megatron.framework = Framework::kMegatron;
+      std::string out = fmt::format("#!/bin/bash\n# {}\nset -euo pipefail\nMEGATRON_ARGS=(\n", Summary(p));
+      const std::vector<std::string> args = MegatronArguments(megatron);
+      for (const auto& line : PairedArgs(args)) out += "  " + line + "\n";
+      out += ")\n# add the data, tokenizer and learning-rate arguments of your run\n";
+      const std::string rendezvous = ManualRendezvous(p, o);
+      return out + LauncherLine(Launcher(megatron, std::to_string(p.nodes), rendezvous, o.job_name)) + " " +
+             ShellQuote(MegatronScript(o)) + " \"${MEGATRON_ARGS[@]}\"\n";
+    }
+    case LaunchFormat::kTorchrun: {
+      const std::string rendezvous = ManualRendezvous(p, o);
+      std::string out = fmt::format("#!/bin/bash\n# {}\n", Summary(p));
+      if (p.nodes > 1) out += fmt::format("# run on each of the {} nodes with MASTER_ADDR set to the first one\n", p.nodes);
+      if (UsesDeepSpeed(p))
+        out += fmt::format("# {} comes from: trainplan launch PLAN.json --format deepspeed -o {}\n", o.deepspeed_config,
+                           o.deepspeed_config);
+      return out + "set -euo pipefail\n" +
+             CommandLine(Launcher(p, std::to_string(p.nodes), rendezvous, o.job_name), EngineCommand(p, o)) + "\n";
+    }
+  }
+  return "";
+}
+
+}  // namespace trainplan

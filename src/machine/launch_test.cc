@@ -1,0 +1,310 @@
+#include "machine/launch.h"
+
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/estimate.h"
+#include "core/search.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+/// What `trainplan estimate --json` writes for a scenario document.
+json EstimateDoc(const json& scenario_doc) {
+  const Scenario s = ScenarioFromJson(scenario_doc, false);
+  return EstimateToJson(s, EstimateScenario(s));
+}
+
+/// What `trainplan plan --json` writes for a job on `gpus` GPUs of one type.
+json PlanDoc(const std::string& model, const std::string& method, const std::string& gpu, int gpus,
+             const std::string& framework = "") {
+  json doc = {{"model", model}, {"training", {{"method", method}}}, {"hardware", {{"gpu", gpu}, {"gpus", 1}}}};
+  PlanConstraints c;
+  c.gpu_types = {gpu};
+  c.gpus = gpus;
+  c.objective = Objective::kTime;
+  c.top = 1;
+  if (!framework.empty()) {
+    doc["training"]["framework"] = framework;
+    c.framework_fixed = true;
+  }
+  const Scenario job = ScenarioFromJson(doc, false);
+  return PlanResultToJson(job, SearchPlans(job, c, 2));
+}
+
+/// Key paths of a block-style YAML document ("spec.pytorchReplicaSpecs.Master.replicas" -> "1"), read from
+/// the indentation; list items ("- name: x") open a level. Enough to check the structure of what
+/// RenderLaunch writes, which uses no flow mappings or multi-line scalars.
+std::multimap<std::string, std::string> YamlPaths(const std::string& text) {
+  std::multimap<std::string, std::string> out;
+  std::vector<std::pair<size_t, std::string>> stack;  // indentation, key
+  std::stringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || line[indent] == '#') continue;
+    std::string body = line.substr(indent);
+    if (body.rfind("- ", 0) == 0) {
+      body = body.substr(2);
+      indent += 2;
+    }
+    while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
+    const size_t colon = body.find(':');
+    if (colon == std::string::npos) {
+      std::string path;
+      for (const auto& [i, k] : stack) path += (path.empty() ? "" : ".") + k;
+      out.emplace(path, body);
+      continue;
+    }
+    const std::string key = body.substr(0, colon);
+    const std::string value = colon + 1 < body.size() ? body.substr(colon + 2) : "";
+    std::string path;
+    for (const auto& [i, k] : stack) path += path.empty() ? k : "." + k;
+    path += (path.empty() ? "" : ".") + key;
+    out.emplace(path, value);
+    stack.emplace_back(indent, key);
+  }
+  return out;
+}
+
+std::string One(const std::multimap<std::string, std::string>& yaml, const std::string& path) {
+  EXPECT_EQ(yaml.count(path), 1u) << path;
+  const auto it = yaml.find(path);
+  return it == yaml.end() ? "" : it->second;
+}
+
+const json kMegatron16 = {{"model", "llama-3-8b"},
+                          {"training",
+                           {{"method", "pretrain"},
+                            {"framework", "megatron"},
+                            {"seq_len", 8192},
+                            {"micro_batch", 1},
+                            {"global_batch", 64}}},
+                          {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
+                          {"strategy",
+                           {{"tp", 2},
+                            {"pp", 2},
+                            {"interleave", 2},
+                            {"sequence_parallel", true},
+                            {"recompute", "full"}}}};
+
+TEST(Launch, ReadsTheFirstPlanOfAPlanFile) {
+  const LaunchPlan p = LaunchPlanFromJson(PlanDoc("llama-3-8b", "full", "h100-sxm", 8), "plan.json");
+  EXPECT_EQ(p.model, "llama-3-8b");
+  EXPECT_EQ(p.gpus, 8);
+  EXPECT_EQ(p.gpu_id, "h100-sxm");
+  EXPECT_EQ(p.strategy.tp * p.strategy.pp * p.strategy.cp * p.strategy.dp, 8);
+  EXPECT_EQ(p.global_batch, p.micro_batch * p.grad_accum_steps * p.strategy.dp);
+}
+
+TEST(Launch, JobDocumentPlansTheSameJobAgain) {
+  const LaunchPlan p = LaunchPlanFromJson(PlanDoc("llama-3-8b", "lora", "h100-sxm", 2), "plan.json");
+  json doc = JobDocument(p);
+  EXPECT_FALSE(doc.contains("strategy"));
+  doc["hardware"] = {{"gpu", "rtx-4090"}, {"gpus", 1}};
+  const Scenario again = ScenarioFromJson(doc, false);
+  EXPECT_EQ(again.model.num_layers, 32);
+  EXPECT_EQ(again.training.method, Method::kLora);
+  EXPECT_EQ(again.training.lora_rank, p.lora_rank);
+  EXPECT_EQ(again.training.seq_len, p.seq_len);
+  EXPECT_EQ(again.training.framework, p.framework);
+}
+
+TEST(Launch, DeepSpeedConfigFromAPlan) {
+  const LaunchPlan p = LaunchPlanFromJson(PlanDoc("llama-3-8b", "full", "h100-sxm", 8, "deepspeed"), "plan.json");
+  const json ds = json::parse(RenderLaunch(p, LaunchFormat::kDeepSpeed, {}));
+  EXPECT_EQ(ds["zero_optimization"]["stage"].get<int>(), p.strategy.zero);
+  EXPECT_EQ(ds["train_micro_batch_size_per_gpu"].get<int64_t>(), p.micro_batch);
+  EXPECT_EQ(ds["gradient_accumulation_steps"].get<int64_t>(), p.grad_accum_steps);
+  // DeepSpeed refuses a config unless train_batch_size = micro * accumulation * data-parallel world size.
+  EXPECT_EQ(ds["train_batch_size"].get<int64_t>(), p.micro_batch * p.grad_accum_steps * p.strategy.dp);
+  EXPECT_TRUE(ds["bf16"]["enabled"].get<bool>());
+  EXPECT_FALSE(ds["fp16"]["enabled"].get<bool>());
+}
+
+TEST(Launch, DeepSpeedOffloadAndFp16) {
+  json doc = {{"model", "llama-3-8b"},
+              {"training", {{"method", "full"}, {"framework", "deepspeed"}, {"precision", "fp16"}, {"global_batch", 32}}},
+              {"hardware", {{"gpu", "rtx-4090"}, {"gpus", 4}}},
+              {"strategy", {{"zero", 3}, {"offload", "optimizer+params"}, {"recompute", "full"}}}};
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(doc), "estimate.json");
+  const json ds = DeepSpeedConfig(p);
+  EXPECT_EQ(ds["zero_optimization"]["stage"], 3);
+  EXPECT_EQ(ds["zero_optimization"]["offload_optimizer"]["device"], "cpu");
+  EXPECT_EQ(ds["zero_optimization"]["offload_param"]["device"], "cpu");
+  EXPECT_TRUE(ds["fp16"]["enabled"].get<bool>());
+  EXPECT_EQ(ds["fp16"]["loss_scale"], 0);
+  EXPECT_EQ(ds["train_batch_size"], 32);
+  EXPECT_EQ(ds["gradient_accumulation_steps"], 8);  // 32 / (1 x 4)
+  EXPECT_EQ(ds["optimizer"]["type"], "AdamW");      // ZeRO-Offload runs DeepSpeed's CPU Adam
+  const auto yaml = YamlPaths(RenderLaunch(p, LaunchFormat::kAccelerate, {}));
+  EXPECT_EQ(One(yaml, "distributed_type"), "DEEPSPEED");
+  EXPECT_EQ(One(yaml, "deepspeed_config.zero_stage"), "3");
+  EXPECT_EQ(One(yaml, "deepspeed_config.offload_param_device"), "cpu");
+  EXPECT_EQ(One(yaml, "deepspeed_config.gradient_accumulation_steps"), "8");
+  EXPECT_EQ(One(yaml, "mixed_precision"), "fp16");
+  EXPECT_EQ(One(yaml, "num_processes"), "4");
+  EXPECT_EQ(One(yaml, "num_machines"), "1");
+  const std::string torchrun = RenderLaunch(p, LaunchFormat::kTorchrun, {});
+  EXPECT_NE(torchrun.find("torchrun --nnodes=1 --nproc_per_node=4"), std::string::npos) << torchrun;
+  EXPECT_NE(torchrun.find("--deepspeed ds_config.json"), std::string::npos);
+  EXPECT_NE(torchrun.find("--gradient_checkpointing"), std::string::npos);
+  EXPECT_NE(torchrun.find("--fp16"), std::string::npos);
+}
+
+TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
+  const std::vector<std::string> args = MegatronArguments(p);
+  auto value = [&](const std::string& flag) {
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == flag) return args[i + 1];
+    return std::string("(absent)");
+  };
+  auto has = [&](const std::string& flag) { return std::find(args.begin(), args.end(), flag) != args.end(); };
+  EXPECT_EQ(value("--tensor-model-parallel-size"), "2");
+  EXPECT_EQ(value("--pipeline-model-parallel-size"), "2");
+  EXPECT_EQ(value("--context-parallel-size"), "1");
+  EXPECT_EQ(std::stoi(value("--tensor-model-parallel-size")) * std::stoi(value("--pipeline-model-parallel-size")) *
+                std::stoi(value("--context-parallel-size")) * p.strategy.dp,
+            16);
+  EXPECT_EQ(value("--num-layers"), "32");
+  EXPECT_EQ(value("--num-layers-per-virtual-pipeline-stage"), "8");  // 32 layers / (pp 2 x 2 virtual stages)
+  EXPECT_EQ(value("--hidden-size"), "4096");
+  EXPECT_EQ(value("--ffn-hidden-size"), "14336");
+  EXPECT_EQ(value("--num-attention-heads"), "32");
+  EXPECT_EQ(value("--num-query-groups"), "8");
+  EXPECT_TRUE(has("--group-query-attention"));
+  EXPECT_TRUE(has("--sequence-parallel"));
+  EXPECT_TRUE(has("--use-distributed-optimizer"));
+  EXPECT_EQ(value("--recompute-granularity"), "full");
+  EXPECT_EQ(value("--recompute-method"), "uniform");
+  EXPECT_EQ(value("--micro-batch-size"), "1");
+  EXPECT_EQ(value("--global-batch-size"), "64");
+  EXPECT_EQ(value("--seq-length"), "8192");
+  EXPECT_TRUE(has("--bf16"));
+  EXPECT_FALSE(has("--expert-model-parallel-size"));
+  const std::string script = RenderLaunch(p, LaunchFormat::kMegatron, {});
+  EXPECT_NE(script.find("MEGATRON_ARGS=("), std::string::npos);
+  EXPECT_NE(script.find("  --tensor-model-parallel-size 2\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("torchrun --nnodes=2 --nproc_per_node=8"), std::string::npos);
+  EXPECT_NE(script.find("pretrain_gpt.py \"${MEGATRON_ARGS[@]}\""), std::string::npos);
+}
+
+TEST(Launch, MegatronPlanFromTheSearch) {
+  const LaunchPlan p =
+      LaunchPlanFromJson(PlanDoc("llama-3-70b", "pretrain", "h100-sxm", 64, "megatron"), "plan.json");
+  EXPECT_EQ(p.nodes, 8);
+  const std::vector<std::string> args = MegatronArguments(p);
+  int product = p.strategy.dp;
+  for (const char* flag : {"--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size"})
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == flag) product *= std::stoi(args[i + 1]);
+  EXPECT_EQ(product, 64);
+}
+
+TEST(Launch, SlurmScriptForMultiNode) {
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
+  LaunchOptions o;
+  o.job_name = "llama8b";
+  const std::string s = RenderLaunch(p, LaunchFormat::kSlurm, o);
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
+  EXPECT_NE(s.find("#SBATCH --job-name=llama8b\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --nodes=2\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --ntasks-per-node=1\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --gpus-per-node=8\n"), std::string::npos);
+  EXPECT_NE(s.find("srun torchrun --nnodes=$SLURM_NNODES --nproc_per_node=8"), std::string::npos) << s;
+  EXPECT_NE(s.find("--rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR:$MASTER_PORT"), std::string::npos);
+  EXPECT_NE(s.find("pretrain_gpt.py"), std::string::npos);
+  EXPECT_NE(s.find("--tensor-model-parallel-size 2"), std::string::npos);
+}
+
+TEST(Launch, KubernetesPyTorchJob) {
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
+  const auto yaml = YamlPaths(RenderLaunch(p, LaunchFormat::kK8s, {}));
+  EXPECT_EQ(One(yaml, "apiVersion"), "kubeflow.org/v1");
+  EXPECT_EQ(One(yaml, "kind"), "PyTorchJob");
+  EXPECT_EQ(One(yaml, "metadata.name"), "trainplan");
+  const std::string master = "spec.pytorchReplicaSpecs.Master.";
+  const std::string worker = "spec.pytorchReplicaSpecs.Worker.";
+  EXPECT_EQ(One(yaml, master + "replicas"), "1");
+  EXPECT_EQ(One(yaml, worker + "replicas"), "1");  // 2 nodes: the master and one worker
+  EXPECT_EQ(One(yaml, master + "restartPolicy"), "OnFailure");
+  // The training operator requires the container to be named "pytorch".
+  EXPECT_EQ(One(yaml, master + "template.spec.containers.name"), "pytorch");
+  EXPECT_EQ(One(yaml, master + "template.spec.containers.resources.limits.nvidia.com/gpu"), "8");
+  EXPECT_EQ(One(yaml, worker + "template.spec.containers.resources.limits.nvidia.com/gpu"), "8");
+  EXPECT_EQ(One(yaml, master + "template.spec.volumes.emptyDir.medium"), "Memory");
+  // The command runs under bash -c, as the one item of args, with the operator's rank and master address.
+  bool found = false;
+  for (const auto& [path, value] : yaml)
+    if (path == master + "template.spec.containers.args" &&
+        value.find("torchrun --nnodes=2 --nproc_per_node=8 --node_rank=${RANK}") != std::string::npos)
+      found = true;
+  EXPECT_TRUE(found);
+}
+
+TEST(Launch, SingleNodeKubernetesJobHasNoWorkers) {
+  const LaunchPlan p = LaunchPlanFromJson(PlanDoc("llama-3-8b", "lora", "h100-sxm", 1), "plan.json");
+  const auto yaml = YamlPaths(RenderLaunch(p, LaunchFormat::kK8s, {}));
+  EXPECT_EQ(yaml.count("spec.pytorchReplicaSpecs.Worker.replicas"), 0u);
+  EXPECT_EQ(One(yaml, "spec.pytorchReplicaSpecs.Master.template.spec.containers.resources.limits.nvidia.com/gpu"), "1");
+}
+
+TEST(Launch, FsdpAndTorchtuneCommands) {
+  json fsdp = {{"model", "llama-3-8b"},
+               {"training", {{"method", "full"}, {"framework", "fsdp"}}},
+               {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+               {"strategy", {{"zero", 3}, {"recompute", "full"}}}};
+  LaunchPlan p = LaunchPlanFromJson(EstimateDoc(fsdp), "estimate.json");
+  EXPECT_NE(RenderLaunch(p, LaunchFormat::kTorchrun, {}).find("--fsdp 'full_shard auto_wrap'"), std::string::npos);
+  const auto yaml = YamlPaths(RenderLaunch(p, LaunchFormat::kAccelerate, {}));
+  EXPECT_EQ(One(yaml, "distributed_type"), "FSDP");
+  EXPECT_EQ(One(yaml, "fsdp_config.fsdp_sharding_strategy"), "FULL_SHARD");
+  EXPECT_EQ(One(yaml, "fsdp_config.fsdp_activation_checkpointing"), "true");
+  json tune = {{"model", "llama-3-8b"},
+               {"training", {{"method", "lora"}, {"framework", "torchtune"}}},
+               {"hardware", {{"gpu", "rtx-4090"}, {"gpus", 2}}},
+               {"strategy", {{"recompute", "full"}}}};
+  p = LaunchPlanFromJson(EstimateDoc(tune), "estimate.json");
+  const std::string cmd = RenderLaunch(p, LaunchFormat::kTorchrun, {});
+  EXPECT_NE(cmd.find("tune run --nnodes=1 --nproc_per_node=2"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("lora_finetune_distributed"), std::string::npos);
+  EXPECT_NE(cmd.find("enable_activation_checkpointing=True"), std::string::npos);
+}
+
+TEST(Launch, PlansThatDoNotAddUpAreBadInput) {
+  json doc = EstimateDoc(kMegatron16);
+  json bad = doc;
+  bad["strategy"]["dp"] = 3;  // 2 x 2 x 1 x 3 = 12 on 16 GPUs
+  EXPECT_THROW(LaunchPlanFromJson(bad, "plan.json"), InputError);
+  bad = doc;
+  bad["strategy"]["global_batch"] = 65;
+  EXPECT_THROW(LaunchPlanFromJson(bad, "plan.json"), InputError);
+  bad = doc;
+  bad["strategy"]["ep"] = 3;
+  EXPECT_THROW(LaunchPlanFromJson(bad, "plan.json"), InputError);
+  bad = doc;
+  bad.erase("strategy");
+  EXPECT_THROW(LaunchPlanFromJson(bad, "plan.json"), InputError);
+  EXPECT_THROW(LaunchPlanFromJson(json{{"feasible", false}, {"plans", json::array()}, {"reason", "does not fit"}},
+                                  "plan.json"),
+               InputError);
+  EXPECT_THROW(LaunchPlanFromJson(json::array(), "plan.json"), InputError);
+  // A tensor-parallel plan has no DeepSpeed-only form, and ZeRO-3 has no Megatron form.
+  const LaunchPlan megatron = LaunchPlanFromJson(doc, "plan.json");
+  EXPECT_THROW(RenderLaunch(megatron, LaunchFormat::kDeepSpeed, {}), InputError);
+  json zero3 = {{"model", "llama-3-8b"},
+                {"training", {{"method", "full"}, {"framework", "deepspeed"}}},
+                {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+                {"strategy", {{"zero", 3}}}};
+  EXPECT_THROW(RenderLaunch(LaunchPlanFromJson(EstimateDoc(zero3), "e"), LaunchFormat::kMegatron, {}), InputError);
+  EXPECT_THROW(ParseLaunchFormat("docker"), InputError);
+}
+
+}  // namespace
+}  // namespace trainplan

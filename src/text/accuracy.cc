@@ -1,0 +1,506 @@
+// The accuracy harness: every published measurement in tests/reference/measurements.jsonl mapped to the
+// scenario it describes, estimated, and compared. How each family of records is mapped, and what had to
+// be assumed, is written into each row's note and into docs/performance.md.
+#include "text/accuracy.h"
+
+#include <algorithm>
+#include <numeric>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/estimate.h"
+#include "io/model_catalog.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// Why a record cannot be compared; thrown inside the mapping, caught per record.
+struct Skip {
+  std::string reason;
+};
+
+/// A number, or the leading number of a string such as "11008 (config value; ...)".
+std::optional<double> Number(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
+  const json& v = obj.at(key);
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    size_t used = 0;
+    try {
+      const double d = std::stod(s, &used);
+      if (used > 0) return d;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+double Required(const json& obj, const char* key, const char* what) {
+  auto v = Number(obj, key);
+  if (!v) throw Skip{fmt::format("{} has no numeric '{}'", what, key)};
+  return *v;
+}
+
+std::string Text(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_string()) return "";
+  std::string s = obj.at(key).get<std::string>();
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool Has(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+/// "A100-SXM-80GB (700W TDP)" -> the catalog GPU; a bare "A100-80GB" is read as the SXM part of HGX servers.
+GpuSpec Gpu(const json& hardware, std::string& note) {
+  std::string name = hardware.value("gpu", "");
+  if (auto paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren);
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  try {
+    return FindGpu(name);
+  } catch (const InputError&) {
+  }
+  try {
+    GpuSpec gpu = FindGpu(name + " SXM");
+    note += "GPU form factor assumed SXM (HGX/DGX servers); ";
+    return gpu;
+  } catch (const InputError&) {
+    throw Skip{fmt::format("GPU '{}' is not in the catalog", name)};
+  }
+}
+
+Hardware MakeHardware(const json& rec, int gpus, std::string& note) {
+  Hardware hw;
+  hw.gpu = Gpu(rec.at("hardware"), note);
+  hw.gpus = gpus;
+  hw.gpus_per_node = std::min(gpus, static_cast<int>(Number(rec.at("hardware"), "gpus_per_node").value_or(8)));
+  hw.intra_node = DefaultIntraNodeLink(hw.gpu);
+  hw.inter_node = DefaultInterNodeLink(hw.gpu);
+  if (Has(Text(rec.at("hardware"), "inter_node"), "roce 400")) hw.inter_node = FindLink("roce-400g");
+  return hw;
+}
+
+/// Megatron-style GPT fields (num_layers, hidden_size, ...) as in the papers.
+ModelSpec MegatronModel(const json& rec) {
+  json config = rec.at("model");
+  if (!config.contains("seq_len")) config["seq_len"] = rec.at("strategy").at("seq_len");
+  return ModelFromHfConfig(config, rec.at("id").get<std::string>());
+}
+
+ModelSpec LlamaModel(const json& rec) {
+  const json& m = rec.at("model");
+  const double heads = Required(m, "num_attention_heads", "model");
+  json config = {{"model_type", "llama"},
+                 {"hidden_size", Required(m, "hidden_size", "model")},
+                 {"intermediate_size", Required(m, "intermediate_size", "model")},
+                 {"num_hidden_layers", Required(m, "num_layers", "model")},
+                 {"num_attention_heads", heads},
+                 {"num_key_value_heads", Number(m, "num_key_value_heads").value_or(heads)},
+                 {"vocab_size", Required(m, "vocab_size", "model")},
+                 {"tie_word_embeddings", false}};
+  return ModelFromHfConfig(config, rec.at("id").get<std::string>());
+}
+
+/// First-generation Qwen (remote code): intermediate_size is w1 + w2, q/k/v carry biases.
+ModelSpec QwenModel(const json& rec) {
+  const json& m = rec.at("model");
+  json config = {{"model_type", "qwen"},
+                 {"hidden_size", Required(m, "hidden_size", "model")},
+                 {"num_hidden_layers", Required(m, "num_layers", "model")},
+                 {"num_attention_heads", Required(m, "num_attention_heads", "model")},
+                 {"intermediate_size", Required(m, "intermediate_size", "model")},
+                 {"vocab_size", Required(m, "vocab_size", "model")}};
+  return ModelFromHfConfig(config, rec.at("id").get<std::string>());
+}
+
+/// MPT as benchmarked by llm-foundry: no biases, learned positions, 4h GeLU MLP.
+ModelSpec MptModel(const json& rec) {
+  const json& m = rec.at("model");
+  const double h = Required(m, "hidden_size", "model");
+  json config = {{"model_type", "mpt"},
+                 {"d_model", h},
+                 {"n_heads", Required(m, "num_attention_heads", "model")},
+                 {"n_layers", Required(m, "num_layers", "model")},
+                 {"expansion_ratio", Required(m, "ffn_hidden_size", "model") / h},
+                 {"vocab_size", Required(m, "vocab_size", "model")},
+                 {"max_seq_len", Required(rec.at("strategy"), "seq_len", "strategy")},
+                 {"no_bias", true},
+                 {"learned_pos_emb", true}};
+  return ModelFromHfConfig(config, rec.at("id").get<std::string>());
+}
+
+Recompute ReadRecompute(const json& st) {
+  const std::string r = Text(st, "recompute");
+  if (Has(r, "selective")) return Recompute::kSelective;
+  if (Has(r, "full") || Text(st, "gradient_checkpointing").rfind("on", 0) == 0) return Recompute::kFull;
+  return Recompute::kNone;
+}
+
+int ReadZero(const json& st) {
+  const std::string z = Text(st, "zero_stage");
+  if (Has(z, "full_shard") || Has(z, "zero-3")) return 3;
+  if (Has(z, "shard_grad_op")) return 2;
+  return static_cast<int>(Number(st, "zero_stage").value_or(0));
+}
+
+/// What one record is compared on.
+struct Mapped {
+  Scenario scenario;
+  std::string source;  // short citation; rows of one source form one group of the summary
+  std::string note;
+};
+
+void Finish(Scenario& sc) {
+  try {
+    ValidateScenario(sc);
+  } catch (const InputError& e) {
+    throw Skip{fmt::format("scenario rejected: {}", e.what())};
+  }
+}
+
+/// Megatron-LM 2021 (Tables 1-2) and Korthikanti et al. 2022 (Table 5): Selene DGX A100, eager
+/// attention (these runs predate flash attention in Megatron-LM).
+Mapped MegatronRecord(const json& rec, const std::string& source) {
+  const json& st = rec.at("strategy");
+  Mapped m;
+  m.source = source;
+  Scenario& sc = m.scenario;
+  sc.model = MegatronModel(rec);
+  sc.training.method = Method::kPretrain;
+  sc.training.precision = Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
+  const bool zero3 = ReadZero(st) == 3;
+  sc.training.framework = zero3 ? Framework::kDeepSpeed : Framework::kMegatron;
+  sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
+  sc.training.global_batch = static_cast<int64_t>(Required(st, "global_batch_seqs", "strategy"));
+  sc.strategy.tp = static_cast<int>(Number(st, "tp").value_or(1));
+  sc.strategy.pp = static_cast<int>(Number(st, "pp").value_or(1));
+  sc.strategy.dp = static_cast<int>(Number(st, "dp").value_or(1));
+  sc.strategy.zero = ReadZero(st);
+  sc.strategy.recompute = ReadRecompute(st);
+  sc.strategy.sequence_parallel = st.value("sequence_parallel", false);
+  sc.strategy.flash_attention = false;
+  if (auto b = Number(st, "micro_batch")) {
+    sc.training.micro_batch = static_cast<int64_t>(*b);
+  } else {
+    sc.training.micro_batch = 1;
+    m.note += "micro-batch not in the table: 1 assumed (Table 2's PTD-P rows use 1); ";
+  }
+  if (auto v = Number(st, "interleaved_stages")) {
+    sc.strategy.interleave = static_cast<int>(*v);
+  } else if (sc.strategy.pp > 1 && Has(Text(st, "schedule"), "interleaved")) {
+    // Table 1 says "interleaved 1F1B" without the chunk count: the smallest v > 1 that splits each
+    // stage's layers evenly.
+    const int64_t per_stage = sc.model.num_layers / sc.strategy.pp;
+    sc.strategy.interleave = per_stage % 2 == 0 ? 2 : (per_stage % 3 == 0 ? 3 : 1);
+    m.note += fmt::format("interleave {} assumed; ", sc.strategy.interleave);
+  }
+  const int gpus = sc.strategy.tp * sc.strategy.pp * sc.strategy.dp;
+  sc.hardware = MakeHardware(rec, gpus, m.note);
+  Finish(sc);
+  return m;
+}
+
+Mapped Llama3Record(const json& rec) {
+  const json& st = rec.at("strategy");
+  Mapped m;
+  m.source = "Llama 3 405B, Table 4";
+  Scenario& sc = m.scenario;
+  sc.model = LlamaModel(rec);
+  sc.training.method = Method::kPretrain;
+  sc.training.framework = Framework::kFsdp;
+  sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
+  sc.training.micro_batch = 1;
+  sc.strategy.tp = static_cast<int>(Required(st, "tp", "strategy"));
+  sc.strategy.cp = static_cast<int>(Number(st, "cp").value_or(1));
+  sc.strategy.pp = static_cast<int>(Required(st, "pp", "strategy"));
+  sc.strategy.dp = static_cast<int>(Required(st, "dp", "strategy"));
+  sc.training.global_batch = static_cast<int64_t>(Required(st, "batch_size_per_dp", "strategy")) * sc.strategy.dp;
+  // FSDP without resharding after forward: sharded optimizer state, gradients reduce-scattered once per
+  // step (the bytes of ZeRO-1's reduce-scatter + all-gather).
+  sc.strategy.zero = 1;
+  sc.strategy.sequence_parallel = true;
+  sc.strategy.flash_attention = true;
+  sc.hardware = MakeHardware(rec, sc.strategy.tp * sc.strategy.cp * sc.strategy.pp * sc.strategy.dp, m.note);
+  Finish(sc);
+  // The paper balances stages at one-layer granularity (126 layers over 16 stages, a layer trimmed from
+  // the first and last): one virtual stage per layer of a stage. ValidateScenario requires pp x v to
+  // divide the layers, so the chunk count is set after validation; the time model takes the slowest
+  // stage, ceil(L/p) layers.
+  sc.strategy.interleave = static_cast<int>(sc.model.num_layers / sc.strategy.pp);
+  m.note += fmt::format("micro-batch 1, interleave {} (one virtual stage per layer; not given), SP on, "
+                        "FSDP as sharded optimizer; model TFLOP/s with the full s^2 attention convention; ",
+                        sc.strategy.interleave);
+  return m;
+}
+
+Mapped MosaicRecord(const json& rec) {
+  const json& st = rec.at("strategy");
+  Mapped m;
+  const std::string gpu = Text(rec.at("hardware"), "gpu");
+  m.source = Has(gpu, "h100") ? "MosaicML llm-foundry (H100)" : "MosaicML llm-foundry (A100)";
+  Scenario& sc = m.scenario;
+  sc.model = MptModel(rec);
+  sc.training.method = Method::kPretrain;
+  sc.training.framework = Framework::kFsdp;
+  sc.training.precision = Has(Text(st, "precision"), "fp8") ? Precision::kFp8 : Precision::kBf16;
+  sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
+  sc.training.micro_batch = static_cast<int64_t>(Required(st, "micro_batch", "strategy"));
+  sc.training.global_batch = static_cast<int64_t>(Required(st, "global_batch_seqs", "strategy"));
+  const int gpus = static_cast<int>(Required(rec.at("hardware"), "count", "hardware"));
+  sc.strategy.dp = gpus;
+  sc.strategy.zero = ReadZero(st);
+  sc.strategy.recompute = ReadRecompute(st);
+  sc.strategy.flash_attention = true;
+  sc.hardware = MakeHardware(rec, gpus, m.note);
+  Finish(sc);
+  return m;
+}
+
+Mapped QwenRecord(const json& rec) {
+  const json& st = rec.at("strategy");
+  Mapped m;
+  m.source = Has(Text(st, "precision"), "gptq") ? "Qwen-1 README profile (GPTQ Q-LoRA)" : "Qwen-1 README profile";
+  Scenario& sc = m.scenario;
+  sc.model = QwenModel(rec);
+  const std::string method = Text(st, "method");
+  sc.training.method = Has(method, "qlora") ? Method::kQlora : (Has(method, "lora") ? Method::kLora : Method::kFull);
+  if (Has(method, "embedding")) m.note += "trainable embedding and output layer not modelled (LoRA only); ";
+  if (sc.training.method == Method::kQlora) m.note += "GPTQ-Int4 base read as 4-bit NF4; ";
+  sc.training.framework = Framework::kHfTrainer;
+  sc.training.precision = Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
+  sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
+  sc.training.micro_batch = static_cast<int64_t>(Required(st, "micro_batch", "strategy"));
+  const int dp = static_cast<int>(Number(st, "dp").value_or(1));
+  sc.training.global_batch = sc.training.micro_batch * static_cast<int64_t>(Number(st, "grad_accum").value_or(1)) * dp;
+  sc.training.lora_rank = static_cast<int64_t>(Number(st, "lora_r").value_or(64));
+  sc.strategy.dp = dp;
+  sc.strategy.zero = ReadZero(st);
+  sc.strategy.recompute = ReadRecompute(st);
+  sc.strategy.flash_attention = true;
+  sc.hardware = MakeHardware(rec, dp, m.note);
+  Finish(sc);
+  return m;
+}
+
+/// Llama 2 pre-training: the GPU count is not published; GPU-hours barely depend on it at fixed global
+/// batch, so 1024 GPUs (one 4k sequence each per step) with FSDP full sharding is assumed.
+Mapped Llama2Record(const json& rec) {
+  Mapped m;
+  m.source = "Llama 2 GPU-hours";
+  Scenario& sc = m.scenario;
+  sc.model = LlamaModel(rec);
+  sc.training.method = Method::kPretrain;
+  sc.training.framework = Framework::kFsdp;
+  sc.training.seq_len = static_cast<int64_t>(Required(rec.at("strategy"), "seq_len", "strategy"));
+  // "4M tokens" of 4k sequences: 1024 sequences (4.19M tokens) per step.
+  sc.training.global_batch = 1024;
+  sc.training.tokens = Required(rec.at("measured"), "tokens", "measured");
+  sc.strategy.dp = 1024;
+  sc.strategy.zero = 3;
+  sc.strategy.flash_attention = true;
+  sc.strategy.recompute = Recompute::kFull;  // 70B at 4k context does not fit 80 GB without it
+  m.note = "GPU count not published: 1024 GPUs, FSDP full shard, micro-batch 1, flash attention and "
+           "activation checkpointing assumed; ";
+  sc.hardware = MakeHardware(rec, sc.strategy.dp, m.note);
+  Finish(sc);
+  return m;
+}
+
+void AddRow(AccuracyReport& report, const json& rec, const Mapped& m, const std::string& kind,
+            const std::string& metric, double measured, double estimated) {
+  AccuracyRow row;
+  row.id = rec.at("id").get<std::string>();
+  row.kind = kind;
+  row.metric = metric;
+  row.source = m.source;
+  row.measured = measured;
+  row.estimated = estimated;
+  row.error = (estimated - measured) / measured;
+  row.note = m.note;
+  while (!row.note.empty() && (row.note.back() == ' ' || row.note.back() == ';')) row.note.pop_back();
+  report.rows.push_back(std::move(row));
+}
+
+/// Narayanan et al. 2021 eq. 3: the TFLOP/s the paper reports (recomputation included).
+double MegatronTflops(const Scenario& sc, double step_s) {
+  const double B = static_cast<double>(GlobalBatch(sc)), s = sc.training.seq_len, l = sc.model.num_layers;
+  const double h = sc.model.hidden_size, V = sc.model.vocab_size;
+  const double flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  return flops / (step_s * sc.hardware.gpus) / 1e12;
+}
+
+void Compare(AccuracyReport& report, const json& rec) {
+  const std::string id = rec.at("id").get<std::string>();
+  const std::string kind = rec.at("kind").get<std::string>();
+  const json& measured = rec.at("measured");
+  auto starts = [&](const char* prefix) { return id.rfind(prefix, 0) == 0; };
+
+  if (kind == "param_count") {
+    // "LLaMA 13B / Llama 2 13B": the last alternative names the released checkpoint.
+    std::string name = rec.at("model").at("name").get<std::string>();
+    if (auto slash = name.rfind(" / "); slash != std::string::npos) name = name.substr(slash + 3);
+    const ModelSpec model = FindModel(name);
+    const ParamCounts counts = CountParams(model);
+    Mapped m{{}, "Parameter counts", "catalog model " + model.name};
+    if (auto n = Number(measured, "num_params")) AddRow(report, rec, m, kind, "params", *n, counts.total);
+    if (auto n = Number(measured, "num_params_million")) AddRow(report, rec, m, kind, "params", *n * 1e6, counts.total);
+    if (auto n = Number(measured, "active_params")) AddRow(report, rec, m, kind, "active_params", *n, counts.active);
+    return;
+  }
+  if (kind == "time_to_train") throw Skip{"MLPerf time-to-train: dataset tokens and GPU counts are not in the record"};
+  if (starts("palm")) throw Skip{"TPU v4, not a GPU in the catalog"};
+  if (starts("llamafactory")) throw Skip{"an estimate by the LLaMA-Factory authors, not a measurement"};
+  if (starts("unsloth")) throw Skip{"maximum context on an unnamed GPU class; no catalog GPU to map to"};
+  if (starts("korthikanti2022_fig7")) throw Skip{"activation memory as a percentage of a baseline, not a figure per GPU"};
+  if (starts("korthikanti2022_22B_layer")) throw Skip{"one-layer timing (Table 4), not a training step"};
+
+  if (starts("megatron2021_t1")) {
+    const Mapped m = MegatronRecord(rec, "Megatron-LM 2021, Table 1");
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "tflops_per_gpu", Required(measured, "tflops_per_gpu", "measured"),
+           MegatronTflops(m.scenario, e.time.step_s));
+    return;
+  }
+  if (starts("megatron2021_t2")) {
+    const bool zero3 = starts("megatron2021_t2_zero3");
+    const Mapped m = MegatronRecord(rec, zero3 ? "Megatron-LM 2021, Table 2 ZeRO-3" : "Megatron-LM 2021, Table 2 PTD-P");
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "tflops_per_gpu", Required(measured, "tflops_per_gpu", "measured"),
+           MegatronTflops(m.scenario, e.time.step_s));
+    return;
+  }
+  if (starts("korthikanti2022") && kind == "throughput") {
+    const Mapped m = MegatronRecord(rec, "Korthikanti 2022, Table 5");
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, "iteration_time", "iteration_time_s", Required(measured, "iteration_time_s", "measured"),
+           e.time.step_s);
+    return;
+  }
+  if (starts("korthikanti2022_fig1")) {
+    const Mapped m = MegatronRecord(rec, "Korthikanti 2022, Figure 1");
+    const Estimate e = EstimateScenario(m.scenario);
+    const MemoryEstimate& mem = e.memory;
+    const double states = mem[MemTerm::kWeights] + mem[MemTerm::kMasterWeights] + mem[MemTerm::kGradients] +
+                          mem[MemTerm::kOptimizerStates];
+    AddRow(report, rec, m, kind, "params_and_optimizer_gib",
+           Required(measured, "params_and_optimizer_gib_per_gpu", "measured"), states / kGiB);
+    AddRow(report, rec, m, kind, "activations_gib", Required(measured, "activations_gib_per_gpu", "measured"),
+           mem[MemTerm::kActivations] / kGiB);
+    return;
+  }
+  if (starts("llama3_t4")) {
+    const Mapped m = Llama3Record(rec);
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "tflops_per_gpu", Required(measured, "tflops_per_gpu", "measured"),
+           e.time.model_tflops_per_gpu);
+    return;
+  }
+  if (starts("mosaic")) {
+    const Mapped m = MosaicRecord(rec);
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "tokens_per_s_per_gpu",
+           Required(measured, "throughput_tokens_per_s_per_gpu", "measured"),
+           e.time.tokens_per_s / m.scenario.hardware.gpus);
+    return;
+  }
+  if (starts("qwen1")) {
+    Mapped m = QwenRecord(rec);
+    const Estimate e = EstimateScenario(m.scenario);
+    if (kind == "throughput") {
+      m.note += "s/iter read as one optimizer step of 8 micro-batches; ";
+      AddRow(report, rec, m, kind, "sec_per_iter", Required(measured, "sec_per_iter", "measured"), e.time.step_s);
+    } else if (auto per_gpu = Number(measured, "memory_gb_per_gpu_inferred")) {
+      m.note += "README figure is the sum over GPUs; compared per GPU; ";
+      AddRow(report, rec, m, kind, "gib_per_gpu", *per_gpu, e.memory.per_gpu_bytes / kGiB);
+    } else {
+      AddRow(report, rec, m, kind, "gib_per_gpu", Required(measured, "memory_gb_as_stated", "measured"),
+             e.memory.per_gpu_bytes / kGiB);
+    }
+    return;
+  }
+  if (starts("llama2")) {
+    if (!rec.at("model").contains("num_layers")) throw Skip{"architecture not published (Llama 2 34B)"};
+    const Mapped m = Llama2Record(rec);
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "gpu_hours", Required(measured, "gpu_hours", "measured"), e.time.gpu_hours);
+    return;
+  }
+  throw Skip{"no mapping for this record family"};
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+AccuracyReport RunAccuracy(const std::string& measurements_path) {
+  std::ifstream in(measurements_path);
+  if (!in) throw InputError("measurements", measurements_path, "a readable measurements.jsonl file");
+  AccuracyReport report;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json rec;
+    try {
+      rec = json::parse(line);
+    } catch (const json::parse_error& e) {
+      throw InputError(fmt::format("{} line {}", measurements_path, line_no), line.substr(0, 40), e.what());
+    }
+    const std::string id = rec.value("id", fmt::format("line {}", line_no));
+    try {
+      Compare(report, rec);
+    } catch (const Skip& s) {
+      report.skipped.push_back(id + ": " + s.reason);
+    } catch (const std::exception& e) {
+      report.skipped.push_back(id + ": " + e.what());
+    }
+  }
+  return report;
+}
+
+std::string AccuracyMarkdown(const AccuracyReport& report) {
+  // Summary groups: one per source and metric.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  std::map<std::pair<std::string, std::string>, std::string> kinds;
+  for (const auto& r : report.rows) {
+    groups[{r.source, r.metric}].push_back(std::abs(r.error));
+    kinds[{r.source, r.metric}] = r.kind;
+  }
+  std::string out = "# Accuracy against published measurements\n\n";
+  out += "Generated by `trainplan accuracy` from tests/reference/measurements.jsonl; error = "
+         "(estimate - measured) / measured.\n\n## Summary\n\n";
+  out += "| kind | source | metric | rows | median abs error | mean abs error | max abs error |\n"
+         "|---|---|---|---:|---:|---:|---:|\n";
+  for (const auto& [key, errors] : groups) {
+    const double mean = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+    out += fmt::format("| {} | {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% |\n", kinds[key], key.first, key.second,
+                       errors.size(), 100 * Median(errors), 100 * mean,
+                       100 * *std::max_element(errors.begin(), errors.end()));
+  }
+  out += "\n## Rows\n\n| id | source | metric | measured | estimated | error | note |\n|---|---|---|---:|---:|---:|---|\n";
+  for (const auto& r : report.rows) {
+    out += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.id, r.source, r.metric, r.measured,
+                       r.estimated, 100 * r.error, r.note);
+  }
+  out += fmt::format("\n## Skipped records ({})\n\n", report.skipped.size());
+  for (const auto& s : report.skipped) out += "- " + s + "\n";
+  return out;
+}
+
+}  // namespace trainplan

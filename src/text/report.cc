@@ -1,0 +1,541 @@
+#include "text/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/estimate.h"
+
+namespace trainplan {
+
+namespace {
+
+using nlohmann::json;
+constexpr double kGB = 1e9;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+std::string Usd(const CostBreakdown& c) { return c.known ? FormatUsd(c.total_usd) : "no price"; }
+
+std::string Months(double m) { return std::isfinite(m) ? fmt::format("{:.1f} months", m) : "never"; }
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string PlanSummary(const Plan& p) { return fmt::format("{} {}", ToString(p.framework), StrategyText(p)); }
+
+json ReliabilityJson(const Reliability& r) {
+  return {{"gpus", r.gpus},
+          {"interruptions_per_gpu_hour", r.interruptions_per_gpu_hour},
+          {"mtbf_s", r.mtbf_s},
+          {"checkpoint_bytes", r.checkpoint_bytes},
+          {"checkpoint_write_s", r.checkpoint_write_s},
+          {"restart_s", r.restart_s},
+          {"young_interval_s", r.young_interval_s},
+          {"checkpoint_interval_s", r.checkpoint_interval_s},
+          {"expected_interruptions", r.expected_interruptions},
+          {"expected_lost_s", r.expected_lost_s},
+          {"goodput", r.goodput}};
+}
+
+json OptionJson(const PlatformOption& o) {
+  const Plan& p = o.plan;
+  const Strategy& s = p.strategy;
+  json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
+                 {"capacity_bytes", p.memory.capacity_bytes},
+                 {"host_bytes", p.memory.host_bytes}};
+  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
+    memory["terms"][MemTermName(static_cast<MemTerm>(i))] = p.memory.bytes[i];
+  json j = {{"kind", ToString(o.kind)},
+            {"dedicated", o.dedicated},
+            {"gpu", p.gpu_id},
+            {"gpus", p.gpus},
+            {"gpus_per_node", p.gpus_per_node},
+            {"nodes", (p.gpus + p.gpus_per_node - 1) / p.gpus_per_node},
+            {"plan",
+             {{"framework", ToString(p.framework)},
+              {"tp", s.tp},
+              {"pp", s.pp},
+              {"dp", std::max(1, p.gpus / (s.tp * s.pp * s.cp))},
+              {"cp", s.cp},
+              {"ep", s.ep},
+              {"zero", s.zero},
+              {"recompute", ToString(s.recompute)},
+              {"offload", ToString(s.offload)},
+              {"micro_batch", p.micro_batch},
+              {"summary", PlanSummary(p)},
+              {"why", p.why}}},
+            {"memory", memory},
+            {"time",
+             {{"train_s", o.reliability.train_s},
+              {"total_s", o.reliability.wall_s},
+              {"step_s", p.time.step_s},
+              {"mfu", p.time.mfu},
+              {"goodput", o.reliability.goodput}}},
+            {"cost",
+             {{"total_usd", o.cost.known ? json(o.cost.total_usd) : json()},
+              {"hardware_usd", o.cost.hardware_usd},
+              {"power_usd", o.cost.power_usd},
+              {"hosting_usd", o.cost.hosting_usd},
+              {"rental_usd", o.cost.rental_usd},
+              {"usd_per_gpu_hour", p.price_per_gpu_hour},
+              {"known", o.cost.known}}},
+            {"suits", o.suits},
+            {"why", o.why},
+            {"reliability", ReliabilityJson(o.reliability)}};
+  if (o.kind == OptionKind::kOnPrem) {
+    j["bom"] = BomToJson(o.bom);
+    j["break_even_months"] = Finite(o.break_even_months);
+    j["usd_per_month_owned"] = o.usd_per_month_owned;
+    j["usd_per_month_rented"] = o.usd_per_month_rented;
+  }
+  if (o.kind == OptionKind::kHybrid) {
+    const StorageTier& t = o.bom.storage.tiers.back();
+    j["local_storage"] = {
+        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", t.why}};
+  }
+  return j;
+}
+
+std::string OptionTitle(const PlatformOption& o) {
+  return fmt::format("{}{}: {} x {}", ToString(o.kind), o.dedicated ? " (dedicated)" : "", o.plan.gpus,
+                     FindGpu(o.plan.gpu_id).name);
+}
+
+/// Markdown body shared by the Markdown and HTML (as preformatted sections) reports.
+std::string MarkdownBody(const Recommendation& r, bool with_charts) {
+  std::string md;
+  const ParamCounts params = CountParams(r.job.model);
+  md += fmt::format("# Recommendation: {} ({}), {}\n\n", r.job.model.name, ToString(r.job.training.method),
+                    r.job.training.tokens > 0 ? fmt::format("{:.3g} tokens", r.job.training.tokens) : "one step");
+  md += fmt::format(
+      "Model: {:.2f} B parameters. Scenario: usage {}{}, data sensitivity {}, region {}, deadline {}, "
+      "budget {}, electricity ${:.3f}/kWh, PUE {:.2f}.\n\n",
+      params.total / 1e9, ToString(r.policy.usage),
+      r.policy.usage == Usage::kContinuous ? fmt::format(" for {:.0f} months", r.policy.months) : "",
+      ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
+      r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none", r.policy.electricity_usd_per_kwh,
+      r.policy.pue);
+  if (!r.feasible) {
+    md += "**No option:** " + r.reason + "\n\n";
+    for (const auto& a : r.alternatives)
+      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", a.change, a.summary);
+    return md;
+  }
+  md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < r.options.size(); ++i) {
+    const auto& o = r.options[i];
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), PlanSummary(o.plan),
+                      FormatDuration(o.reliability.wall_s), Usd(o.cost), o.suits ? "yes" : "no");
+  }
+  md += "\n";
+  for (size_t i = 0; i < r.options.size(); ++i) {
+    const auto& o = r.options[i];
+    md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o));
+    for (const auto& w : o.why) md += "- " + w + "\n";
+    md += fmt::format("- cost: hardware ${:.0f}, power ${:.0f}, hosting ${:.0f}, rental ${:.0f}\n", o.cost.hardware_usd,
+                      o.cost.power_usd, o.cost.hosting_usd, o.cost.rental_usd);
+    md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
+                      o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
+                      o.reliability.goodput * 100);
+    if (o.kind == OptionKind::kOnPrem) {
+      const NodeBom& b = o.bom;
+      md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
+                        b.node_class, b.gpus_per_node, Months(o.break_even_months));
+      md += "| part | choice | why |\n|---|---|---|\n";
+      md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
+                        b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
+      md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
+      for (const auto& t : b.storage.tiers)
+        md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
+      md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
+                        b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
+                        b.network.why);
+      md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
+                        b.power.psu_rating_w, b.power.redundancy == "none" ? "no redundancy" : b.power.redundancy,
+                        b.power.peak_w / 1000, b.power.why);
+      md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
+      for (const auto& line : b.prices)
+        md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+      for (const auto& line : b.shared_prices)
+        md += fmt::format("| price, once | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+      if (!b.unpriced.empty()) {
+        std::string list;
+        for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
+        md += "| not priced | " + list + " | no citable price |\n";
+      }
+    }
+    md += "\n";
+  }
+  const Reliability& rel = r.reliability;
+  md += "## Reliability (first option)\n\n";
+  md += fmt::format(
+      "- {:.3g} unexpected interruptions per GPU-hour (Llama 3 405B: 419 in 54 days on 16,384 H100s): "
+      "MTBF {} on {} GPUs, {:.2f} interruptions expected\n",
+      rel.interruptions_per_gpu_hour, FormatDuration(rel.mtbf_s), rel.gpus, rel.expected_interruptions);
+  md += fmt::format("- checkpoint {:.1f} GB, written in {:.0f} s; restart {:.0f} s\n", rel.checkpoint_bytes / kGB,
+                    rel.checkpoint_write_s, rel.restart_s);
+  md += fmt::format("- checkpoint every {} (Daly; Young: {}); expected lost time {}, goodput {:.2f}%\n\n",
+                    FormatDuration(rel.checkpoint_interval_s), FormatDuration(rel.young_interval_s),
+                    FormatDuration(rel.expected_lost_s), rel.goodput * 100);
+  if (with_charts) {
+    md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
+  }
+  md += "## Assumptions\n\n";
+  for (const auto& a : r.assumptions) md += "- " + a + "\n";
+  return md;
+}
+
+std::string Text(const Recommendation& r) {
+  std::string out = MarkdownBody(r, false);
+  // Terminal text: the Markdown without its markup.
+  std::string text;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out.compare(i, 2, "**") == 0) {
+      ++i;
+      continue;
+    }
+    if (out[i] == '#' && (i == 0 || out[i - 1] == '\n' || out[i - 1] == '#')) {
+      while (i + 1 < out.size() && (out[i + 1] == '#' || out[i + 1] == ' ')) ++i;
+      continue;
+    }
+    text += out[i];
+  }
+  return text;
+}
+
+/// Minimal Markdown to HTML for the body above: headings, lists, tables, paragraphs, inline SVG.
+std::string MarkdownToHtml(const std::string& md) {
+  std::string html;
+  size_t pos = 0;
+  bool in_list = false, in_table = false;
+  auto close = [&] {
+    if (in_list) html += "</ul>\n";
+    if (in_table) html += "</table>\n";
+    in_list = in_table = false;
+  };
+  auto inline_md = [](const std::string& s) {
+    std::string e = Escape(s), out;
+    bool bold = false;
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (e.compare(i, 2, "**") == 0) {
+        out += bold ? "</b>" : "<b>";
+        bold = !bold;
+        ++i;
+      } else {
+        out += e[i];
+      }
+    }
+    return out;
+  };
+  while (pos < md.size()) {
+    size_t end = md.find('\n', pos);
+    if (end == std::string::npos) end = md.size();
+    std::string line = md.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("<svg", 0) == 0) {
+      close();
+      html += line + "\n";
+    } else if (line.rfind("#", 0) == 0) {
+      close();
+      size_t level = line.find_first_not_of('#');
+      html += fmt::format("<h{0}>{1}</h{0}>\n", level, inline_md(line.substr(level + 1)));
+    } else if (line.rfind("- ", 0) == 0) {
+      if (in_table) close();
+      if (!in_list) html += "<ul>\n", in_list = true;
+      html += "<li>" + inline_md(line.substr(2)) + "</li>\n";
+    } else if (line.rfind("|", 0) == 0) {
+      if (in_list) close();
+      if (line.rfind("|---", 0) == 0) continue;
+      const bool header = !in_table;
+      if (!in_table) html += "<table>\n", in_table = true;
+      html += "<tr>";
+      size_t a = 1;
+      while (a < line.size()) {
+        size_t b = line.find('|', a);
+        if (b == std::string::npos) break;
+        std::string cell = line.substr(a, b - a);
+        cell.erase(0, cell.find_first_not_of(' '));
+        cell.erase(cell.find_last_not_of(' ') + 1);
+        html += header ? "<th>" + inline_md(cell) + "</th>" : "<td>" + inline_md(cell) + "</td>";
+        a = b + 1;
+      }
+      html += "</tr>\n";
+    } else if (line.empty()) {
+      close();
+    } else {
+      close();
+      html += "<p>" + inline_md(line) + "</p>\n";
+    }
+  }
+  close();
+  return html;
+}
+
+std::string HtmlPage(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + Escape(title) +
+         "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
+         "vertical-align:top}th{background:#f3f3f3}svg{display:block;margin:1em 0}</style></head>\n<body>\n" +
+         body + "</body></html>\n";
+}
+
+const char* kTermColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                             "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
+const char* KindColor(OptionKind k) {
+  return k == OptionKind::kOnPrem ? "#4e79a7" : k == OptionKind::kCloud ? "#f28e2b" : "#59a14f";
+}
+
+}  // namespace
+
+ReportFormat ParseReportFormat(const std::string& s, const std::string& field) {
+  const std::string k = NormalizeName(s);
+  if (k == "text") return ReportFormat::kText;
+  if (k == "json") return ReportFormat::kJson;
+  if (k == "markdown" || k == "md") return ReportFormat::kMarkdown;
+  if (k == "html") return ReportFormat::kHtml;
+  throw InputError(field, s, "text | json | markdown | html");
+}
+
+std::string MemorySvg(const Recommendation& r) {
+  const int width = 780, row = 34, left = 190, right = 110, legend_h = 58;
+  const int height = legend_h + row * static_cast<int>(r.options.size()) + 10;
+  double scale_max = 1;
+  for (const auto& o : r.options)
+    scale_max = std::max({scale_max, o.plan.memory.per_gpu_bytes, o.plan.memory.capacity_bytes});
+  const double px = (width - left - right) / scale_max;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">"
+      "<text x=\"0\" y=\"14\" font-size=\"14\">Memory per GPU by term (GiB); black line: the GPU's capacity</text>",
+      width, height);
+  constexpr int kPerRow = 5;
+  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
+    const int x = static_cast<int>(i % kPerRow) * 150, y = 24 + static_cast<int>(i / kPerRow) * 16;
+    svg +=
+        fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+                    x, y, kTermColors[i], x + 14, y + 9, MemTermName(static_cast<MemTerm>(i)));
+  }
+  for (size_t k = 0; k < r.options.size(); ++k) {
+    const auto& o = r.options[k];
+    const int y = legend_h + static_cast<int>(k) * row;
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}. {} {} x {}</text>", y + 14, k + 1, ToString(o.kind), o.plan.gpus,
+                       Escape(o.plan.gpu_id));
+    double x = left;
+    for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
+      const double w = o.plan.memory.bytes[i] * px;
+      if (w <= 0) continue;
+      svg += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"20\" fill=\"{}\"><title>{}: {:.2f} GiB</title></rect>",
+          x, y, w, kTermColors[i], MemTermName(static_cast<MemTerm>(i)), o.plan.memory.bytes[i] / kGiB);
+      x += w;
+    }
+    const double cap = left + o.plan.memory.capacity_bytes * px;
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4}\">{5:.1f} / {6:.0f} GiB</text>",
+        cap, y - 3, y + 23, std::max(x, cap) + 6, y + 14, o.plan.memory.per_gpu_bytes / kGiB,
+        o.plan.memory.capacity_bytes / kGiB);
+  }
+  return svg + "</svg>";
+}
+
+std::string TimeCostSvg(const Recommendation& r) {
+  const int width = 780, height = 430, left = 80, bottom = 50, top = 40, right = 30;
+  std::vector<const PlatformOption*> points;
+  for (const auto& o : r.considered)
+    if (o.cost.known && o.cost.total_usd > 0 && o.reliability.wall_s > 0) points.push_back(&o);
+  for (const auto& o : r.options)
+    if (o.kind == OptionKind::kHybrid && o.cost.known && o.cost.total_usd > 0) points.push_back(&o);
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">"
+      "<text x=\"0\" y=\"14\" font-size=\"14\">Training time against total cost, every GPU type (log scales); "
+      "numbered: the options above</text>",
+      width, height);
+  if (points.empty()) return svg + "<text x=\"20\" y=\"60\">no priced option</text></svg>";
+  double tmin = INFINITY, tmax = 0, cmin = INFINITY, cmax = 0;
+  for (const auto* o : points) {
+    tmin = std::min(tmin, o->reliability.wall_s / 86400);
+    tmax = std::max(tmax, o->reliability.wall_s / 86400);
+    cmin = std::min(cmin, o->cost.total_usd);
+    cmax = std::max(cmax, o->cost.total_usd);
+  }
+  // Whole decades around the data.
+  const double lt0 = std::floor(std::log10(tmin)), lt1 = std::max(lt0 + 1, std::ceil(std::log10(tmax)));
+  const double lc0 = std::floor(std::log10(cmin)), lc1 = std::max(lc0 + 1, std::ceil(std::log10(cmax)));
+  auto X = [&](double days) { return left + (std::log10(days) - lt0) / (lt1 - lt0) * (width - left - right); };
+  auto Y = [&](double usd) {
+    return height - bottom - (std::log10(usd) - lc0) / (lc1 - lc0) * (height - top - bottom);
+  };
+  auto money = [](double usd) {
+    return usd >= 1e6   ? fmt::format("${:g}M", usd / 1e6)
+           : usd >= 1e3 ? fmt::format("${:g}k", usd / 1e3)
+                        : fmt::format("${:g}", usd);
+  };
+  for (double d = lt0; d <= lt1; ++d)
+    svg += fmt::format(
+        "<line x1=\"{0:.0f}\" x2=\"{0:.0f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+        "<text x=\"{0:.0f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>",
+        X(std::pow(10, d)), top, height - bottom, height - bottom + 16, std::pow(10, d));
+  for (double d = lc0; d <= lc1; ++d)
+    svg += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.0f}\" y2=\"{2:.0f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{3}\" y=\"{4:.0f}\" text-anchor=\"end\">{5}</text>",
+        left, width - right, Y(std::pow(10, d)), left - 6, Y(std::pow(10, d)) + 4, money(std::pow(10, d)));
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">training time, days (with failures and "
+      "checkpoints)</text><text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" "
+      "text-anchor=\"middle\">total cost</text>",
+      (left + width) / 2, height - 12, (top + height - bottom) / 2, (top + height - bottom) / 2);
+  for (const auto* o : points) {
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
+        "</title></circle>",
+        X(o->reliability.wall_s / 86400), Y(o->cost.total_usd), KindColor(o->kind), Escape(OptionTitle(*o)),
+        FormatDuration(o->reliability.wall_s), Usd(o->cost));
+  }
+  for (size_t k = 0; k < r.options.size(); ++k) {
+    const auto& o = r.options[k];
+    if (!o.cost.known || o.cost.total_usd <= 0) continue;
+    const double x = X(o.reliability.wall_s / 86400), y = Y(o.cost.total_usd);
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"{}\" stroke=\"#000\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}. {} x {}</text>",
+        x, y, KindColor(o.kind), x + 10, k % 2 == 0 ? y - 6 : y + 16, k + 1, o.plan.gpus,
+        Escape(o.plan.gpu_id));  // alternate above and below: neighbours often share a time
+  }
+  const OptionKind kinds[] = {OptionKind::kOnPrem, OptionKind::kCloud, OptionKind::kHybrid};
+  for (int i = 0; i < 3; ++i)
+    svg += fmt::format("<circle cx=\"{}\" cy=\"30\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"34\">{}</text>",
+                       width - 230 + i * 75, KindColor(kinds[i]), width - 222 + i * 75, ToString(kinds[i]));
+  return svg + "</svg>";
+}
+
+json RecommendationToJson(const Recommendation& r) {
+  json options = json::array();
+  for (const auto& o : r.options) options.push_back(OptionJson(o));
+  json considered = json::array();
+  for (const auto& o : r.considered)
+    considered.push_back({{"kind", ToString(o.kind)},
+                          {"gpu", o.plan.gpu_id},
+                          {"gpus", o.plan.gpus},
+                          {"time_s", o.reliability.wall_s},
+                          {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()}});
+  const PlatformPolicy& p = r.policy;
+  json out = {{"job",
+               {{"model", r.job.model.name},
+                {"method", ToString(r.job.training.method)},
+                {"tokens", r.job.training.tokens},
+                {"params", CountParams(r.job.model).total}}},
+              {"scenario",
+               {{"deadline_s", p.deadline_s},
+                {"budget_usd", p.budget_usd},
+                {"usage", ToString(p.usage)},
+                {"months", p.months},
+                {"data_sensitivity", ToString(p.sensitivity)},
+                {"region", p.region},
+                {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
+                {"pue", p.pue}}},
+              {"feasible", r.feasible},
+              {"options", options},
+              {"considered", considered},
+              {"break_even_months", Finite(r.break_even_months)},
+              {"reliability", ReliabilityJson(r.reliability)},
+              {"assumptions", r.assumptions}};
+  if (!r.feasible) {
+    out["reason"] = r.reason;
+    json alternatives = json::array();
+    for (const auto& a : r.alternatives)
+      alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+    out["alternatives"] = alternatives;
+  }
+  return out;
+}
+
+std::string RenderRecommendation(const Recommendation& r, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson:
+      return RecommendationToJson(r).dump(2) + "\n";
+    case ReportFormat::kMarkdown:
+      return MarkdownBody(r, true);
+    case ReportFormat::kHtml:
+      return HtmlPage("trainplan recommendation: " + r.job.model.name, MarkdownToHtml(MarkdownBody(r, true)));
+    case ReportFormat::kText:
+      break;
+  }
+  return Text(r);
+}
+
+json ReviewToJson(const BuildReview& r) {
+  json findings = json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"area", f.area}, {"level", f.level}, {"message", f.message}, {"fix", f.fix}});
+  json out = {{"build", r.build.name},
+              {"source", r.build.source},
+              {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
+              {"fits", r.fits},
+              {"findings", findings}};
+  if (r.fits) {
+    out["plan"] = {{"summary", PlanSummary(r.plan)},
+                   {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
+                   {"total_s", r.plan.time.total_s},
+                   {"why", r.plan.why}};
+    out["needed"] = BomToJson(r.needed);
+  } else {
+    out["reason"] = r.reason;
+    json alternatives = json::array();
+    for (const auto& a : r.alternatives)
+      alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+    out["alternatives"] = alternatives;
+  }
+  return out;
+}
+
+std::string RenderReview(const BuildReview& r, ReportFormat format) {
+  if (format == ReportFormat::kJson) return ReviewToJson(r).dump(2) + "\n";
+  std::string md = fmt::format(
+      "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
+      r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
+             : "Does not run: " + r.reason);
+  md += "| area | level | finding | change |\n|---|---|---|---|\n";
+  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, f.message, f.fix);
+  if (format == ReportFormat::kMarkdown) return md;
+  if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
+  std::string text =
+      fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
+  text += r.fits
+              ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
+              : "Does not run: " + r.reason + "\n\n";
+  for (const auto& f : r.findings) {
+    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);
+    if (!f.fix.empty()) text += fmt::format("{:24}-> {}\n", "", f.fix);
+  }
+  return text;
+}
+
+}  // namespace trainplan
