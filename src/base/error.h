@@ -6,8 +6,12 @@
 
 namespace trainplan {
 
-/// Bad user input: names the field, the value given and what is allowed. Faces map it to exit status 2
-/// (CLI) or HTTP 400. Thrown only while reading and validating input, never inside an estimate.
+/// The two errors that leave the library; nothing else escapes a face.
+///
+/// Bad user input: names the field by its document path ("plan.gpus_per_node", "training.method"), the value
+/// given and what is allowed. Faces map it to exit status 2 (CLI) or HTTP 400, and may respell the path in
+/// their own terms (the CLI names the flag). Thrown only while reading and validating input, never inside an
+/// estimate.
 class InputError : public std::runtime_error {
  public:
   InputError(std::string field, std::string value, std::string allowed);
@@ -17,6 +21,13 @@ class InputError : public std::runtime_error {
 
  private:
   std::string field_, value_, allowed_;
+};
+
+/// A defect of trainplan itself, never of the request: a built-in catalog entry that fails validation
+/// (naming file, entry and key), a broken invariant. Faces map it to exit status 1 (CLI) or HTTP 500.
+class InternalError : public std::runtime_error {
+ public:
+  explicit InternalError(const std::string& what) : std::runtime_error(what) {}
 };
 
 /// Lower-cases and drops spaces, dashes, underscores, dots and slashes, so "A100-SXM4-80GB",

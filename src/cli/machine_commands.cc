@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "io/text_io.h"
 #include "machine/launch.h"

@@ -7,12 +7,12 @@
 #include "text/format.h"
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"
+#include "core/units.h"
 
 namespace trainplan::cli {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string Gib(double bytes) { return fmt::format("{:8.2f} GiB", bytes / kGiB); }
 

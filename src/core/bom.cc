@@ -11,13 +11,13 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/reliability.h"
+#include "core/units.h"
 
 namespace trainplan {
 
 namespace {
 
 using nlohmann::json;
-constexpr double kGB = 1e9;
 constexpr double kTB = 1e12;
 
 template <typename T>
@@ -209,7 +209,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
 
   const ParamCounts params = CountParams(job.model);
   const TrainableParams trainable = CountTrainable(job, params);
-  const double weight_bytes = job.training.precision == Precision::kFp32 ? 4 : 2;
+  const double weight_bytes = ComputeBytes(job.training.precision);
   const double weights = static_cast<double>(params.total) * weight_bytes;
   const double checkpoint = CheckpointBytes(job, params, trainable);
   const double token_bytes = job.model.vocab_size > 65536 ? 4 : 2;  // smallest integer type holding a token id
@@ -280,7 +280,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   if (bom.nodes > 1) {
     const Strategy& s = plan.strategy;
     const int dp = std::max(1, plan.gpus / (s.tp * s.pp * s.cp));
-    const double grad_bytes = job.training.precision == Precision::kFp32 ? 4 : 2;
+    const double grad_bytes = GradientBytes(job.training.precision, GetFrameworkProfile(job.training.framework));
     const double local = trainable.trainable / (s.tp * s.pp);
     // Ring all-reduce (reduce-scatter + all-gather) moves 2 (dp-1)/dp of the gradients; ZeRO-3 gathers the
     // parameters once more for the backward pass.

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/framework.h"
+#include "core/units.h"
 
 namespace trainplan {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string RecomputeText(Recompute r) {
   switch (r) {
@@ -199,7 +199,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"framework", ToString(s.training.framework)},
                    {"seq_len", s.training.seq_len},
                    {"tokens", s.training.tokens}};
-  if (s.training.method == Method::kLora || s.training.method == Method::kQlora)
+  if (IsAdapterMethod(s.training.method))
     training["lora_rank"] = s.training.lora_rank;
   json hardware = {{"gpu", s.hardware.gpu.id},
                    {"gpu_name", s.hardware.gpu.name},

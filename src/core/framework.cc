@@ -1,4 +1,5 @@
 #include "core/framework.h"
+#include "core/units.h"
 
 #include <array>
 
@@ -134,7 +135,7 @@ const FrameworkProfile& GetFrameworkProfile(Framework framework) {
 }
 
 Framework DefaultFramework(Method method, int gpus, int gpus_per_node) {
-  if (method == Method::kLora || method == Method::kQlora || method == Method::kFreeze) {
+  if (IsAdapterMethod(method) || method == Method::kFreeze) {
     return Framework::kHfTrainer;
   }
   if (method == Method::kPretrain && gpus > gpus_per_node) return Framework::kMegatron;

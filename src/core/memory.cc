@@ -5,16 +5,11 @@
 
 #include "core/estimate.h"
 #include "core/framework.h"
+#include "core/units.h"
 
 namespace trainplan {
 namespace {
 
-// QLoRA NF4 with double quantisation: 4 bits per weight plus 8-bit absmax per 64-weight block plus an
-// fp32 constant per 256 blocks = 8/64 + 32/(64*256) = 0.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
-constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
-// bitsandbytes 8-bit AdamW: two 8-bit moments plus an fp32 absmax per 2048-value block for each
-// (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
-constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 2048;
 // Transformer Engine caches the FP8 copy of each weight across the micro-batches of a step
 // (`is_first_microbatch`), one byte per linear-layer weight.
 constexpr double kFp8WeightCacheBytesPerParam = 1;
@@ -50,9 +45,6 @@ Parallel ParallelOf(const Scenario& sc) {
   return par;
 }
 
-bool IsMixed(Precision p) { return p != Precision::kFp32; }
-double ComputeBytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; }
-bool IsPeft(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
 // How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x TP the routed
 // experts (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
@@ -72,7 +64,7 @@ double PerGpu(const ShardedSum& sum, const Parallel& par) {
 MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& model, const Training& tr) {
   const LayerSpec& layer = group.spec;
   const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
-  const bool peft = IsPeft(tr.method);
+  const bool peft = IsAdapterMethod(tr.method);
   const double rank = static_cast<double>(tr.lora_rank);
   const double el = ComputeBytes(tr.precision);
   const double h = static_cast<double>(model.hidden_size);
@@ -360,9 +352,9 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   const Tally tally = StageTally(sc, params, layers, par, stage);
   const double dpc = par.d * par.c;  // ZeRO and the distributed optimizer shard over DP x CP
   const double wb = ComputeBytes(tr.precision);
-  const bool mixed = IsMixed(tr.precision) && !fw.pure_low_precision;
-  const double adapter_bytes = (fw.fp32_adapters && IsMixed(tr.precision)) ? 4 : wb;
-  const double grad_bytes = (fw.fp32_grad_accumulation || tr.precision == Precision::kFp32) ? 4 : wb;
+  const bool mixed = KeepsMasterWeights(tr.precision, fw);
+  const double adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : wb;
+  const double grad_bytes = GradientBytes(tr.precision, fw);
   const double adapter_grad_bytes = std::max(adapter_bytes, grad_bytes);
   const bool offload_optimizer = st.offload != Offload::kNone;
   const bool offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
@@ -394,23 +386,12 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   master /= shard_optimizer;
 
   const double trained = tally.trainable + tally.lora;
-  double optimizer = 0;
-  const double state_bytes = fw.pure_low_precision ? wb : 4;  // per moment value
-  switch (tr.optimizer) {
-    case Optimizer::kAdamW:
-      optimizer = trained * 2 * state_bytes;
-      break;
-    case Optimizer::kAdamW8bit:
-      optimizer = trained * kAdam8bitBytesPerParam;
-      break;
-    case Optimizer::kSgdMomentum:
-      optimizer = trained * state_bytes;
-      break;
-    // Factored second moment, no first moment (Shazeer & Stern 2018; HF Adafactor beta1=None).
-    case Optimizer::kAdafactor:
-      optimizer = tally.factored * state_bytes;
-      break;
-  }
+  // Adafactor keeps a factored second moment and no first moment (Shazeer & Stern 2018; HF Adafactor
+  // beta1=None): one value per row and column.
+  const double factored_value_bytes = fw.pure_low_precision ? wb : 4;
+  double optimizer = tr.optimizer == Optimizer::kAdafactor
+                         ? tally.factored * factored_value_bytes
+                         : trained * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw);
   optimizer /= shard_optimizer;
 
   double grads = tally.trainable * grad_bytes + tally.lora * adapter_grad_bytes;

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/framework.h"
+#include "core/units.h"
 
 namespace trainplan {
 
@@ -177,7 +178,6 @@ double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double 
 
 bool IsRowParallel(const Linear& l) { return l.name == "o_proj" || l.name == "down_proj"; }
 
-bool IsLora(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
 GemmShape GemmOf(const Linear& l, const Training& tr) {
   GemmShape g;
@@ -186,7 +186,7 @@ GemmShape GemmOf(const Linear& l, const Training& tr) {
   g.copies = static_cast<double>(l.copies);
   g.active_copies = static_cast<double>(l.active_copies);
   g.row_parallel = IsRowParallel(l);
-  g.lora_target = IsLora(tr.method) && IsLoraTarget(tr, l);
+  g.lora_target = IsAdapterMethod(tr.method) && IsLoraTarget(tr, l);
   return g;
 }
 
@@ -363,17 +363,13 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
   return out;
 }
 
-/// Bytes the optimizer reads and writes per trainable parameter in one step.
-double OptimizerBytesPerParam(const Training& tr, double grad_bytes) {
-  const bool master = tr.precision != Precision::kFp32;  // mixed precision also writes the bf16 copy
-  const double weights = 8 + (master ? 2 : 0);           // fp32 weights read + write
-  switch (tr.optimizer) {
-    case Optimizer::kAdamW: return weights + 16 + grad_bytes;     // m and v, read + write
-    case Optimizer::kAdamW8bit: return weights + 4 + grad_bytes;  // 8-bit m and v
-    case Optimizer::kSgdMomentum: return weights + 8 + grad_bytes;
-    case Optimizer::kAdafactor: return weights + grad_bytes;      // factored moments are negligible
-  }
-  return weights + grad_bytes;
+/// Bytes the optimizer reads and writes per trainable parameter in one step: the updated weights (read and
+/// written; with a master copy also the compute-dtype copy written), the state read and written, the gradient
+/// read.
+double OptimizerBytesPerParam(const Training& tr, const FrameworkProfile& fw, double grad_bytes) {
+  const bool master = KeepsMasterWeights(tr.precision, fw);
+  const double weights = master ? 2 * 4 + ComputeBytes(tr.precision) : 2 * ComputeBytes(tr.precision);
+  return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw) + grad_bytes;
 }
 
 double PcieBytesPerS(const GpuSpec& gpu) {
@@ -430,13 +426,11 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   const double gpus = static_cast<double>(t) * p * c * d;
   const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
   const double b = tr.micro_batch, s = tr.seq_len;
-
-  const bool fp32 = tr.precision == Precision::kFp32;
   if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
 
   // Which layers train: freeze trains the top `trainable_layers`; the frozen layers below need no
   // backward at all. LoRA/QLoRA freeze the base weights but propagate gradients through every layer.
-  const bool lora = tr.method == Method::kLora || tr.method == Method::kQlora;
+  const bool lora = IsAdapterMethod(tr.method);
   const int64_t first_trainable =
       tr.method == Method::kFreeze ? std::max<int64_t>(0, model.num_layers - tr.trainable_layers) : 0;
   const int full_bwd = lora ? 1 : 2;
@@ -544,7 +538,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   // a pass's collectives hide behind its compute; engines without it wait for every one.
   const double stage_params = total_params / (t * p);
   const double stage_trainable = trainable.trainable / (t * p);
-  const double grad_bytes = fw.fp32_grad_accumulation ? 4 : (fp32 ? 4 : 2);
+  const double grad_bytes = GradientBytes(tr.precision, fw);
   const int dp_local = static_cast<int64_t>(t) * c < hw.gpus_per_node
                            ? std::min(d, std::max(1, hw.gpus_per_node / (t * c)))
                            : 1;
@@ -552,7 +546,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   const double mb_bwd_busy = mb_total - mb_fwd_busy;
   if (d > 1) {
     if (st.zero >= 3) {
-      const double weight_bytes = tr.method == Method::kQlora ? 0.5 : (fp32 ? 4 : 2);
+      const double weight_bytes = LayerWeightBytes(tr.method, tr.precision);
       const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
       const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
       const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
@@ -579,7 +573,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   const double shard = stage_trainable / (sharded ? d : 1);
   const double pcie = r.pcie_bytes_per_s;
   if (st.offload == Offload::kNone) {
-    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(tr, grad_bytes));
+    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(tr, fw, grad_bytes));
   } else {
     const double gpus_on_node = std::min<double>(gpus, hw.gpus_per_node);
     out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;

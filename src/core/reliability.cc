@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/embedded_data.h"
+#include "core/units.h"
 
 namespace trainplan {
 
@@ -17,24 +18,11 @@ double InterruptionsPerGpuHour() {
 
 double CheckpointBytes(const Scenario& job, const ParamCounts& params, const TrainableParams& trainable) {
   const Training& t = job.training;
-  const double weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;  // fp8 training keeps bf16 weights
-  const double master_bytes = t.precision == Precision::kFp32 ? 0 : 4;
-  double moment_bytes = 0;
-  switch (t.optimizer) {
-    case Optimizer::kAdamW:
-      moment_bytes = 8;
-      break;  // m and v in fp32
-    case Optimizer::kAdamW8bit:
-      moment_bytes = 2;
-      break;  // m and v in 8 bits
-    case Optimizer::kSgdMomentum:
-      moment_bytes = 4;
-      break;
-    case Optimizer::kAdafactor:
-      moment_bytes = 0;
-      break;  // factored rows/columns: negligible per parameter
-  }
-  const bool adapters = t.method == Method::kLora || t.method == Method::kQlora;
+  const FrameworkProfile& fw = GetFrameworkProfile(t.framework);
+  const double weight_bytes = ComputeBytes(t.precision);
+  const double master_bytes = KeepsMasterWeights(t.precision, fw) ? 4 : 0;
+  const double moment_bytes = OptimizerStateBytesPerParam(t.optimizer, t.precision, fw);
+  const bool adapters = IsAdapterMethod(t.method);
   // Adapter runs save the adapters only; the frozen base is reloaded from its own files.
   const double saved_weights = adapters ? trainable.lora : static_cast<double>(params.total + params.checkpoint_extra);
   return saved_weights * weight_bytes + trainable.trainable * (master_bytes + moment_bytes);

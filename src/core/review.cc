@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "core/units.h"
 
 namespace trainplan {
 
@@ -24,8 +25,6 @@ std::string FirstFeasible(const std::vector<Alternative>& alternatives) {
     if (a.feasible) return a.change + ": " + a.summary;
   return "";
 }
-constexpr double kGB = 1e9;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 int PositiveInt(const json& doc, const char* key, int fallback) {
   if (!doc.contains(key)) return fallback;

@@ -14,6 +14,7 @@
 #include "io/text_io.h"
 #include "core/framework.h"
 #include "io/model_catalog.h"
+#include "core/units.h"
 
 namespace trainplan {
 
@@ -577,7 +578,7 @@ void ValidateScenario(Scenario& s) {
   if (tr.method == Method::kQlora && tr.precision != Precision::kBf16 && tr.precision != Precision::kFp16) {
     throw InputError("training.precision", ToString(tr.precision), "bf16 or fp16 with qlora (its compute dtype)");
   }
-  if (tr.method == Method::kLora || tr.method == Method::kQlora) {
+  if (IsAdapterMethod(tr.method)) {
     if (tr.lora_rank < 1 || tr.lora_rank > kMaxLoraRank) {
       throw InputError("training.lora_rank", num(tr.lora_rank), fmt::format("an integer from 1 to {}", kMaxLoraRank));
     }

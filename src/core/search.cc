@@ -16,12 +16,12 @@
 #include "base/error.h"
 #include "text/format.h"
 #include "core/framework.h"
+#include "core/units.h"
 
 namespace trainplan {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct PriceEntry {
   std::string gpu_id;
@@ -612,7 +612,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
     add("method lora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
   if (method != Method::kQlora)
     add("method qlora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
-  if (job.training.optimizer == Optimizer::kAdamW && method != Method::kLora && method != Method::kQlora)
+  if (job.training.optimizer == Optimizer::kAdamW && !IsAdapterMethod(method))
     add("optimizer adamw-8bit", [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
   if (!c.allow_offload)
     add("allow CPU offload", [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
@@ -648,27 +648,6 @@ PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int thread
   PlanResult result = SearchCore(job, c, threads);
   if (!result.feasible) result.alternatives = FindAlternatives(job, c, threads);
   return result;
-}
-
-double ParseDurationSeconds(const std::string& text, const std::string& field) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw InputError(field, text, "a duration such as 15d, 36h, 90m, 3600s or 2w");
-  }
-  std::string unit = NormalizeName(text.substr(used));
-  double scale = unit.empty() || unit == "s" ? 1
-                 : unit == "m" || unit == "min" ? 60
-                 : unit == "h" ? 3600
-                 : unit == "d" ? 86400
-                 : unit == "w" ? 7 * 86400
-                               : -1;
-  if (scale < 0) throw InputError(field, text, "a duration with unit s, m, h, d or w (e.g. 15d)");
-  if (!(value > 0) || !std::isfinite(value))
-    throw InputError(field, text, "a positive duration: a deadline must lie in the future");
-  return value * scale;
 }
 
 nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {

@@ -85,9 +85,6 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constra
 /// Deterministic whatever the thread count. Throws InputError for invalid constraints.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
 
-/// "15d", "36h", "90m", "3600s", "2w" (a bare number is seconds) -> seconds. Throws InputError naming
-/// `field` for a malformed, zero or negative duration.
-double ParseDurationSeconds(const std::string& text, const std::string& field);
 
 /// The result as JSON with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
 nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
 

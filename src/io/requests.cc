@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"

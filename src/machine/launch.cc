@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "core/framework.h"
 #include "io/model_catalog.h"
+#include "core/units.h"
 
 namespace trainplan {
 
@@ -13,7 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-bool IsPeft(Method m) { return m == Method::kLora || m == Method::kQlora; }
 
 /// DeepSpeed runs the job: the DeepSpeed engine, or a Hugging Face Trainer plan that shards or offloads
 /// (the Trainer does both through its DeepSpeed integration).
@@ -476,7 +476,7 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
                      "megatron for a plan with tensor, pipeline or context parallelism");
   if (p.framework == Framework::kTorchtune) {
     // torchtune recipes take key=value overrides of their YAML config.
-    return {IsPeft(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config", "CONFIG.yaml",
+    return {IsAdapterMethod(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config", "CONFIG.yaml",
             fmt::format("batch_size={}", p.micro_batch),
             fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
             fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),

@@ -11,12 +11,12 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "catalog/hardware.h"
+#include "core/units.h"
 
 namespace trainplan {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// Memory a GPU shows in use with no job on it (display, persistence daemon) stays well below this.
 constexpr double kBusyBytes = 1.0 * kGiB;
 
@@ -59,8 +59,8 @@ double CheckpointBytes(const Scenario& job) {
   const ParamCounts params = CountParams(whole.model);
   const TrainableParams trainable = CountTrainable(whole, params);
   const MemoryEstimate m = EstimateMemory(whole, params, trainable);
-  const bool adapters_only = job.training.method == Method::kLora || job.training.method == Method::kQlora;
-  const double compute_bytes = job.training.precision == Precision::kFp32 ? 4 : 2;
+  const bool adapters_only = IsAdapterMethod(job.training.method);
+  const double compute_bytes = ComputeBytes(job.training.precision);
   const double weights = adapters_only ? trainable.trainable * compute_bytes : m[MemTerm::kWeights];
   return weights + m[MemTerm::kMasterWeights] + m[MemTerm::kOptimizerStates];
 }

@@ -17,12 +17,12 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "io/model_catalog.h"
+#include "core/units.h"
 
 namespace trainplan {
 namespace {
 
 using nlohmann::json;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// Why a record cannot be compared; thrown inside the mapping, caught per record.
 struct Skip {

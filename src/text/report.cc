@@ -8,14 +8,13 @@
 
 #include "base/error.h"
 #include "core/estimate.h"
+#include "core/units.h"
 
 namespace trainplan {
 
 namespace {
 
 using nlohmann::json;
-constexpr double kGB = 1e9;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
 

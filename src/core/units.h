@@ -1,0 +1,57 @@
+#pragma once
+// Units and the domain rules every estimator shares: one definition each, so memory, time, the bill of
+// materials, checkpoints and launch files cannot disagree about what an adapter method is or how many
+// bytes a gradient takes.
+#include "core/framework.h"
+#include "core/scenario.h"
+
+namespace trainplan {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // binary: memory capacities and usage
+inline constexpr double kGB = 1e9;                        // decimal: datasheets, disks, network rates
+
+/// LoRA and QLoRA train adapters over a frozen base (PEFT); freeze trains whole top layers.
+inline bool IsAdapterMethod(Method m) { return m == Method::kLora || m == Method::kQlora; }
+
+/// Bytes of one element in the compute dtype. FP8 training keeps bf16 weights and activations between its
+/// FP8 GEMMs (Transformer Engine), so it counts 2.
+inline double ComputeBytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; }
+
+/// QLoRA NF4 with double quantisation: 4 bits per weight plus an 8-bit absmax per 64-weight block plus an
+/// fp32 constant per 256 blocks = 8/64 + 32/(64*256) = 0.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
+inline constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+
+/// Bytes of one frozen or trained base-layer weight as held on the GPU: NF4 under QLoRA, else the compute
+/// dtype.
+inline double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4BytesPerParam : ComputeBytes(p); }
+
+/// Mixed precision keeps an fp32 master copy of what trains; fp32 training and engines running purely in
+/// the compute dtype (torchtune `dtype: bf16`) do not.
+inline bool KeepsMasterWeights(Precision p, const FrameworkProfile& fw) {
+  return p != Precision::kFp32 && !fw.pure_low_precision;
+}
+
+/// Bytes of one gradient element as it is kept and reduced: fp32 where the engine accumulates in fp32
+/// (Megatron main_grad) or the job is fp32, else the compute dtype.
+inline double GradientBytes(Precision p, const FrameworkProfile& fw) {
+  return fw.fp32_grad_accumulation || p == Precision::kFp32 ? 4 : ComputeBytes(p);
+}
+
+/// bitsandbytes 8-bit Adam: m and v in one byte each plus one fp32 absmax per 2,048-value block for each.
+inline constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 2048;
+
+/// Optimizer state per trainable parameter at rest, in bytes: AdamW's m and v, SGD's momentum, in fp32 or
+/// (pure low precision) the compute dtype. Adafactor's factored moment scales with rows + columns, not
+/// parameters, and counts 0 here.
+inline double OptimizerStateBytesPerParam(Optimizer o, Precision p, const FrameworkProfile& fw) {
+  const double value = fw.pure_low_precision ? ComputeBytes(p) : 4;
+  switch (o) {
+    case Optimizer::kAdamW: return 2 * value;
+    case Optimizer::kAdamW8bit: return kAdam8bitBytesPerParam;
+    case Optimizer::kSgdMomentum: return value;
+    case Optimizer::kAdafactor: return 0;
+  }
+  return 0;
+}
+
+}  // namespace trainplan
