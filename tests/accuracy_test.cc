@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "text/accuracy.h"
+#include "io/accuracy.h"
 
 namespace trainplan {
 namespace {

@@ -18,7 +18,7 @@
 #include "cli/recommend_commands.h"
 #include "cli/render.h"
 #include "server/server.h"
-#include "text/accuracy.h"
+#include "io/accuracy.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "catalog/hardware.h"

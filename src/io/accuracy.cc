@@ -1,7 +1,7 @@
 // The accuracy harness: every published measurement in tests/reference/measurements.jsonl mapped to the
 // scenario it describes, estimated, and compared. How each family of records is mapped, and what had to
 // be assumed, is written into each row's note and into docs/performance.md.
-#include "text/accuracy.h"
+#include "io/accuracy.h"
 
 #include <algorithm>
 #include <numeric>
