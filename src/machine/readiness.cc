@@ -65,39 +65,10 @@ double CheckpointBytes(const Scenario& job) {
   return weights + m[MemTerm::kMasterWeights] + m[MemTerm::kOptimizerStates];
 }
 
-Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const ReadinessOptions& options) {
-  Readiness r;
-  r.job = job;
-  if (probe.gpus.empty()) {
-    Add(r, Finding::Severity::kBlocker, "gpu", probe.gpu_status.empty() ? "no NVIDIA GPU found" : probe.gpu_status);
-    return r;
-  }
-  std::map<std::string, int> types;
-  for (const auto& g : probe.gpus) ++types[g.catalog_id];
-  const ProbedGpu& first = probe.gpus.front();
-  if (first.catalog_id.empty()) {
-    Add(r, Finding::Severity::kBlocker, "gpu",
-        fmt::format("'{}' is not in the GPU catalog (see `trainplan gpus`), so the job cannot be planned on it",
-                    first.nvml.name));
-    return r;
-  }
-  r.gpu_id = first.catalog_id;
-  r.gpus = options.gpus > 0 ? std::min(options.gpus, types[r.gpu_id]) : types[r.gpu_id];
-  if (types.size() > 1)
-    Add(r, Finding::Severity::kWarning, "gpu",
-        fmt::format("the machine mixes GPU types; planning on {} {} only", r.gpus, r.gpu_id));
+namespace {
 
-  PlanConstraints constraints;
-  constraints.gpu_types = {r.gpu_id};
-  constraints.gpus = r.gpus;
-  constraints.gpus_per_node = r.gpus;
-  constraints.objective = Objective::kTime;
-  constraints.framework_fixed = options.framework_fixed;
-  constraints.top = 3;
-  r.result = SearchPlans(job, constraints, options.threads);
-  r.checkpoint_bytes = CheckpointBytes(job);
-
-  // Other processes already on the GPUs.
+/// Other processes already on the planned GPUs; returns the least free memory among them.
+double CheckGpusInUse(Readiness& r, const MachineProbe& probe) {
   double least_free = 1e300;
   for (const auto& g : probe.gpus) {
     const NvmlGpuInfo& n = g.nvml;
@@ -108,48 +79,50 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
           fmt::format("GPU{} is in use: {} process(es), {:.1f} GiB of {:.1f} GiB taken", n.index,
                       std::max(n.compute_processes, 0), n.memory_used_bytes / kGiB, n.memory_total_bytes / kGiB));
   }
+  return least_free;
+}
 
-  if (!r.result.feasible) {
+/// The best plan's GPU and host memory against what the machine has free.
+void CheckPlanMemory(Readiness& r, const Plan& plan, const MachineProbe& probe, double least_free) {
+  if (plan.memory.per_gpu_bytes > least_free)
     Add(r, Finding::Severity::kBlocker, "gpu memory",
-        fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, r.result.reason));
-    for (const auto& alt : r.result.alternatives)
-      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", alt.change + ": " + alt.summary);
-  } else {
-    const Plan& plan = r.result.plans.front();
-    if (plan.memory.per_gpu_bytes > least_free)
-      Add(r, Finding::Severity::kBlocker, "gpu memory",
-          fmt::format("the plan needs {:.1f} GiB per GPU; the fullest GPU has {:.1f} GiB free", plan.memory.per_gpu_bytes / kGiB,
-                      least_free / kGiB));
-    if (plan.memory.host_bytes > probe.memory.available_bytes)
-      Add(r, Finding::Severity::kBlocker, "host memory",
-          fmt::format("offload and pinned buffers need {:.1f} GiB of host RAM; {:.1f} GiB is available",
-                      plan.memory.host_bytes / kGiB, probe.memory.available_bytes / kGiB));
-    else if (plan.memory.host_bytes > 0.8 * probe.memory.available_bytes)
-      Add(r, Finding::Severity::kWarning, "host memory",
-          fmt::format("offload needs {:.1f} GiB of the {:.1f} GiB available: little left for data loading",
-                      plan.memory.host_bytes / kGiB, probe.memory.available_bytes / kGiB));
-    const GpuSpec& spec = FindGpu(r.gpu_id);
-    if (!probe.topology.empty()) {
-      // Megatron orders ranks tensor-parallel first, then context-parallel: blocks of tp x cp consecutive
-      // GPUs exchange activations every layer.
-      const int group = plan.strategy.tp * plan.strategy.cp;
-      if (const auto [a, b] = FirstPairWithoutNvlink(probe, group); group > 1 && a >= 0)
-        Add(r, Finding::Severity::kWarning, "nvlink",
-            fmt::format("the plan's {} group pairs GPU{} and GPU{} over {} (PCIe), not NVLink: its per-layer "
-                        "collectives run at PCIe speed",
-                        plan.strategy.cp > 1 ? "tensor/context-parallel" : "tensor-parallel", a, b,
-                        probe.topology[a][b]));
-      // The estimate's intra-node link is NVLink for SXM parts (NVSwitch); PCIe cards with optional
-      // bridges are planned over PCIe, so a missing bridge changes nothing there.
-      const LinkSpec& planned = DefaultIntraNodeLink(spec);
-      if (const auto [a, b] = FirstPairWithoutNvlink(probe, r.gpus); planned.id.rfind("nvlink", 0) == 0 && a >= 0)
-        Add(r, Finding::Severity::kWarning, "nvlink",
-            fmt::format("the estimate assumes {} between all GPUs, but GPU{} and GPU{} connect over {}: "
-                        "data-parallel communication will be slower than planned",
-                        planned.name, a, b, probe.topology[a][b]));
-    }
-  }
+        fmt::format("the plan needs {:.1f} GiB per GPU; the fullest GPU has {:.1f} GiB free", plan.memory.per_gpu_bytes / kGiB,
+                    least_free / kGiB));
+  if (plan.memory.host_bytes > probe.memory.available_bytes)
+    Add(r, Finding::Severity::kBlocker, "host memory",
+        fmt::format("offload and pinned buffers need {:.1f} GiB of host RAM; {:.1f} GiB is available",
+                    plan.memory.host_bytes / kGiB, probe.memory.available_bytes / kGiB));
+  else if (plan.memory.host_bytes > 0.8 * probe.memory.available_bytes)
+    Add(r, Finding::Severity::kWarning, "host memory",
+        fmt::format("offload needs {:.1f} GiB of the {:.1f} GiB available: little left for data loading",
+                    plan.memory.host_bytes / kGiB, probe.memory.available_bytes / kGiB));
+}
 
+/// NVLink where the plan expects it: inside each tensor/context-parallel group, and between all GPUs when the
+/// estimate assumed an NVLink fabric.
+void CheckTopology(Readiness& r, const Plan& plan, const MachineProbe& probe) {
+  if (probe.topology.empty()) return;
+  // Megatron orders ranks tensor-parallel first, then context-parallel: blocks of tp x cp consecutive
+  // GPUs exchange activations every layer.
+  const int group = plan.strategy.tp * plan.strategy.cp;
+  if (const auto [a, b] = FirstPairWithoutNvlink(probe, group); group > 1 && a >= 0)
+    Add(r, Finding::Severity::kWarning, "nvlink",
+        fmt::format("the plan's {} group pairs GPU{} and GPU{} over {} (PCIe), not NVLink: its per-layer "
+                    "collectives run at PCIe speed",
+                    plan.strategy.cp > 1 ? "tensor/context-parallel" : "tensor-parallel", a, b,
+                    probe.topology[a][b]));
+  // The estimate's intra-node link is NVLink for SXM parts (NVSwitch); PCIe cards with optional
+  // bridges are planned over PCIe, so a missing bridge changes nothing there.
+  const LinkSpec& planned = DefaultIntraNodeLink(FindGpu(r.gpu_id));
+  if (const auto [a, b] = FirstPairWithoutNvlink(probe, r.gpus); planned.id.rfind("nvlink", 0) == 0 && a >= 0)
+    Add(r, Finding::Severity::kWarning, "nvlink",
+        fmt::format("the estimate assumes {} between all GPUs, but GPU{} and GPU{} connect over {}: "
+                    "data-parallel communication will be slower than planned",
+                    planned.name, a, b, probe.topology[a][b]));
+}
+
+/// Rotational disks for data or checkpoints, and room for checkpoints.
+void CheckDisks(Readiness& r, const MachineProbe& probe) {
   const PathSpace* checkpoint = nullptr;
   for (const auto& p : probe.paths) {
     if (p.role == "checkpoint") checkpoint = &p;
@@ -160,7 +133,7 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
   }
   if (checkpoint == nullptr) {
     Add(r, Finding::Severity::kNote, "checkpoint disk",
-        fmt::format("one checkpoint takes {:.1f} GiB; pass --checkpoint DIR to check its free space",
+        fmt::format("one checkpoint takes {:.1f} GiB; name the checkpoint directory to check its free space",
                     r.checkpoint_bytes / kGiB));
   } else if (checkpoint->free_bytes < r.checkpoint_bytes) {
     Add(r, Finding::Severity::kBlocker, "checkpoint disk",
@@ -171,7 +144,10 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
         fmt::format("{} holds only one {:.1f} GiB checkpoint ({:.1f} GiB free): a failed save leaves none",
                     checkpoint->path, r.checkpoint_bytes / kGiB, checkpoint->free_bytes / kGiB));
   }
+}
 
+/// Per-GPU health: PCIe links below their maximum, uncorrected ECC errors, throttling.
+void CheckGpuHealth(Readiness& r, const MachineProbe& probe) {
   for (const auto& g : probe.gpus) {
     const NvmlGpuInfo& n = g.nvml;
     if (n.pcie_width_current > 0 && n.pcie_width_max > 0 && n.pcie_width_current < n.pcie_width_max)
@@ -197,6 +173,60 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
                       n.power_draw_w));
     }
   }
+}
+
+/// Picks the GPU type to plan on (the first GPU's) and how many; false when there is nothing to plan on.
+bool ChooseGpus(Readiness& r, const MachineProbe& probe, const ReadinessOptions& options) {
+  if (probe.gpus.empty()) {
+    Add(r, Finding::Severity::kBlocker, "gpu", probe.gpu_status.empty() ? "no NVIDIA GPU found" : probe.gpu_status);
+    return false;
+  }
+  std::map<std::string, int> types;
+  for (const auto& g : probe.gpus) ++types[g.catalog_id];
+  const ProbedGpu& first = probe.gpus.front();
+  if (first.catalog_id.empty()) {
+    Add(r, Finding::Severity::kBlocker, "gpu",
+        fmt::format("'{}' is not in the GPU catalog (see `trainplan gpus`), so the job cannot be planned on it",
+                    first.nvml.name));
+    return false;
+  }
+  r.gpu_id = first.catalog_id;
+  r.gpus = options.gpus > 0 ? std::min(options.gpus, types[r.gpu_id]) : types[r.gpu_id];
+  if (types.size() > 1)
+    Add(r, Finding::Severity::kWarning, "gpu",
+        fmt::format("the machine mixes GPU types; planning on {} {} only", r.gpus, r.gpu_id));
+  return true;
+}
+
+}  // namespace
+
+Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const ReadinessOptions& options) {
+  Readiness r;
+  r.job = job;
+  if (!ChooseGpus(r, probe, options)) return r;
+
+  PlanConstraints constraints;
+  constraints.gpu_types = {r.gpu_id};
+  constraints.gpus = r.gpus;
+  constraints.gpus_per_node = r.gpus;
+  constraints.objective = Objective::kTime;
+  constraints.framework_fixed = options.framework_fixed;
+  constraints.top = 3;
+  r.result = SearchPlans(job, constraints, options.threads);
+  r.checkpoint_bytes = CheckpointBytes(job);
+
+  const double least_free = CheckGpusInUse(r, probe);
+  if (!r.result.feasible) {
+    Add(r, Finding::Severity::kBlocker, "gpu memory",
+        fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, r.result.reason));
+    for (const auto& alt : r.result.alternatives)
+      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", alt.change + ": " + alt.summary);
+  } else {
+    CheckPlanMemory(r, r.result.plans.front(), probe, least_free);
+    CheckTopology(r, r.result.plans.front(), probe);
+  }
+  CheckDisks(r, probe);
+  CheckGpuHealth(r, probe);
 
   r.ready = r.result.feasible &&
             std::none_of(r.findings.begin(), r.findings.end(),
