@@ -344,109 +344,148 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
   return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
 }
 
+// Bytes per element of each training state and how far each is sharded, for one scenario.
+struct StateLayout {
+  double weight_bytes, adapter_bytes, grad_bytes, adapter_grad_bytes;
+  double dpc;  // ZeRO and the distributed optimizer shard over DP x CP
+  double shard_optimizer, shard_grads, shard_weights;
+  bool master, offload_optimizer, offload_params;
+};
+
+StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
+  const Training& tr = sc.training;
+  const Strategy& st = sc.strategy;
+  StateLayout l;
+  l.weight_bytes = ComputeBytes(tr.precision);
+  l.adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : l.weight_bytes;
+  l.grad_bytes = GradientBytes(tr.precision, fw);
+  l.adapter_grad_bytes = std::max(l.adapter_bytes, l.grad_bytes);
+  l.dpc = par.d * par.c;
+  l.shard_optimizer = (st.zero >= 1 || fw.distributed_optimizer) ? l.dpc : 1;
+  l.shard_grads = st.zero >= 2 ? l.dpc : 1;
+  l.shard_weights = st.zero >= 3 ? l.dpc : 1;
+  l.master = KeepsMasterWeights(tr.precision, fw);
+  l.offload_optimizer = st.offload != Offload::kNone;
+  l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
+  return l;
+}
+
+// Weights: compute precision; QLoRA layer linears in NF4, embeddings, head and norms in bf16 (fp32 when the
+// engine prepares the model for k-bit training); FP8 adds its cached weight copies.
+double WeightBytes(const Training& tr, const FrameworkProfile& fw, const Tally& tally, const StateLayout& l) {
+  const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : l.weight_bytes;
+  double weights = tr.method == Method::kQlora ? tally.quantized * kNf4BytesPerParam +
+                                                     (tally.base - tally.quantized) * unquantized_bytes
+                                               : tally.base * l.weight_bytes;
+  if (tr.precision == Precision::kFp8) weights += tally.quantized * kFp8WeightCacheBytesPerParam;
+  weights += tally.lora * l.adapter_bytes;
+  return weights / l.shard_weights;
+}
+
+struct TrainingState {
+  double master = 0, optimizer = 0, grads = 0, host = 0;
+};
+
+// Master weights, optimizer states and gradients on the GPU, and what offload moves to the host.
+TrainingState TrainingStateOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par,
+                              const Tally& tally, const StateLayout& l) {
+  const Training& tr = sc.training;
+  TrainingState out;
+  // fp32 master copy of what trains, in mixed precision (adapters already fp32 need none).
+  out.master = l.master ? tally.trainable * 4 + (l.adapter_bytes < 4 ? tally.lora * 4 : 0) : 0;
+  out.master /= l.shard_optimizer;
+
+  const double trained = tally.trainable + tally.lora;
+  // Adafactor keeps a factored second moment and no first moment (Shazeer & Stern 2018; HF Adafactor
+  // beta1=None): one value per row and column.
+  const double factored_value_bytes = fw.pure_low_precision ? l.weight_bytes : 4;
+  out.optimizer = tr.optimizer == Optimizer::kAdafactor
+                      ? tally.factored * factored_value_bytes
+                      : trained * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw);
+  out.optimizer /= l.shard_optimizer;
+
+  out.grads = tally.trainable * l.grad_bytes + tally.lora * l.adapter_grad_bytes;
+  if (fw.optimizer_in_backward && sc.hardware.gpus == 1 && par.microbatches <= 1) {
+    // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
+    // embedding / LM head matrix).
+    out.grads = tally.largest_trainable_layer * l.grad_bytes;
+  }
+  out.grads /= l.shard_grads;
+  if (l.offload_optimizer) {
+    out.host += out.master + out.optimizer;
+    out.master = 0;
+    out.optimizer = 0;
+    if (sc.strategy.zero >= 2) {  // ZeRO-Offload reduces gradients into fp32 partitions in host memory
+      out.host += trained / l.dpc * 4;
+      out.grads = 0;
+    }
+  }
+  return out;
+}
+
+// Communication buffers: the engine's DP buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
+double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par, const Tally& tally,
+                       const StateLayout& l, double grads) {
+  const Strategy& st = sc.strategy;
+  double comm = 0;
+  if (l.dpc > 1 || st.zero > 0) comm += fw.comm_buffer_bytes;
+  if (fw.ddp_gradient_buckets && st.zero == 0 && l.dpc > 1) comm += grads;
+  if (st.zero >= 3) {
+    // Gathered units (a layer, or the embedding / LM head): the one computing and the one prefetched,
+    // plus the gradients of one unit on their way to the reduce-scatter.
+    comm += tally.largest_layer * l.weight_bytes * 2 + tally.largest_trainable_layer * l.grad_bytes;
+  }
+  if (par.p > 1) {
+    // p2p send and receive buffers
+    comm += 2 * l.weight_bytes * par.tokens * static_cast<double>(sc.model.hidden_size) * par.inv_t;
+  }
+  return comm;
+}
+
+// The AdamW step's temporaries never coexist with activations and logits: they count only where they exceed
+// them.
+double AdamStepExcessBytes(const Scenario& sc, const FrameworkProfile& fw, const Tally& tally,
+                           const StateLayout& l, double activations_and_logits) {
+  if (sc.training.optimizer != Optimizer::kAdamW || l.offload_optimizer) return 0;
+  double step_params = (tally.trainable + tally.lora) / l.shard_optimizer;
+  if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
+  return std::max(0.0, step_params * fw.adam_step_temp_bytes_per_param - activations_and_logits);
+}
+
 template <typename Layers>
 MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const Layers& layers,
                            const FrameworkProfile& fw, const Parallel& par, const Stage& stage) {
-  const Training& tr = sc.training;
-  const Strategy& st = sc.strategy;
   const Tally tally = StageTally(sc, params, layers, par, stage);
-  const double dpc = par.d * par.c;  // ZeRO and the distributed optimizer shard over DP x CP
-  const double wb = ComputeBytes(tr.precision);
-  const bool mixed = KeepsMasterWeights(tr.precision, fw);
-  const double adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : wb;
-  const double grad_bytes = GradientBytes(tr.precision, fw);
-  const double adapter_grad_bytes = std::max(adapter_bytes, grad_bytes);
-  const bool offload_optimizer = st.offload != Offload::kNone;
-  const bool offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
-  const double shard_optimizer = (st.zero >= 1 || fw.distributed_optimizer) ? dpc : 1;
-  const double shard_grads = st.zero >= 2 ? dpc : 1;
-  const double shard_weights = st.zero >= 3 ? dpc : 1;
-  const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));
-
+  const StateLayout layout = LayoutOf(sc, fw, par);
   MemoryEstimate m;
   double host_per_gpu = 0;
 
-  // Weights: compute precision; QLoRA layer linears in NF4, embeddings, head and norms in bf16 (fp32
-  // when the engine prepares the model for k-bit training).
-  const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : wb;
-  double weights = tr.method == Method::kQlora ? tally.quantized * kNf4BytesPerParam +
-                                                     (tally.base - tally.quantized) * unquantized_bytes
-                                               : tally.base * wb;
-  if (tr.precision == Precision::kFp8) weights += tally.quantized * kFp8WeightCacheBytesPerParam;
-  weights += tally.lora * adapter_bytes;
-  weights /= shard_weights;
-  if (offload_params) {
+  double weights = WeightBytes(sc.training, fw, tally, layout);
+  if (layout.offload_params) {
     host_per_gpu += weights;
     weights = 0;
   }
   m[MemTerm::kWeights] = weights;
 
-  // fp32 master copy of what trains, in mixed precision (adapters already fp32 need none).
-  double master = mixed ? tally.trainable * 4 + (adapter_bytes < 4 ? tally.lora * 4 : 0) : 0;
-  master /= shard_optimizer;
-
-  const double trained = tally.trainable + tally.lora;
-  // Adafactor keeps a factored second moment and no first moment (Shazeer & Stern 2018; HF Adafactor
-  // beta1=None): one value per row and column.
-  const double factored_value_bytes = fw.pure_low_precision ? wb : 4;
-  double optimizer = tr.optimizer == Optimizer::kAdafactor
-                         ? tally.factored * factored_value_bytes
-                         : trained * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw);
-  optimizer /= shard_optimizer;
-
-  double grads = tally.trainable * grad_bytes + tally.lora * adapter_grad_bytes;
-  if (fw.optimizer_in_backward && sc.hardware.gpus == 1 && par.microbatches <= 1) {
-    // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
-    // embedding / LM head matrix).
-    grads = tally.largest_trainable_layer * grad_bytes;
-  }
-  grads /= shard_grads;
-  if (offload_optimizer) {
-    host_per_gpu += master + optimizer;
-    master = 0;
-    optimizer = 0;
-    if (st.zero >= 2) {  // ZeRO-Offload reduces gradients into fp32 partitions in host memory
-      host_per_gpu += trained / dpc * 4;
-      grads = 0;
-    }
-  }
-  m[MemTerm::kMasterWeights] = master;
-  m[MemTerm::kGradients] = grads;
-
-  double comm = 0;
-  if (dpc > 1 || st.zero > 0) comm += fw.comm_buffer_bytes;
-  if (fw.ddp_gradient_buckets && st.zero == 0 && dpc > 1) comm += grads;
-  if (st.zero >= 3) {
-    // Gathered units (a layer, or the embedding / LM head): the one computing and the one prefetched,
-    // plus the gradients of one unit on their way to the reduce-scatter.
-    comm += tally.largest_layer * wb * 2 + tally.largest_trainable_layer * grad_bytes;
-  }
-  if (par.p > 1) {
-    // p2p send and receive buffers
-    comm += 2 * wb * par.tokens * static_cast<double>(sc.model.hidden_size) * par.inv_t;
-  }
-  m[MemTerm::kCommBuffers] = comm;
+  const TrainingState state = TrainingStateOf(sc, fw, par, tally, layout);
+  host_per_gpu += state.host;
+  m[MemTerm::kMasterWeights] = state.master;
+  m[MemTerm::kGradients] = state.grads;
+  m[MemTerm::kCommBuffers] = CommBufferBytes(sc, fw, par, tally, layout, state.grads);
 
   const StageActivations acts = ActivationsOfStage(sc, layers, fw, par, stage);
   host_per_gpu += acts.host;
   m[MemTerm::kActivations] = acts.gpu;
   m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
-
-  // The AdamW step's temporaries never coexist with activations and logits: they count only where
-  // they exceed them.
-  if (tr.optimizer == Optimizer::kAdamW && !offload_optimizer) {
-    double step_params = trained / shard_optimizer;
-    if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
-    const double step_temp = step_params * fw.adam_step_temp_bytes_per_param;
-    optimizer += std::max(0.0, step_temp - m[MemTerm::kActivations] - m[MemTerm::kLogits]);
-  }
-  m[MemTerm::kOptimizerStates] = optimizer;
+  m[MemTerm::kOptimizerStates] =
+      state.optimizer + AdamStepExcessBytes(sc, fw, tally, layout, m[MemTerm::kActivations] + m[MemTerm::kLogits]);
 
   double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
   m[MemTerm::kFragmentation] = allocated * fw.allocator_fragmentation;
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
+  const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));
   m.host_bytes = host_per_gpu * gpus_on_node;
   m.capacity_bytes = sc.hardware.gpu.memory_bytes;
   m.fits = m.per_gpu_bytes <= m.capacity_bytes;
