@@ -247,23 +247,12 @@ struct LayerCost {
   double dequant_bytes = 0;    // QLoRA NF4 -> bf16 per pass
 };
 
-/// `backward`: 0 no backward through the layer, 1 activation gradients only (frozen weights),
-/// 2 activation and weight gradients (trainable). `tp_one`: one TP activation all-reduce, the same
-/// for every layer.
+// The layer's linears: each GEMM as the TP/EP split leaves it on this GPU, LoRA adapters beside their
+// targets, FP8 input casts.
 template <typename Layers>
-LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
-                    const TimeLayerSummary& layer, int backward, double tp_one) {
-  const auto& tr = sc.training;
-  const auto& st = sc.strategy;
-  const auto& hw = sc.hardware;
-  const double t = st.tp, c = st.cp, ep = st.ep;
-  const double inv_t = 1 / t;
-  const double b = tr.micro_batch, s = tr.seq_len;
-  const double tokens = b * s / c;  // rows of every GEMM on this GPU (SP gathers them back before GEMMs)
-  const double h = sc.model.hidden_size;
-  LayerCost out;
-
-  double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
+void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index, int backward,
+               double tokens, LayerCost& out, double& cast_fwd_bytes, double& cast_bwd_bytes) {
+  const double inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep;
   layers.ForEachGemm(index, [&](const GemmShape& g) {
     double n = g.out * inv_t, k = g.in;
     if (g.row_parallel) n = g.out, k = g.in * inv_t;
@@ -280,26 +269,29 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
     }
     out.bwd_matmul_s += backward * gemm_s;
     if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
-      const double rank = tr.lora_rank;
+      const double rank = static_cast<double>(sc.training.lora_rank);
       const double adapters = g.multiplicity * (Gemm(r, m, rank, k, count) + Gemm(r, m, n, rank, count));
       out.fwd_matmul_s += adapters;
       out.bwd_matmul_s += (backward > 0 ? 2 : 0) * adapters;
     }
   });
-  if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (t * ep);
+}
 
-  // Attention core: scores QK^T and context PV per head. The time model computes only the causal half
-  // under flash attention (masked tiles are skipped) and the full square otherwise; a sliding window
-  // caps the keys each query sees.
+// Attention core: scores QK^T and context PV per head. The time model computes only the causal half under
+// flash attention (masked tiles are skipped) and the full square otherwise; a sliding window caps the keys
+// each query sees. Eager attention also moves the score matrix through softmax and dropout. Returns the
+// model FLOPs of one sequence's attention core (the published full-square convention).
+double CostAttention(const Scenario& sc, const TimeRates& r, const TimeLayerSummary& layer, int backward,
+                     LayerCost& out) {
+  const auto& st = sc.strategy;
   const auto& at = layer.attention;
-  const double heads = at.num_heads / t;
-  double keys_full = s;
-  if (at.sliding_window > 0 && at.sliding_window < s) keys_full = at.sliding_window;
+  const double b = static_cast<double>(sc.training.micro_batch), s = static_cast<double>(sc.training.seq_len);
+  const double heads = static_cast<double>(at.num_heads) / st.tp;
+  const bool windowed = at.sliding_window > 0 && at.sliding_window < s;
+  const double keys_full = windowed ? static_cast<double>(at.sliding_window) : s;
   double keys_time = keys_full;
-  if (st.flash_attention) {
-    keys_time = (at.sliding_window > 0 && at.sliding_window < s) ? keys_full * (1 - keys_full / (2 * s)) : s / 2;
-  }
-  const double q_rows = s / c;
+  if (st.flash_attention) keys_time = windowed ? keys_full * (1 - keys_full / (2 * s)) : s / 2;
+  const double q_rows = s / st.cp;
   const double attn_fwd_s =
       st.flash_attention
           ? Flash(r, q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)
@@ -309,36 +301,43 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
   // Flash attention's backward recomputes the scores: 5 GEMMs of the forward's size against 4.
   const double attn_bwd_factor = st.flash_attention ? 2.5 : 2.0;
   out.bwd_attn_s = backward > 0 ? attn_bwd_factor * attn_fwd_s : 0;
-  // Model FLOPs use the published convention (PaLM, Megatron-LM, MosaicML): the full s x s square.
-  const double attn_flops_per_seq = 2.0 * s * keys_full * at.num_heads * (at.qk_head_dim + at.v_head_dim);
+  // Eager attention materialises the score matrix: scale-mask-softmax reads the scores and writes the
+  // probabilities, attention dropout reads them and writes the dropped copy and a 1-byte mask (the
+  // accounting behind Korthikanti et al.'s 5as/h activation term); backward reverses both.
+  if (!st.flash_attention) {
+    const double scores = b * heads * q_rows * keys_full;
+    out.fwd_attn_s += HbmSeconds(r, scores * (2 + 2 + 2 + 2 + 1));
+    if (backward > 0) out.bwd_attn_s += HbmSeconds(r, scores * (2 + 1 + 2 + 2 + 2 + 2));
+  }
+  return 2.0 * s * keys_full * at.num_heads * (at.qk_head_dim + at.v_head_dim);
+}
 
-  // Bandwidth-bound elementwise work per token (bf16, fused kernels): two norms (read+write h), two
-  // residual adds (read 2h, write h), the activation function (gated: read 2, write 1; plain: read 1,
-  // write 1), RoPE on q and k; unfused engines move `elementwise_traffic` times these bytes. Norms and
-  // residuals are replicated over TP ranks unless sequence parallelism splits them.
+// Bandwidth-bound elementwise bytes of one forward per GPU (bf16, fused kernels): two norms (read+write h),
+// two residual adds (read 2h, write h), the activation function (gated: read 2, write 1; plain: read 1,
+// write 1), RoPE on q and k; unfused engines move `elementwise_traffic` times these bytes. Norms and
+// residuals are replicated over TP ranks unless sequence parallelism splits them.
+double ElementwiseBytes(const Scenario& sc, const TimeRates& r, const TimeLayerSummary& layer, double tokens) {
+  const auto& st = sc.strategy;
+  const auto& at = layer.attention;
+  const double t = st.tp, h = static_cast<double>(sc.model.hidden_size);
   const double replicated = st.sequence_parallel ? tokens / t : tokens;
   double fwd_bytes = replicated * (2 * 2 * h * 2 + 2 * 3 * h * 2);
   fwd_bytes += tokens * layer.ffn_active / t * (layer.gated_mlp ? 6 : 4);
   if (!sc.model.learned_position_embeddings) {
     fwd_bytes += tokens * (at.num_heads + at.num_kv_heads) / t * at.qk_head_dim * 2 * 2;
   }
-  fwd_bytes *= r.elementwise_traffic;
-  // Eager attention materialises the score matrix: scale-mask-softmax reads the scores and writes the
-  // probabilities, attention dropout reads them and writes the dropped copy and a 1-byte mask (the
-  // accounting behind Korthikanti et al.'s 5as/h activation term); backward reverses both.
-  double softmax_fwd = 0, softmax_bwd = 0;
-  if (!st.flash_attention) {
-    const double scores = b * heads * q_rows * keys_full;
-    softmax_fwd = HbmSeconds(r, scores * (2 + 2 + 2 + 2 + 1));
-    softmax_bwd = HbmSeconds(r, scores * (2 + 1 + 2 + 2 + 2 + 2));
-  }
-  out.fwd_attn_s += softmax_fwd;
-  if (backward > 0) out.bwd_attn_s += softmax_bwd;
-  out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
-  out.bwd_mem_s = backward > 0 ? HbmSeconds(r, 2 * fwd_bytes + cast_bwd_bytes) : 0;
+  return fwd_bytes * r.elementwise_traffic;
+}
 
-  // Collectives of one forward pass. TP: the attention and MLP outputs are all-reduced (parallel
-  // attention+MLP blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes.
+// Collectives of one forward pass. TP: the attention and MLP outputs are all-reduced (parallel attention+MLP
+// blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes. EP: token dispatch.
+// CP: ring attention's K/V exchange.
+void CostLayerCollectives(const Scenario& sc, const TimeLayerSummary& layer, double tokens, double tp_one,
+                          LayerCost& out) {
+  const auto& st = sc.strategy;
+  const auto& hw = sc.hardware;
+  const auto& at = layer.attention;
+  const double t = st.tp, c = st.cp, ep = st.ep, h = static_cast<double>(sc.model.hidden_size);
   out.tp_collective_s = (layer.parallel_attn_mlp ? 1 : 2) * tp_one;
   if (layer.moe && st.ep > 1) {  // dispatch: every token's top-k copies leave for other EP ranks
     const double bytes = tokens / t * layer.experts_per_token * h * 2 * (ep - 1) / ep;
@@ -346,10 +345,32 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
     out.ep_alltoall_s = LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, ep - 1);
   }
   if (st.cp > 1) {  // ring attention: the local K and V chunk visits the other cp-1 ranks
+    const double b = static_cast<double>(sc.training.micro_batch), s = static_cast<double>(sc.training.seq_len);
     const double kv_bytes = b * (s / c) * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
     const bool intra = st.tp * st.cp <= hw.gpus_per_node;
     out.cp_exchange_s = LinkTime(intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
   }
+}
+
+/// `backward`: 0 no backward through the layer, 1 activation gradients only (frozen weights),
+/// 2 activation and weight gradients (trainable). `tp_one`: one TP activation all-reduce, the same
+/// for every layer.
+template <typename Layers>
+LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
+                    const TimeLayerSummary& layer, int backward, double tp_one) {
+  const auto& tr = sc.training;
+  const double b = static_cast<double>(tr.micro_batch), s = static_cast<double>(tr.seq_len);
+  const double tokens = b * s / sc.strategy.cp;  // rows of every GEMM on this GPU (SP gathers them back first)
+  LayerCost out;
+
+  double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
+  CostGemms(sc, r, layers, index, backward, tokens, out, cast_fwd_bytes, cast_bwd_bytes);
+  if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (sc.strategy.tp * sc.strategy.ep);
+  const double attn_flops_per_seq = CostAttention(sc, r, layer, backward, out);
+  const double fwd_bytes = ElementwiseBytes(sc, r, layer, tokens);
+  out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
+  out.bwd_mem_s = backward > 0 ? HbmSeconds(r, 2 * fwd_bytes + cast_bwd_bytes) : 0;
+  CostLayerCollectives(sc, layer, tokens, tp_one, out);
 
   // FLOPs of the whole micro-batch (all TP/CP ranks together).
   const double seq_tokens = b * s;
@@ -359,7 +380,7 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
   const double bwd_attn = backward == 0 ? 0 : 2 * b * attn_flops_per_seq;
   out.model_flops = fwd_flops + bwd_linear + bwd_attn;
   out.recompute_flops_full = backward > 0 ? fwd_flops : 0;
-  out.recompute_flops_selective = backward > 0 && !st.flash_attention ? b * attn_flops_per_seq : 0;
+  out.recompute_flops_selective = backward > 0 && !sc.strategy.flash_attention ? b * attn_flops_per_seq : 0;
   return out;
 }
 
