@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "catalog/parts.h"
 
 namespace trainplan {
 
