@@ -7,7 +7,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "catalog/embedded_data.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/reliability.h"
@@ -20,34 +19,8 @@ namespace {
 using nlohmann::json;
 constexpr double kTB = 1e12;
 
-template <typename T>
-const T& FindByName(const std::vector<T>& items, const std::string& name, const char* field) {
-  const std::string key = NormalizeName(name);
-  std::vector<std::string> names;
-  for (const auto& item : items) {
-    if (NormalizeName(item.id) == key || NormalizeName(item.name) == key) return item;
-    if constexpr (requires { item.aliases; }) {
-      for (const auto& a : item.aliases)
-        if (NormalizeName(a) == key) return item;
-    }
-    names.push_back(item.id);
-  }
-  ThrowUnknownName(field, name, names);
-}
-
-std::string Source(const json& doc, const std::string& key) {
-  const auto& sources = doc.at("sources");
-  return sources.contains(key) ? sources.at(key).get<std::string>() : key;
-}
-
-double NumberOr(const json& j, const char* key, double fallback) {
-  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : fallback;
-}
-
 /// Linear interpolation on a PSU efficiency curve (load fractions ascending), clamped at its ends.
-double Efficiency(const json& curve, const char* level, double load) {
-  const auto loads = curve.at("load").get<std::vector<double>>();
-  const auto eff = curve.at(level).get<std::vector<double>>();
+double Efficiency(const std::vector<double>& loads, const std::vector<double>& eff, double load) {
   if (load <= loads.front()) return eff.front();
   for (size_t i = 1; i < loads.size(); ++i) {
     if (load <= loads[i]) return eff[i - 1] + (eff[i] - eff[i - 1]) * (load - loads[i - 1]) / (loads[i] - loads[i - 1]);
@@ -59,105 +32,26 @@ double Efficiency(const json& curve, const char* level, double load) {
 /// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
 /// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
 std::pair<double, std::string> ServerPlatformWattsPerGpu(const GpuSpec& gpu) {
-  auto per_gpu = [](const json& x) {
-    return (x.at("max_input_w").get<double>() - x.at("gpus").get<double>() * x.at("gpu_w").get<double>() -
-            x.at("cpus").get<double>() * x.at("cpu_w").get<double>()) /
-           x.at("gpus").get<double>();
-  };
-  const json* best = nullptr;
-  for (const auto& s : PartsData().at("power").at("systems")) {
-    const int gen = s.at("gpu_nvlink_gen").get<int>();
-    const bool better =
-        gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->at("gpu_nvlink_gen").get<int>())
-                     : !best || per_gpu(s) < per_gpu(*best);
+  auto per_gpu = [](const PowerSystem& x) { return (x.max_input_w - x.gpus * x.gpu_w - x.cpus * x.cpu_w) / x.gpus; };
+  const PowerSystem* best = nullptr;
+  for (const auto& s : Parts().power.systems) {
+    const int gen = s.gpu_nvlink_gen;
+    const bool better = gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->gpu_nvlink_gen)
+                                     : !best || per_gpu(s) < per_gpu(*best);
     if (better) best = &s;
   }
-  const json& s = *best;
-  return {per_gpu(s),
-          fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU",
-                      s.at("id").get<std::string>(), s.at("max_input_w").get<double>(), s.at("gpus").get<int>(),
-                      s.at("gpu_w").get<double>(), s.at("cpus").get<int>(), s.at("cpu_w").get<double>())};
+  const PowerSystem& s = *best;
+  return {per_gpu(s), fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", s.id,
+                                  s.max_input_w, s.gpus, s.gpu_w, s.cpus, s.cpu_w)};
 }
 
 }  // namespace
 
-const nlohmann::json& PartsData() {
-  static const json doc = json::parse(EmbeddedFile("parts.json"));
-  return doc;
-}
-
-const std::vector<CpuSpec>& CpuCatalog() {
-  static const std::vector<CpuSpec> catalog = [] {
-    std::vector<CpuSpec> out;
-    const json doc = json::parse(EmbeddedFile("cpus.json"));
-    for (const auto& c : doc.at("cpus")) {
-      CpuSpec s;
-      s.id = c.at("id");
-      s.name = c.at("name");
-      s.vendor = c.at("vendor");
-      s.aliases = c.value("aliases", std::vector<std::string>{});
-      s.desktop = c.at("class") == "desktop";
-      s.cores = c.at("cores");
-      s.threads = c.at("threads");
-      s.pcie_gen = c.at("pcie_gen");
-      s.pcie_lanes = c.at("usable_pcie_lanes");
-      s.memory_type = c.at("memory_type");
-      s.memory_channels = c.at("memory_channels");
-      s.max_memory_bytes = c.at("max_memory_gb").get<double>() * kGB;
-      s.max_sockets = c.at("max_sockets");
-      s.tdp_w = c.at("tdp_w");
-      s.price_usd = NumberOr(c, "price_usd", 0);
-      s.source = c.at("source");
-      s.date = c.at("date");
-      out.push_back(std::move(s));
-    }
-    return out;
-  }();
-  return catalog;
-}
-
-const CpuSpec& FindCpu(const std::string& name) { return FindByName(CpuCatalog(), name, "cpu"); }
-
-const std::vector<DriveSpec>& DriveCatalog() {
-  static const std::vector<DriveSpec> catalog = [] {
-    std::vector<DriveSpec> out;
-    for (const auto& d : PartsData().at("drives")) {
-      DriveSpec s;
-      s.id = d.at("id");
-      s.name = d.at("name");
-      s.tier = d.at("tier");
-      s.desktop = d.at("class") == "desktop";
-      s.capacity_bytes = d.at("capacity_tb").get<double>() * kTB;
-      s.read_bytes_per_s = d.at("read_gb_per_s").get<double>() * kGB;
-      s.write_bytes_per_s = d.at("write_gb_per_s").get<double>() * kGB;
-      s.pcie_lanes = d.at("pcie_lanes");
-      s.watts = d.at("watts");
-      s.usd_per_tb = NumberOr(d, "usd_per_tb", 0);
-      s.source = d.at("source");
-      out.push_back(std::move(s));
-    }
-    return out;
-  }();
-  return catalog;
-}
-
-const DriveSpec& FindDrive(const std::string& name) { return FindByName(DriveCatalog(), name, "storage.drive"); }
-
-const std::vector<NicSpec>& NicCatalog() {
-  static const std::vector<NicSpec> catalog = [] {
-    std::vector<NicSpec> out;
-    for (const auto& n : PartsData().at("nics"))
-      out.push_back({n.at("id"), n.at("name"), n.at("link"), n.at("pcie_lanes"), n.at("source")});
-    return out;
-  }();
-  return catalog;
-}
-
 double GpuTransientRatio(const std::string& gpu_id) {
   double largest = 1;
-  for (const auto& t : PartsData().at("power").at("gpu_transients")) {
-    const double ratio = t.at("peak_w").get<double>() / t.at("board_w").get<double>();
-    if (t.at("gpu") == gpu_id) return ratio;
+  for (const auto& t : Parts().power.gpu_transients) {
+    const double ratio = t.peak_w / t.board_w;
+    if (t.gpu == gpu_id) return ratio;
     largest = std::max(largest, ratio);
   }
   return largest;
@@ -193,7 +87,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
                      "a fraction between 0 and 1");
   if (options.dataset_bytes < 0)
     throw InputError("dataset_bytes", fmt::format("{}", options.dataset_bytes), "zero (derive) or positive");
-  const json& parts = PartsData();
+  const PartsCatalog& parts = Parts();
   NodeBom bom;
   bom.gpu = FindGpu(plan.gpu_id);
   const GpuSpec& gpu = bom.gpu;
@@ -319,8 +213,8 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   }
 
   // ---- CPU: lanes for GPUs, NICs and NVMe; cores for one process and its loader workers per GPU.
-  const json& host = parts.at("host");
-  const int workers = host.at("loader_workers_per_gpu");
+  const HostFigures& host = parts.host;
+  const int workers = host.loader_workers_per_gpu;
   CpuChoice& cpu = bom.cpu;
   const int nvme_lanes = bom.storage.tiers[0].count * bom.storage.tiers[0].drive.pcie_lanes;
   cpu.lanes = {{"GPUs", static_cast<double>(n * gpu.pcie_lanes), fmt::format("{} x{}", n, gpu.pcie_lanes)},
@@ -333,7 +227,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
 
   // ---- RAM: what the host holds.
   RamPlan& ram = bom.ram;
-  const double prefetch = host.at("prefetch_factor").get<double>();
+  const double prefetch = host.prefetch_factor;
   const double gpu_shard = std::max(0.0, shard - plan.memory.host_bytes);
   const double loader =
       n * workers * prefetch * static_cast<double>(plan.micro_batch * job.training.seq_len) * token_bytes;
@@ -345,9 +239,8 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
                    "offloaded state already lives in host memory), and this node's share of the weights being "
                    "loaded ({:.1f} GB)",
                    gpu_shard / kGB, weights / bom.nodes / kGB)},
-      {"training processes", n * host.at("process_gb_per_gpu").get<double>() * kGB,
-       fmt::format("{} processes x {} GB ({})", n, host.at("process_gb_per_gpu").get<double>(),
-                   host.at("process_source").get<std::string>())},
+      {"training processes", n * host.process_gb_per_gpu * kGB,
+       fmt::format("{} processes x {} GB ({})", n, host.process_gb_per_gpu, host.process_source)},
       {"data loader prefetch", loader,
        fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)", n, workers, prefetch,
                    plan.micro_batch, job.training.seq_len)}};
@@ -405,8 +298,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
 
   // DIMMs: one per channel first (full bandwidth), then two.
   const bool ddr5 = cpu.cpu.memory_type.rfind("DDR5", 0) == 0;
-  std::vector<double> sizes;
-  for (double gb : parts.at("dimms").at(ddr5 ? "ddr5_gb" : "ddr4_gb")) sizes.push_back(gb * kGB);
+  const std::vector<double>& sizes = ddr5 ? parts.dimms.ddr5_bytes : parts.dimms.ddr4_bytes;
   const int channels = cpu.cpu.memory_channels * cpu.sockets;
   std::tie(ram.dimm_bytes, ram.dimms) = DimmPopulation(ram.needed_bytes, channels, sizes);
   ram.total_bytes = ram.dimm_bytes * ram.dimms;
@@ -421,7 +313,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
 
   // ---- Power.
   PowerPlan& pw = bom.power;
-  const json& power = parts.at("power");
+  const PowerFigures& power = parts.power;
   pw.gpu_w = n * gpu.tdp_w;
   pw.cpu_w = cpu.cpu.tdp_w * cpu.sockets;
   for (const auto& t : bom.storage.tiers)
@@ -429,8 +321,8 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   std::string platform_why;
   if (workstation) {
     pw.gpu_peak_w = pw.gpu_w * GpuTransientRatio(gpu.id);
-    pw.platform_w = power.at("workstation_platform_w").get<double>();
-    platform_why = power.at("workstation_platform_source").get<std::string>();
+    pw.platform_w = power.workstation_platform_w;
+    platform_why = power.workstation_platform_source;
   } else {
     // The DGX maximum input already holds the GPUs' excursions and the fans at full speed.
     pw.gpu_peak_w = pw.gpu_w;
@@ -440,17 +332,16 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   }
   pw.sustained_w = pw.gpu_w + pw.cpu_w + pw.platform_w + pw.drives_w;
   pw.peak_w = pw.gpu_peak_w + pw.cpu_w + pw.platform_w + pw.drives_w;
-  const json& psu = parts.at("psu");
+  const PsuFigures& psu = parts.psu;
   const int spares = options.psu_spares != -1 ? options.psu_spares : workstation ? 0 : 1;
-  std::vector<double> ratings;
-  for (double r : psu.at(workstation ? "desktop_ratings_w" : "server_ratings_w")) ratings.push_back(r);
+  const std::vector<double>& ratings = workstation ? psu.desktop_ratings_w : psu.server_ratings_w;
   PsuChoice choice = ChoosePsus(pw.peak_w, ratings, spares < -1 ? -1 : spares);
   pw.psu_rating_w = choice.rating_w;
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
   pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
-  pw.wall_w = pw.sustained_w / Efficiency(psu.at("efficiency"), workstation ? "platinum" : "titanium", load);
+  pw.wall_w = pw.sustained_w / Efficiency(psu.load, workstation ? psu.platinum : psu.titanium, load);
   pw.why = fmt::format(
       "GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
       "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
@@ -461,22 +352,22 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
 
   // ---- Cooling: air while a rack stays within what air handles, liquid beyond or for the hottest GPUs.
   CoolingPlan& cool = bom.cooling;
-  const json& cooling = parts.at("cooling");
-  const double air_rack_w = cooling.at("air_rack_kw_max").get<double>() * 1000;
-  const bool liquid = gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() || pw.peak_w > air_rack_w;
+  const CoolingFigures& cooling = parts.cooling;
+  const double air_rack_w = cooling.air_rack_kw_max * 1000;
+  const bool liquid = gpu.tdp_w >= cooling.liquid_gpu_w_min || pw.peak_w > air_rack_w;
   cool.kind = liquid ? "liquid" : "air";
-  const double btu = cooling.at("btu_per_h_per_w").get<double>();
+  const double btu = cooling.btu_per_h_per_w;
   cool.nodes_per_rack = liquid ? 1 : std::max(1, std::min(bom.nodes, static_cast<int>(air_rack_w / pw.peak_w)));
   cool.racks = workstation ? 0 : (bom.nodes + cool.nodes_per_rack - 1) / cool.nodes_per_rack;
   cool.rack_kw = workstation ? 0 : cool.nodes_per_rack * pw.peak_w / 1000;
   cool.node_btu_per_h = pw.wall_w * btu;
   cool.room_btu_per_h = bom.nodes * cool.node_btu_per_h;
-  cool.facility_kw = bom.nodes * pw.wall_w * parts.at("facility").at("pue").get<double>() / 1000;
+  cool.facility_kw = bom.nodes * pw.wall_w * parts.facility.pue / 1000;
   cool.why =
       liquid
           ? fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                        gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() ? " and GPUs sold liquid-cooled" : "",
-                        cooling.at("air_rack_source").get<std::string>())
+                        gpu.tdp_w >= cooling.liquid_gpu_w_min ? " and GPUs sold liquid-cooled" : "",
+                        cooling.air_rack_source)
       : workstation ? fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
                                   pw.wall_w / 1000, cool.room_btu_per_h)
                     : fmt::format(
@@ -486,7 +377,7 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
                           cool.room_btu_per_h);
 
   // ---- Prices per node.
-  const json& buy = parts.at("purchase");
+  const PurchasePrices& buy = parts.purchase;
   double gpu_price = 0;
   std::string gpu_source;
   for (const auto& [id, usd] : purchase) {
@@ -495,20 +386,19 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
     gpu_source = "given";
   }
   // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
-  const json* system = nullptr;
+  const SystemPurchase* system = nullptr;
   if (gpu_price == 0) {
-    for (const auto& s : buy.at("systems"))
-      if (s.at("gpu") == gpu.id && s.at("gpus").get<int>() == n) system = &s;
-    for (const auto& g : buy.at("gpus")) {
-      if (g.at("gpu") != gpu.id) continue;
-      gpu_price = g.at("usd");
-      gpu_source = g.at("source").get<std::string>() + ", " + g.at("date").get<std::string>();
+    for (const auto& s : buy.systems)
+      if (s.gpu == gpu.id && s.gpus == n) system = &s;
+    for (const auto& g : buy.gpus) {
+      if (g.gpu != gpu.id) continue;
+      gpu_price = g.usd;
+      gpu_source = g.source + ", " + g.date;
     }
   }
   if (system) {
-    bom.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->at("id").get<std::string>(), n),
-                          system->at("usd").get<double>(),
-                          system->at("source").get<std::string>() + ", " + system->at("date").get<std::string>()});
+    bom.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, n), system->usd,
+                          system->source + ", " + system->date});
     bom.priced = true;
   } else {
     if (gpu_price > 0) {
@@ -522,10 +412,10 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
                             cpu.cpu.source + ", " + cpu.cpu.date});
     else
       bom.unpriced.push_back(cpu.cpu.name);
-    const json& rp = parts.at("ram_price");
-    const double per_gb = rp.at(workstation ? "desktop_usd_per_gb" : "server_usd_per_gb").get<double>();
+    const RamPrice& rp = parts.ram_price;
+    const double per_gb = workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
     bom.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
-                          ram.total_bytes / kGB * per_gb, Source(parts, rp.at("source"))});
+                          ram.total_bytes / kGB * per_gb, parts.SourceText(rp.source)});
     const StorageTier& hot_tier = bom.storage.tiers.front();
     if (hot_tier.drive.usd_per_tb > 0)
       bom.prices.push_back({fmt::format("{} x {}", hot_tier.count, hot_tier.drive.name),

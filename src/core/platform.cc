@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "catalog/parts.h"
 
 namespace trainplan {
 
@@ -15,20 +15,14 @@ namespace {
 
 constexpr double kDefaultDeadlineS = 30 * 86400.0;
 
-std::vector<std::string> RegionGpus(const std::string& region) {
-  const auto& regions = PartsData().at("regions");
-  if (!regions.contains(region)) return {};
-  return regions.at(region).at("gpus").get<std::vector<std::string>>();
-}
-
 bool HasPurchasePrice(const std::string& gpu_id, const PlatformPolicy& p) {
   for (const auto& [id, usd] : p.purchase_prices)
     if (FindGpu(id).id == gpu_id) return true;
-  const auto& buy = PartsData().at("purchase");
-  for (const auto& g : buy.at("gpus"))
-    if (g.at("gpu") == gpu_id) return true;
-  for (const auto& s : buy.at("systems"))
-    if (s.at("gpu") == gpu_id) return true;
+  const PurchasePrices& buy = Parts().purchase;
+  for (const auto& g : buy.gpus)
+    if (g.gpu == gpu_id) return true;
+  for (const auto& s : buy.systems)
+    if (s.gpu == gpu_id) return true;
   return false;
 }
 
@@ -52,7 +46,7 @@ PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assum
   const std::string region = NormalizeName(p.region);
   if (region != "us" && region != "eu" && region != "cn") throw InputError("region", p.region, "cn, us or eu");
   p.region = region;
-  const auto& facility = PartsData().at("facility");
+  const FacilityFigures& facility = Parts().facility;
   if (p.deadline_s == 0) {
     p.deadline_s = kDefaultDeadlineS;
     assumptions.push_back(
@@ -60,28 +54,25 @@ PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assum
         "years-long run is not what wins on price");
   }
   if (p.electricity_usd_per_kwh == 0) {
-    const auto& prices = facility.at("electricity_usd_per_kwh");
-    p.electricity_usd_per_kwh =
-        prices.contains(region) ? prices.at(region).get<double>() : prices.at("us").get<double>();
+    const auto& prices = facility.electricity_usd_per_kwh;
+    p.electricity_usd_per_kwh = prices.contains(region) ? prices.at(region) : prices.at("us");
     assumptions.push_back(fmt::format("electricity ${:.4f}/kWh ({}{})", p.electricity_usd_per_kwh,
-                                      facility.at("electricity_source").get<std::string>(),
+                                      facility.electricity_source,
                                       prices.contains(region) ? "" : "; the US figure stands in: pass --electricity"));
   }
   if (p.pue == 0) {
-    p.pue = facility.at("pue");
-    assumptions.push_back(
-        fmt::format("PUE {:.2f}, the industry average ({})", p.pue, facility.at("pue_source").get<std::string>()));
+    p.pue = facility.pue;
+    assumptions.push_back(fmt::format("PUE {:.2f}, the industry average ({})", p.pue, facility.pue_source));
   }
   if (p.hosting_usd_per_kw_month < 0)
     assumptions.push_back(fmt::format(
         "servers hosted in colocation at ${:.0f} per kW-month ({}); a workstation "
         "costs no hosting",
-        facility.at("colocation_usd_per_kw_month").get<double>(), facility.at("colocation_source").get<std::string>()));
+        facility.colocation_usd_per_kw_month, facility.colocation_source));
   if (p.gpu_types.empty()) {
-    if (region == "cn") {
-      p.gpu_types = RegionGpus("cn");
-      assumptions.push_back("region cn: domestic and export-compliant accelerators only (" +
-                            PartsData().at("regions").at("cn").at("note").get<std::string>() + ")");
+    if (const Region* cn = region == "cn" ? Parts().FindRegion("cn") : nullptr) {
+      p.gpu_types = cn->gpus;
+      assumptions.push_back("region cn: domestic and export-compliant accelerators only (" + cn->note + ")");
     } else {
       PlanConstraints probe;
       probe.prices = p.rental_prices;
@@ -97,7 +88,7 @@ PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assum
 /// Renting for a year or more continuously earns the reserved discount (data/parts.json).
 double ReservedDiscount(const PlatformPolicy& p) {
   if (p.usage != Usage::kContinuous || p.months < 12) return 0;
-  return PartsData().at("cloud").at("reserved_1y_discount").get<double>();
+  return Parts().cloud.reserved_1y_discount;
 }
 
 void Cost(PlatformOption& o, const PlatformPolicy& p) {
@@ -112,7 +103,7 @@ void Cost(PlatformOption& o, const PlatformPolicy& p) {
     const double hosting_per_kw = p.hosting_usd_per_kw_month >= 0 ? p.hosting_usd_per_kw_month
                                   : b.node_class == "workstation"
                                       ? 0
-                                      : PartsData().at("facility").at("colocation_usd_per_kw_month").get<double>();
+                                      : Parts().facility.colocation_usd_per_kw_month;
     const double hosting_month = hosting_per_kw * b.power.peak_w * b.nodes / 1000;
     o.usd_per_month_owned = EnergyUsd(wall_w, kHoursPerMonth, p.pue, p.electricity_usd_per_kwh) + hosting_month;
     c.hardware_usd = b.total_usd;
