@@ -228,7 +228,7 @@ struct CoolingPlan {
   double node_btu_per_h = 0;
   double room_btu_per_h = 0;  // all nodes, sustained
   double facility_kw = 0;     // IT load x PUE
-  std::string why;
+  std::string why;            // made with the plan: core/review.cc quotes it in a finding
 };
 
 struct PriceLine {

@@ -106,6 +106,7 @@ Reliability ReliabilityOf(const Plan& plan, const NodeBom& bom) {
 }
 
 bool IsForeign(const std::string& gpu_id, const RegionRules& region) {
+  if (region.foreign_vendors.empty()) return false;
   const std::string& vendor = FindGpu(gpu_id).vendor;
   return std::find(region.foreign_vendors.begin(), region.foreign_vendors.end(), vendor) !=
          region.foreign_vendors.end();
@@ -348,16 +349,17 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   Recommendation rec;
   rec.job = job;
   rec.policy = ResolvePolicy(policy, rec.assumptions);
-  rec.region = RegionRulesOf(rec.policy.region);
   const PlatformPolicy& p = rec.policy;
+  const RegionRules region = RegionRulesOf(p.region);
   const PlanConstraints base = BaseConstraints(p);
   // A GPU listed by name, or by the region, gets its build even without a purchase price.
-  const bool listed = !policy.gpu_types.empty() || !rec.region.gpus.empty();
+  const bool listed = !policy.gpu_types.empty() || !region.gpus.empty();
   for (const auto& gpu_id : p.gpu_types)
     for (auto& o : CandidateOptions(job, p, base, gpu_id, listed, threads)) rec.considered.push_back(std::move(o));
 
   std::vector<PlatformOption> all = rec.considered;
-  // Purchases whose GPU has no rental price break even against the cheapest priced cloud option.
+  // The cheapest priced cloud option: the hybrid's compute, and the rent a purchase whose GPU has no rental
+  // price breaks even against.
   const PlatformOption* best_cloud = CheapestCloud(rec.considered);
   if (best_cloud) {
     PlatformOption hybrid = *best_cloud;
@@ -371,8 +373,8 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
                 o.usd_per_month_rented > 0 ? o.usd_per_month_rented
                 : best_cloud               ? best_cloud->usd_per_month_rented
                                            : 0);
-  if (!rec.region.reference_gpu.empty()) CompareWithReference(all, job, base, rec.region, threads);
-  rec.options = RankOptions(std::move(all), rec.region);
+  if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
+  rec.options = RankOptions(std::move(all), region);
   rec.feasible = !rec.options.empty();
   if (!rec.feasible) {
     PlanConstraints c = base;

@@ -128,7 +128,6 @@ RegionRules RegionRulesOf(const std::string& region);
 struct Recommendation {
   Scenario job;
   PlatformPolicy policy;  // with defaults filled in
-  RegionRules region;
   bool feasible = false;
   bool unpriced = false;                   // nothing fits with a price: rental or purchase prices would help
   std::string reason;                      // when no plan fits: the binding constraint, with numbers
