@@ -2,21 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include "catalog/embedded_data.h"
 #include "base/error.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
 namespace {
-
-using nlohmann::json;
 
 // Datasheets size GPU memory in binary units: nvidia-smi shows an "80GB" A100 as 81920 MiB.
 constexpr double kBytesPerDatasheetGb = 1024.0 * 1024.0 * 1024.0;
@@ -103,99 +97,88 @@ struct Catalogs {
   NameIndex gpu_index, link_index;
 };
 
-[[noreturn]] void BadCatalog(std::string_view file, std::string_view entry, std::string_view what) {
-  throw std::logic_error(fmt::format("data/{}: entry '{}': {}", file, entry, what));
+constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "ampere", "ada",
+                                                           "hopper",  "blackwell", "cdna3",  "davinci"};
+
+LinkSpec ReadLink(const Field& e) {
+  LinkSpec l;
+  l.id = e.At("id").String();
+  l.name = e.At("name").String();
+  l.bytes_per_s = e.At("gb_per_s").Number(0, 1e5) * kBytesPerGbPerS;
+  l.efficiency = e.At("efficiency").Number(0, 1);
+  l.latency_s = e.At("latency_us").Number(0, 1e6) * kSecondsPerUs;
+  l.source = e.At("source").String();
+  return l;
 }
 
-/// Reads a required field, naming the catalog entry when it is missing or of the wrong type.
-template <typename T>
-T Required(const json& entry, const char* key, std::string_view file) {
-  const std::string id = entry.value("id", std::string("?"));
-  if (!entry.contains(key)) BadCatalog(file, id, fmt::format("missing '{}'", key));
-  try {
-    return entry.at(key).get<T>();
-  } catch (const json::exception& e) {
-    BadCatalog(file, id, fmt::format("'{}': {}", key, e.what()));
-  }
+GpuSpec ReadGpu(const Field& e) {
+  GpuSpec g;
+  g.id = e.At("id").String();
+  g.name = e.At("name").String();
+  g.vendor = e.At("vendor").String();
+  const Field generation = e.At("generation");
+  const auto parsed = ParseGpuGeneration(generation.String());
+  if (!parsed) generation.Fail("volta, ampere, ada, hopper, blackwell, cdna3 or davinci");
+  g.generation = *parsed;
+  g.aliases = Strings(e.At("aliases"));
+  g.memory_bytes = e.At("memory_gb").Number(0, 1e5) * kBytesPerDatasheetGb;
+  g.memory_bw_bytes_per_s = e.At("memory_bw_gb_per_s").Number(0, 1e6) * kBytesPerGbPerS;
+  g.bf16_tflops = e.At("bf16_dense_tflops").Number(0, 1e5, true);
+  g.fp16_tflops = e.At("fp16_dense_tflops").Number(0, 1e5, true);
+  g.fp8_tflops = e.At("fp8_dense_tflops").Number(0, 1e5, true);
+  g.tf32_tflops = e.At("tf32_dense_tflops").Number(0, 1e5, true);
+  g.fp32_tflops = e.At("fp32_tflops").Number(0, 1e5, true);
+  if (g.bf16_tflops <= 0 && g.fp16_tflops <= 0) e.At("fp16_dense_tflops").Fail("a 16-bit peak (bf16 or fp16)");
+  g.nvlink_gen = static_cast<int>(e.At("nvlink_gen").Int({0, 10}));
+  g.nvlink_bytes_per_s = e.At("nvlink_gb_per_s").Number(0, 1e5, true) * kBytesPerGbPerS;
+  g.nvswitch = e.At("nvswitch").Bool();
+  g.pcie_gen = static_cast<int>(e.At("pcie_gen").Int({0, 7}));
+  g.pcie_lanes = static_cast<int>(e.At("pcie_lanes").Int({0, 32}));
+  g.tdp_w = e.At("tdp_w").Number(0, 1e4);
+  g.ecc = e.At("ecc").Bool();
+  g.consumer = e.At("consumer").Bool();
+  g.form_factor = e.At("form_factor").String();
+  g.sources = Strings(e.At("sources"));
+  g.date = e.At("date").String();
+  g.confidence = e.At("confidence").String();
+  if (g.confidence != "high" && g.confidence != "medium" && g.confidence != "low")
+    e.At("confidence").Fail("high, medium or low");
+  return g;
 }
 
-json ParseEmbedded(std::string_view file) {
-  std::string_view text = EmbeddedFile(file);
-  if (text.empty()) throw std::logic_error(fmt::format("data/{} is not compiled into the binary", file));
-  return json::parse(text);
-}
-
-Catalogs Load() {
+Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
   Catalogs c;
-  const json links = ParseEmbedded("links.json");
-  for (const auto& e : links.at("links")) {
-    LinkSpec l;
-    l.id = Required<std::string>(e, "id", "links.json");
-    l.name = Required<std::string>(e, "name", "links.json");
-    l.bytes_per_s = Required<double>(e, "gb_per_s", "links.json") * kBytesPerGbPerS;
-    l.efficiency = Required<double>(e, "efficiency", "links.json");
-    l.latency_s = Required<double>(e, "latency_us", "links.json") * kSecondsPerUs;
-    l.source = Required<std::string>(e, "source", "links.json");
-    if (l.bytes_per_s <= 0 || l.efficiency <= 0 || l.efficiency > 1) {
-      BadCatalog("links.json", l.id, "bandwidth must be positive and efficiency in (0, 1]");
-    }
+  const CatalogDocument links(links_text, "links.json");
+  for (const Field& e : links.Entries("links")) {
     const size_t index = c.links.size();
-    c.link_index.Add(l.id, index);
-    c.link_index.Add(l.name, index);
-    for (const auto& alias : Required<std::vector<std::string>>(e, "aliases", "links.json")) {
-      c.link_index.Add(alias, index);
-    }
-    c.links.push_back(std::move(l));
+    c.links.push_back(ReadLink(e));
+    c.link_index.Add(c.links.back().id, index);
+    c.link_index.Add(c.links.back().name, index);
+    for (const auto& alias : Strings(e.At("aliases"))) c.link_index.Add(alias, index);
   }
 
-  const json gpus = ParseEmbedded("gpus.json");
-  for (const auto& e : gpus.at("gpus")) {
-    GpuSpec g;
-    g.id = Required<std::string>(e, "id", "gpus.json");
-    g.name = Required<std::string>(e, "name", "gpus.json");
-    g.vendor = Required<std::string>(e, "vendor", "gpus.json");
-    g.aliases = Required<std::vector<std::string>>(e, "aliases", "gpus.json");
-    g.memory_bytes = Required<double>(e, "memory_gb", "gpus.json") * kBytesPerDatasheetGb;
-    g.memory_bw_bytes_per_s = Required<double>(e, "memory_bw_gb_per_s", "gpus.json") * kBytesPerGbPerS;
-    g.bf16_tflops = Required<double>(e, "bf16_dense_tflops", "gpus.json");
-    g.fp16_tflops = Required<double>(e, "fp16_dense_tflops", "gpus.json");
-    g.fp8_tflops = Required<double>(e, "fp8_dense_tflops", "gpus.json");
-    g.tf32_tflops = Required<double>(e, "tf32_dense_tflops", "gpus.json");
-    g.fp32_tflops = Required<double>(e, "fp32_tflops", "gpus.json");
-    g.nvlink_gen = Required<int>(e, "nvlink_gen", "gpus.json");
-    g.nvlink_bytes_per_s = Required<double>(e, "nvlink_gb_per_s", "gpus.json") * kBytesPerGbPerS;
-    g.nvswitch = Required<bool>(e, "nvswitch", "gpus.json");
-    g.pcie_gen = Required<int>(e, "pcie_gen", "gpus.json");
-    g.pcie_lanes = Required<int>(e, "pcie_lanes", "gpus.json");
-    g.tdp_w = Required<double>(e, "tdp_w", "gpus.json");
-    g.ecc = Required<bool>(e, "ecc", "gpus.json");
-    g.consumer = Required<bool>(e, "consumer", "gpus.json");
-    g.form_factor = Required<std::string>(e, "form_factor", "gpus.json");
-    g.sources = Required<std::vector<std::string>>(e, "sources", "gpus.json");
-    g.date = Required<std::string>(e, "date", "gpus.json");
-    g.confidence = Required<std::string>(e, "confidence", "gpus.json");
-
-    const json& l = Required<json>(e, "links", "gpus.json");
-    GpuLinks links{Required<std::string>(l, "intra_node", "gpus.json"),
-                   Required<std::string>(l, "inter_node", "gpus.json"), l.value("nvlink", std::string())};
-    for (const std::string* id : {&links.intra_node, &links.inter_node, &links.nvlink}) {
-      if (!id->empty() && c.link_index.Find(*id) == NameIndex::npos) {
-        BadCatalog("gpus.json", g.id, fmt::format("unknown link '{}'", *id));
-      }
+  const CatalogDocument gpus(gpus_text, "gpus.json");
+  for (const Field& e : gpus.Entries("gpus")) {
+    GpuSpec g = ReadGpu(e);
+    const Field l = e.At("links");
+    GpuLinks defaults{l.At("intra_node").String(), l.At("inter_node").String(),
+                      l.Has("nvlink") ? l.At("nvlink").String() : std::string()};
+    for (const char* key : {"intra_node", "inter_node", "nvlink"}) {
+      if (l.Has(key) && c.link_index.Find(l.At(key).String()) == NameIndex::npos)
+        l.At(key).Fail("a link of data/links.json");
     }
-
     const size_t index = c.gpus.size();
     c.gpu_index.Add(g.id, index);
     c.gpu_index.Add(g.name, index);
     for (const auto& alias : g.aliases) c.gpu_index.Add(alias, index);
     c.gpus.push_back(std::move(g));
-    c.gpu_links.push_back(std::move(links));
+    c.gpu_links.push_back(std::move(defaults));
   }
   return c;
 }
 
 const Catalogs& Get() {
-  static const Catalogs catalogs = Load();  // parsed once; thread-safe initialisation
+  static const Catalogs catalogs = Load(CatalogText("gpus.json"), CatalogText("links.json"));  // parsed once; thread-safe initialisation
   return catalogs;
 }
 
@@ -221,6 +204,16 @@ std::vector<std::string> ClosestIds(std::string_view query, const NameIndex& ind
 }
 
 }  // namespace
+
+const char* GenerationName(GpuGeneration g) { return kGenerationNames[static_cast<int>(g)]; }
+
+std::optional<GpuGeneration> ParseGpuGeneration(std::string_view name) {
+  for (int i = 1; i < kGpuGenerations; ++i)
+    if (name == kGenerationNames[i]) return static_cast<GpuGeneration>(i);
+  return std::nullopt;
+}
+
+void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text) { Load(gpus_text, links_text); }
 
 double GpuSpec::PeakTflops(bool fp8, bool fp32) const {
   if (fp8) return fp8_tflops;

@@ -1,8 +1,20 @@
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainplan {
+
+/// A GPU's architecture generation (data/gpus.json "generation"); the time model's achieved-efficiency
+/// ceilings are calibrated per generation (data/efficiency.json).
+enum class GpuGeneration { kUnknown, kVolta, kAmpere, kAda, kHopper, kBlackwell, kCdna3, kDavinci };
+inline constexpr int kGpuGenerations = 8;
+/// "volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci"; "unknown" for a GPU built outside the
+/// catalog.
+const char* GenerationName(GpuGeneration g);
+/// The generation named `name`, or nullopt (kUnknown is never parsed).
+std::optional<GpuGeneration> ParseGpuGeneration(std::string_view name);
 
 /// A GPU (or other accelerator) from its datasheet. TFLOP/s are dense tensor-core figures, never the
 /// 2:4-sparse headline numbers; 0 means the format is not supported.
@@ -10,6 +22,7 @@ struct GpuSpec {
   std::string id;     // catalog key, e.g. "h100-sxm"
   std::string name;   // "NVIDIA H100 SXM5 80GB"
   std::string vendor;
+  GpuGeneration generation = GpuGeneration::kUnknown;
   std::vector<std::string> aliases;
   double memory_bytes = 0;          // usable capacity as sold (GB on the datasheet -> bytes)
   double memory_bw_bytes_per_s = 0;
@@ -73,5 +86,9 @@ const LinkSpec& DefaultInterNodeLink(const GpuSpec& gpu);
 /// The GPU's NVLink: its NVSwitch fabric, or the bridge that joins pairs of cards; nullptr when it
 /// has none (RTX 4090, L40S, ...).
 const LinkSpec* NvlinkOf(const GpuSpec& gpu);
+
+/// Reads and validates a GPU and a link document as the built-in ones are read; a bad entry throws
+/// InternalError naming the file, the entry and the key ("built-in catalog gpus.json: h100-sxm.memory_gb").
+void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text);
 
 }  // namespace trainplan

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "catalog/catalog_test_util.h"
 
 namespace trainplan {
 namespace {
@@ -235,6 +236,55 @@ TEST(GpuSpec, PeakTflopsPerPrecision) {
   EXPECT_DOUBLE_EQ(h100.PeakTflops(false, true), 67);  // non-tensor FP32: PyTorch leaves TF32 off
   EXPECT_DOUBLE_EQ(FindGpu("v100-32gb-sxm2").PeakTflops(false, false), 125);  // FP16, no BF16
   EXPECT_DOUBLE_EQ(FindGpu("a100-80gb-sxm").PeakTflops(true, false), 0);     // no FP8
+}
+
+}  // namespace
+}  // namespace trainplan
+
+namespace trainplan {
+namespace {
+
+using testing::Edited;
+using testing::InternalErrorOf;
+
+TEST(GpuCatalog, EveryGpuHasAGeneration) {
+  for (const auto& g : GpuCatalog()) EXPECT_NE(g.generation, GpuGeneration::kUnknown) << g.id;
+  // Architectures as the vendors name them (NVIDIA datasheets; AMD CDNA 3; Huawei Da Vinci).
+  EXPECT_EQ(FindGpu("h100-sxm").generation, GpuGeneration::kHopper);
+  EXPECT_EQ(FindGpu("h20").generation, GpuGeneration::kHopper);
+  EXPECT_EQ(FindGpu("a800-80gb-sxm").generation, GpuGeneration::kAmpere);
+  EXPECT_EQ(FindGpu("rtx-3090").generation, GpuGeneration::kAmpere);
+  EXPECT_EQ(FindGpu("rtx-6000-ada").generation, GpuGeneration::kAda);
+  EXPECT_EQ(FindGpu("rtx-5090").generation, GpuGeneration::kBlackwell);
+  EXPECT_EQ(FindGpu("gb200").generation, GpuGeneration::kBlackwell);
+  EXPECT_EQ(FindGpu("v100-16gb-sxm2").generation, GpuGeneration::kVolta);
+  EXPECT_EQ(FindGpu("mi325x").generation, GpuGeneration::kCdna3);
+  EXPECT_EQ(FindGpu("ascend-910b").generation, GpuGeneration::kDavinci);
+  EXPECT_STREQ(GenerationName(GpuGeneration::kHopper), "hopper");
+  EXPECT_EQ(ParseGpuGeneration("blackwell"), GpuGeneration::kBlackwell);
+  EXPECT_EQ(ParseGpuGeneration("unknown"), std::nullopt);
+}
+
+TEST(GpuCatalog, BrokenDocumentsNameFileEntryAndKey) {
+  const std::string links(EmbeddedFile("links.json"));
+  const std::string gpus(EmbeddedFile("gpus.json"));
+  EXPECT_EQ(InternalErrorOf([&] { CheckHardwareDocuments(gpus, links); }), "");
+  const std::string h100 = "\"id\": \"h100-sxm\",";
+  // The first memory_gb after h100-sxm's id is its own.
+  std::string text = gpus;
+  text.replace(text.find("\"memory_gb\": 80", text.find(h100)), 15, "\"memory_gb\": \"80\"");
+  EXPECT_EQ(InternalErrorOf([&] { CheckHardwareDocuments(text, links); }),
+            "built-in catalog gpus.json: h100-sxm.memory_gb: '80'; a number greater than 0 and at most 100000");
+  text = gpus;
+  text.replace(text.find("\"generation\": \"hopper\"", text.find(h100)), 22, "\"generation\": \"hoper\"");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); })
+                .find("built-in catalog gpus.json: h100-sxm.generation: 'hoper'"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(gpus, Edited("links.json", "\"efficiency\": ", "\"efficiency\": 1.5, \"x\": ")); })
+                .find("built-in catalog links.json: nvlink2.efficiency: '1.5'"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments("{\"gpus\": [", links); }).find("built-in catalog gpus.json:"),
+            std::string::npos);
 }
 
 }  // namespace

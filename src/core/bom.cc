@@ -20,34 +20,8 @@ namespace {
 using nlohmann::json;
 constexpr double kTB = 1e12;
 
-template <typename T>
-const T& FindByName(const std::vector<T>& items, const std::string& name, const char* field) {
-  const std::string key = NormalizeName(name);
-  std::vector<std::string> names;
-  for (const auto& item : items) {
-    if (NormalizeName(item.id) == key || NormalizeName(item.name) == key) return item;
-    if constexpr (requires { item.aliases; }) {
-      for (const auto& a : item.aliases)
-        if (NormalizeName(a) == key) return item;
-    }
-    names.push_back(item.id);
-  }
-  ThrowUnknownName(field, name, names);
-}
-
-std::string Source(const json& doc, const std::string& key) {
-  const auto& sources = doc.at("sources");
-  return sources.contains(key) ? sources.at(key).get<std::string>() : key;
-}
-
-double NumberOr(const json& j, const char* key, double fallback) {
-  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : fallback;
-}
-
 /// Linear interpolation on a PSU efficiency curve (load fractions ascending), clamped at its ends.
-double Efficiency(const json& curve, const char* level, double load) {
-  const auto loads = curve.at("load").get<std::vector<double>>();
-  const auto eff = curve.at(level).get<std::vector<double>>();
+double Efficiency(const std::vector<double>& loads, const std::vector<double>& eff, double load) {
   if (load <= loads.front()) return eff.front();
   for (size_t i = 1; i < loads.size(); ++i) {
     if (load <= loads[i]) return eff[i - 1] + (eff[i] - eff[i - 1]) * (load - loads[i - 1]) / (loads[i] - loads[i - 1]);
@@ -59,23 +33,15 @@ double Efficiency(const json& curve, const char* level, double load) {
 /// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
 /// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
 PlatformPowerBasis ServerPlatformBasis(const GpuSpec& gpu) {
-  auto per_gpu = [](const json& x) {
-    return (x.at("max_input_w").get<double>() - x.at("gpus").get<double>() * x.at("gpu_w").get<double>() -
-            x.at("cpus").get<double>() * x.at("cpu_w").get<double>()) /
-           x.at("gpus").get<double>();
-  };
-  const json* best = nullptr;
-  for (const auto& s : PartsData().at("power").at("systems")) {
-    const int gen = s.at("gpu_nvlink_gen").get<int>();
-    const bool better =
-        gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->at("gpu_nvlink_gen").get<int>())
-                     : !best || per_gpu(s) < per_gpu(*best);
+  auto per_gpu = [](const PowerSystem& x) { return (x.max_input_w - x.gpus * x.gpu_w - x.cpus * x.cpu_w) / x.gpus; };
+  const PowerSystem* best = nullptr;
+  for (const auto& s : Parts().power.systems) {
+    const int gen = s.gpu_nvlink_gen;
+    const bool better = gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->gpu_nvlink_gen)
+                                     : !best || per_gpu(s) < per_gpu(*best);
     if (better) best = &s;
   }
-  const json& s = *best;
-  return {s.at("id").get<std::string>(), s.at("max_input_w").get<double>(), s.at("gpus").get<int>(),
-          s.at("gpu_w").get<double>(),   s.at("cpus").get<int>(),           s.at("cpu_w").get<double>(),
-          ""};
+  return {best->id, best->max_input_w, best->gpus, best->gpu_w, best->cpus, best->cpu_w, ""};
 }
 
 /// The platform power of one server node's `n` GPUs from `basis`.
@@ -118,101 +84,27 @@ StorageTier HotTier(const StoragePlan& st, bool workstation) {
 
 /// Why a node needs liquid or air cooling, with the figures. Made here while core/review.cc quotes it.
 std::string CoolingWhy(const BomInputs& in, const PowerPlan& pw, const CoolingPlan& cool) {
-  const json& cooling = PartsData().at("cooling");
-  const double air_rack_w = cooling.at("air_rack_kw_max").get<double>() * 1000;
+  const CoolingFigures& cooling = Parts().cooling;
   if (cool.kind == "liquid")
     return fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                       in.gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() ? " and GPUs sold liquid-cooled"
-                                                                                     : "",
-                       cooling.at("air_rack_source").get<std::string>());
+                       in.gpu.tdp_w >= cooling.liquid_gpu_w_min ? " and GPUs sold liquid-cooled" : "",
+                       cooling.air_rack_source);
   if (in.workstation)
     return fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
                        pw.wall_w / 1000, cool.room_btu_per_h);
   return fmt::format(
       "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled rack takes: air, {} rack(s), "
       "{:.0f} BTU/h to remove",
-      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, air_rack_w / 1000, cool.racks, cool.room_btu_per_h);
+      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, cooling.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
 }
 
 }  // namespace
 
-const nlohmann::json& PartsData() {
-  static const json doc = json::parse(EmbeddedFile("parts.json"));
-  return doc;
-}
-
-const std::vector<CpuSpec>& CpuCatalog() {
-  static const std::vector<CpuSpec> catalog = [] {
-    std::vector<CpuSpec> out;
-    const json doc = json::parse(EmbeddedFile("cpus.json"));
-    for (const auto& c : doc.at("cpus")) {
-      CpuSpec s;
-      s.id = c.at("id");
-      s.name = c.at("name");
-      s.vendor = c.at("vendor");
-      s.aliases = c.value("aliases", std::vector<std::string>{});
-      s.desktop = c.at("class") == "desktop";
-      s.cores = c.at("cores");
-      s.threads = c.at("threads");
-      s.pcie_gen = c.at("pcie_gen");
-      s.pcie_lanes = c.at("usable_pcie_lanes");
-      s.memory_type = c.at("memory_type");
-      s.memory_channels = c.at("memory_channels");
-      s.max_memory_bytes = c.at("max_memory_gb").get<double>() * kGB;
-      s.max_sockets = c.at("max_sockets");
-      s.tdp_w = c.at("tdp_w");
-      s.price_usd = NumberOr(c, "price_usd", 0);
-      s.source = c.at("source");
-      s.date = c.at("date");
-      out.push_back(std::move(s));
-    }
-    return out;
-  }();
-  return catalog;
-}
-
-const CpuSpec& FindCpu(const std::string& name) { return FindByName(CpuCatalog(), name, "cpu"); }
-
-const std::vector<DriveSpec>& DriveCatalog() {
-  static const std::vector<DriveSpec> catalog = [] {
-    std::vector<DriveSpec> out;
-    for (const auto& d : PartsData().at("drives")) {
-      DriveSpec s;
-      s.id = d.at("id");
-      s.name = d.at("name");
-      s.tier = d.at("tier");
-      s.desktop = d.at("class") == "desktop";
-      s.capacity_bytes = d.at("capacity_tb").get<double>() * kTB;
-      s.read_bytes_per_s = d.at("read_gb_per_s").get<double>() * kGB;
-      s.write_bytes_per_s = d.at("write_gb_per_s").get<double>() * kGB;
-      s.pcie_lanes = d.at("pcie_lanes");
-      s.watts = d.at("watts");
-      s.usd_per_tb = NumberOr(d, "usd_per_tb", 0);
-      s.source = d.at("source");
-      out.push_back(std::move(s));
-    }
-    return out;
-  }();
-  return catalog;
-}
-
-const DriveSpec& FindDrive(const std::string& name) { return FindByName(DriveCatalog(), name, "storage.drive"); }
-
-const std::vector<NicSpec>& NicCatalog() {
-  static const std::vector<NicSpec> catalog = [] {
-    std::vector<NicSpec> out;
-    for (const auto& n : PartsData().at("nics"))
-      out.push_back({n.at("id"), n.at("name"), n.at("link"), n.at("pcie_lanes"), n.at("source")});
-    return out;
-  }();
-  return catalog;
-}
-
 double GpuTransientRatio(const std::string& gpu_id) {
   double largest = 1;
-  for (const auto& t : PartsData().at("power").at("gpu_transients")) {
-    const double ratio = t.at("peak_w").get<double>() / t.at("board_w").get<double>();
-    if (t.at("gpu") == gpu_id) return ratio;
+  for (const auto& t : Parts().power.gpu_transients) {
+    const double ratio = t.peak_w / t.board_w;
+    if (t.gpu == gpu_id) return ratio;
     largest = std::max(largest, ratio);
   }
   return largest;
@@ -341,14 +233,14 @@ NetworkPlan PlanNetwork(const BomInputs& in) {
 }
 
 RamPlan RamNeeds(const BomInputs& in) {
-  const json& host = PartsData().at("host");
+  const HostFigures& host = Parts().host;
   RamPlan ram;
   const int n = in.gpus_per_node;
   const double host_bytes = in.plan.memory.host_bytes;
-  ram.loader_workers_per_gpu = host.at("loader_workers_per_gpu");
-  ram.prefetch_factor = host.at("prefetch_factor").get<double>();
-  ram.process_gb_per_gpu = host.at("process_gb_per_gpu").get<double>();
-  ram.process_source = host.at("process_source").get<std::string>();
+  ram.loader_workers_per_gpu = host.loader_workers_per_gpu;
+  ram.prefetch_factor = host.prefetch_factor;
+  ram.process_gb_per_gpu = host.process_gb_per_gpu;
+  ram.process_source = host.process_source;
   ram.staged_bytes = std::max(0.0, in.checkpoint_bytes / in.nodes - host_bytes);
   ram.weights_share_bytes = in.params * in.weight_bytes / in.nodes;
   const double loader = n * ram.loader_workers_per_gpu * ram.prefetch_factor *
@@ -373,7 +265,7 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
                 static_cast<double>(in.baseboard ? 0 : network.nics * network.nic.pcie_lanes), ""},
                {BomTermKind::kNvmeLanes, "NVMe", static_cast<double>(hot.count * hot.drive.pcie_lanes), ""}};
   for (const auto& t : cpu.lanes) cpu.lanes_needed += static_cast<int>(t.value);
-  cpu.cores_needed = n * (1 + PartsData().at("host").at("loader_workers_per_gpu").get<int>());
+  cpu.cores_needed = n * (1 + Parts().host.loader_workers_per_gpu);
   struct Candidate {
     const CpuSpec* cpu;
     int sockets;
@@ -424,8 +316,7 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
 RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu) {
   // One DIMM per channel first (full bandwidth), then two.
   ram.ddr5 = cpu.cpu.memory_type.rfind("DDR5", 0) == 0;
-  std::vector<double> sizes;
-  for (double gb : PartsData().at("dimms").at(ram.ddr5 ? "ddr5_gb" : "ddr4_gb")) sizes.push_back(gb * kGB);
+  const std::vector<double>& sizes = ram.ddr5 ? Parts().dimms.ddr5_bytes : Parts().dimms.ddr4_bytes;
   ram.channels = cpu.cpu.memory_channels * cpu.sockets;
   std::tie(ram.dimm_bytes, ram.dimms) = DimmPopulation(ram.needed_bytes, ram.channels, sizes);
   ram.total_bytes = ram.dimm_bytes * ram.dimms;
@@ -434,7 +325,7 @@ RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu) {
 
 PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan& storage, int psu_spares) {
   PowerPlan pw;
-  const json& power = PartsData().at("power");
+  const PowerFigures& power = Parts().power;
   pw.gpu_w = in.gpus_per_node * in.gpu.tdp_w;
   pw.cpu_w = cpu.cpu.tdp_w * cpu.sockets;
   for (const auto& t : storage.tiers)
@@ -442,8 +333,8 @@ PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan
   if (in.workstation) {
     pw.transient_ratio = GpuTransientRatio(in.gpu.id);
     pw.gpu_peak_w = pw.gpu_w * pw.transient_ratio;
-    pw.platform_w = power.at("workstation_platform_w").get<double>();
-    pw.platform.source = power.at("workstation_platform_source").get<std::string>();
+    pw.platform_w = power.workstation_platform_w;
+    pw.platform.source = power.workstation_platform_source;
   } else {
     // The DGX maximum input already holds the GPUs' excursions and the fans at full speed.
     pw.gpu_peak_w = pw.gpu_w;
@@ -452,32 +343,31 @@ PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan
   }
   pw.sustained_w = pw.gpu_w + pw.cpu_w + pw.platform_w + pw.drives_w;
   pw.peak_w = pw.gpu_peak_w + pw.cpu_w + pw.platform_w + pw.drives_w;
-  const json& psu = PartsData().at("psu");
+  const PsuFigures& psu = Parts().psu;
   const int spares = psu_spares != -1 ? psu_spares : in.workstation ? 0 : 1;
-  std::vector<double> ratings;
-  for (double r : psu.at(in.workstation ? "desktop_ratings_w" : "server_ratings_w")) ratings.push_back(r);
+  const std::vector<double>& ratings = in.workstation ? psu.desktop_ratings_w : psu.server_ratings_w;
   PsuChoice choice = ChoosePsus(pw.peak_w, ratings, spares < -1 ? -1 : spares);
   pw.psu_rating_w = choice.rating_w;
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
   pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
-  pw.wall_w = pw.sustained_w / Efficiency(psu.at("efficiency"), in.workstation ? "platinum" : "titanium", load);
+  pw.wall_w = pw.sustained_w / Efficiency(psu.load, in.workstation ? psu.platinum : psu.titanium, load);
   return pw;
 }
 
 CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& pw) {
   CoolingPlan cool;
-  const json& cooling = PartsData().at("cooling");
-  const double air_rack_w = cooling.at("air_rack_kw_max").get<double>() * 1000;
-  const bool liquid = in.gpu.tdp_w >= cooling.at("liquid_gpu_w_min").get<double>() || pw.peak_w > air_rack_w;
+  const CoolingFigures& cooling = Parts().cooling;
+  const double air_rack_w = cooling.air_rack_kw_max * 1000;
+  const bool liquid = in.gpu.tdp_w >= cooling.liquid_gpu_w_min || pw.peak_w > air_rack_w;
   cool.kind = liquid ? "liquid" : "air";
   cool.nodes_per_rack = liquid ? 1 : std::max(1, std::min(in.nodes, static_cast<int>(air_rack_w / pw.peak_w)));
   cool.racks = in.workstation ? 0 : (in.nodes + cool.nodes_per_rack - 1) / cool.nodes_per_rack;
   cool.rack_kw = in.workstation ? 0 : cool.nodes_per_rack * pw.peak_w / 1000;
-  cool.node_btu_per_h = pw.wall_w * cooling.at("btu_per_h_per_w").get<double>();
+  cool.node_btu_per_h = pw.wall_w * cooling.btu_per_h_per_w;
   cool.room_btu_per_h = in.nodes * cool.node_btu_per_h;
-  cool.facility_kw = in.nodes * pw.wall_w * PartsData().at("facility").at("pue").get<double>() / 1000;
+  cool.facility_kw = in.nodes * pw.wall_w * Parts().facility.pue / 1000;
   cool.why = CoolingWhy(in, pw, cool);
   return cool;
 }
@@ -496,17 +386,16 @@ GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string,
   for (const auto& [id, usd] : purchase)
     if (FindGpu(id).id == gpu.id) price = {usd, "given", true};
   if (price.given) return price;
-  for (const auto& g : PartsData().at("purchase").at("gpus"))
-    if (g.at("gpu") == gpu.id)
-      price = {g.at("usd").get<double>(), g.at("source").get<std::string>() + ", " + g.at("date").get<std::string>()};
+  for (const auto& g : Parts().purchase.gpus)
+    if (g.gpu == gpu.id) price = {g.usd, g.source + ", " + g.date};
   return price;
 }
 
 /// The complete system of `gpus` of this GPU with a catalog price, or nullptr.
-const json* PricedSystem(const GpuSpec& gpu, int gpus) {
-  const json* system = nullptr;
-  for (const auto& s : PartsData().at("purchase").at("systems"))
-    if (s.at("gpu") == gpu.id && s.at("gpus").get<int>() == gpus) system = &s;
+const SystemPurchase* PricedSystem(const GpuSpec& gpu, int gpus) {
+  const SystemPurchase* system = nullptr;
+  for (const auto& s : Parts().purchase.systems)
+    if (s.gpu == gpu.id && s.gpus == gpus) system = &s;
   return system;
 }
 
@@ -525,10 +414,10 @@ void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, c
                           cpu.cpu.source + ", " + cpu.cpu.date});
   else
     out.unpriced.push_back(cpu.cpu.name);
-  const json& rp = PartsData().at("ram_price");
-  const double per_gb = rp.at(in.workstation ? "desktop_usd_per_gb" : "server_usd_per_gb").get<double>();
+  const RamPrice& rp = Parts().ram_price;
+  const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
   out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
-                        ram.total_bytes / kGB * per_gb, Source(PartsData(), rp.at("source"))});
+                        ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
   if (hot.drive.usd_per_tb > 0)
     out.prices.push_back({fmt::format("{} x {}", hot.count, hot.drive.name),
                           hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
@@ -545,12 +434,10 @@ BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram
   BomPrices out;
   const GpuPrice gpu_price = PriceOfGpu(in.gpu, purchase);
   // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
-  const json* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.gpus_per_node);
+  const SystemPurchase* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.gpus_per_node);
   if (system) {
-    out.prices.push_back(
-        {fmt::format("{} (complete system, {} GPUs)", system->at("id").get<std::string>(), in.gpus_per_node),
-         system->at("usd").get<double>(),
-         system->at("source").get<std::string>() + ", " + system->at("date").get<std::string>()});
+    out.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, in.gpus_per_node), system->usd,
+                          system->source + ", " + system->date});
     out.priced = true;
   } else {
     PriceParts(in, cpu, ram, storage.tiers.front(), network, gpu_price, out);

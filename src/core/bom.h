@@ -6,57 +6,11 @@
 #include <vector>
 
 #include "catalog/hardware.h"
+#include "catalog/parts.h"
 #include "core/scenario.h"
 #include "core/search.h"
 
 namespace trainplan {
-
-/// A host CPU from data/cpus.json. Lanes, channels and memory are per socket, as vendors publish them.
-struct CpuSpec {
-  std::string id, name, vendor;
-  std::vector<std::string> aliases;
-  bool desktop = false;  // workstation part (one socket)
-  int cores = 0;
-  int threads = 0;
-  int pcie_gen = 4;
-  int pcie_lanes = 0;  // usable for add-in cards
-  std::string memory_type;
-  int memory_channels = 0;
-  double max_memory_bytes = 0;
-  int max_sockets = 1;
-  double tdp_w = 0;
-  double price_usd = 0;  // 0: no citable price
-  std::string source, date;
-};
-
-/// A drive from data/parts.json.
-struct DriveSpec {
-  std::string id, name, tier;  // tier: nvme | u2 | sata | hdd
-  bool desktop = false;        // client part for workstations
-  double capacity_bytes = 0;
-  double read_bytes_per_s = 0;
-  double write_bytes_per_s = 0;
-  int pcie_lanes = 0;
-  double watts = 0;
-  double usd_per_tb = 0;  // 0: no citable price
-  std::string source;
-};
-
-/// A network adapter between nodes, for one of the links in data/links.json.
-struct NicSpec {
-  std::string id, name, link;
-  int pcie_lanes = 16;
-  std::string source;
-};
-
-const std::vector<CpuSpec>& CpuCatalog();
-/// Finds a CPU by id, name or alias (normalized); throws InputError naming the closest ones.
-const CpuSpec& FindCpu(const std::string& name);
-const std::vector<DriveSpec>& DriveCatalog();
-const DriveSpec& FindDrive(const std::string& name);
-const std::vector<NicSpec>& NicCatalog();
-/// The parsed data/parts.json, for the figures used once (facility, cooling, PSU ratings, prices).
-const nlohmann::json& PartsData();
 
 /// Choices the derivation leaves to the user.
 struct BomOptions {

@@ -1,76 +1,8 @@
 #pragma once
-#include <string>
-
-#include "core/scenario.h"
+#include "base/vocabulary.h"
+#include "catalog/frameworks.h"
 
 namespace trainplan {
-
-/// What a training engine does that changes memory or time. Each field is a mechanism with a source
-/// (framework.cc and docs/assumptions.md); estimators read the profile instead of branching on names.
-struct FrameworkProfile {
-  Framework id = Framework::kDeepSpeed;
-  const char* name = "";
-  const char* source = "";
-  /// The loss is computed on logits upcast to fp32 (HF Trainer: `logits.float()` in the model's
-  /// forward); the fp32 copy and its gradient live at the peak.
-  bool logits_fp32_upcast = false;
-  /// Cross-entropy computed in vocabulary chunks so full-size fp32 logits never materialise
-  /// (torchtune CEWithChunkedOutputLoss, Unsloth fused CE, Megatron vocab-parallel CE).
-  bool chunked_cross_entropy = false;
-  /// The LM head and the loss fused into one blockwise kernel, so no vocabulary-sized logits exist
-  /// (Apple Cut Cross-Entropy, used by Unsloth since late 2024; Liger fused linear cross-entropy).
-  bool fused_linear_cross_entropy = false;
-  /// Optimizer step fused into backward: each gradient is freed right after its update, so only about
-  /// one layer's gradients are alive at once (torchtune optimizer_in_bwd).
-  bool optimizer_in_backward = false;
-  /// Checkpointed layer inputs are moved to host memory (Unsloth "unsloth" gradient checkpointing,
-  /// torchtune enable_activation_offloading).
-  bool offload_checkpoints = false;
-  /// Fused kernels (RoPE, RMSNorm, SwiGLU, LoRA) that avoid keeping intermediate tensors (Unsloth).
-  bool fused_kernels = false;
-  /// Megatron distributed optimizer: optimizer state and fp32 master sharded over DP (like ZeRO-1).
-  bool distributed_optimizer = false;
-  /// Gradients kept in fp32 (Megatron main_grad accumulation) instead of the compute precision.
-  bool fp32_grad_accumulation = false;
-  /// Weights, gradients and optimizer states all in the compute dtype with no fp32 master copy
-  /// (torchtune `dtype: bf16`).
-  bool pure_low_precision = false;
-  /// LoRA adapter weights (hence their gradients) kept in fp32 over a bf16/fp16 base (PEFT
-  /// `autocast_adapter_dtype=True`).
-  bool fp32_adapters = false;
-  /// QLoRA: every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms) is cast to
-  /// fp32 (PEFT prepare_model_for_kbit_training, called by TRL's SFTTrainer and the QLoRA scripts).
-  bool kbit_fp32_unquantized = false;
-  /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
-  /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
-  bool ddp_gradient_buckets = false;
-  /// Temporaries of the AdamW step, bytes per trainable parameter of the GPU's shard (torch.optim.AdamW
-  /// foreach: an fp32 sqrt(v) copy; DeepSpeed: an fp32 copy of the gradient partition). They exist only
-  /// during the step, when activations are gone.
-  double adam_step_temp_bytes_per_param = 0;
-  /// The step runs over groups of at most this many parameters (DeepSpeed sub_group_size); 0: all at once.
-  double adam_step_group_params = 0;
-  /// With sequence parallelism only the sequence shard of each column-parallel GEMM's input is saved, so
-  /// backward all-gathers it again for the weight gradient (Megatron-LM
-  /// LinearWithGradAccumulationAndAsyncCommunication.backward). Korthikanti et al. 2022 Table 4 shows the
-  /// net: SP saves 0.5 ms of a 22B layer's 7.7 ms forward but only 0.1 ms of its 11.9 ms backward.
-  bool sp_regathers_input = false;
-  /// Turns gradient checkpointing on unless the scenario says otherwise.
-  Recompute default_recompute = Recompute::kNone;
-  /// Bytes of communication buckets the engine keeps per GPU when data-parallel (DeepSpeed reduce and
-  /// all-gather buckets, FSDP's prefetched unit, Megatron grad buffers are counted with gradients).
-  double comm_buffer_bytes = 0;
-  /// Share of allocated memory lost to the caching allocator's fragmentation at the peak.
-  double allocator_fragmentation = 0.05;
-  /// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers present before the first tensor.
-  double runtime_overhead_bytes = 0;
-  /// Achieved fraction of the matmul efficiency model (kernel quality relative to Megatron's fused
-  /// kernels; 1.0 = Megatron-LM).
-  double kernel_efficiency = 1.0;
-};
-
-/// The profile for a framework.
-const FrameworkProfile& GetFrameworkProfile(Framework framework);
 
 /// The framework used when the scenario names none: PEFT methods default to the HF Trainer,
 /// multi-node pre-training to Megatron-LM, other full training to DeepSpeed.

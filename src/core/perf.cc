@@ -2,15 +2,10 @@
 // the GPU's peak times an efficiency model, plus every collective on the link it crosses, the pipeline
 // bubble and host offload. Assumptions and sources: docs/performance.md; constants: data/efficiency.json.
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
-#include <string_view>
 
-#include <nlohmann/json.hpp>
-
-#include "catalog/embedded_data.h"
-#include "base/error.h"
+#include "catalog/efficiency.h"
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/units.h"
@@ -35,95 +30,6 @@ const char* TimeTermName(TimeTerm term) {
 }
 
 namespace {
-
-constexpr int kFrameworks = 6;  // entries of the Framework enum
-
-/// data/efficiency.json, parsed once (the only allocation, on first use; estimates only read it).
-struct Generation {
-  std::vector<std::string> match;
-  double matmul_ceiling = 0.6;     // large GEMMs, fraction of the dense peak
-  double attention_ceiling = 0.3;  // fused (flash) attention kernels, fraction of the 16-bit peak
-};
-/// How an engine's implementation changes time (data/efficiency.json "frameworks").
-struct EngineTiming {
-  bool grad_reduce_overlap = true;
-  double host_s_per_layer_pass = 0;
-  double elementwise_traffic = 1;
-  bool zero3_gather_per_module = false;
-  bool zero3_prefetch = true;
-};
-struct EfficiencyData {
-  double dim_half = 96;
-  double hbm_efficiency = 0.8;
-  double pcie_efficiency = 0.8;
-  double cpu_adam_s_per_param = 0.25e-9;
-  std::vector<Generation> generations;  // the last one is the default
-  std::array<EngineTiming, kFrameworks> engines{};
-};
-
-EngineTiming ReadEngine(const nlohmann::json& j) {
-  EngineTiming e;
-  e.grad_reduce_overlap = j.at("grad_reduce_overlap").get<bool>();
-  e.host_s_per_layer_pass = j.at("host_s_per_layer_pass").get<double>();
-  e.elementwise_traffic = j.at("elementwise_traffic").get<double>();
-  e.zero3_gather_per_module = j.at("zero3_gather_unit").get<std::string>() == "module";
-  e.zero3_prefetch = j.at("zero3_prefetch").get<bool>();
-  return e;
-}
-
-EfficiencyData LoadEfficiency() {
-  const auto doc = nlohmann::json::parse(EmbeddedFile("efficiency.json"));
-  EfficiencyData d;
-  d.dim_half = doc.at("gemm").at("dim_half").get<double>();
-  d.hbm_efficiency = doc.at("hbm_efficiency").at("value").get<double>();
-  d.pcie_efficiency = doc.at("pcie_efficiency").at("value").get<double>();
-  d.cpu_adam_s_per_param = doc.at("cpu_adam").at("seconds_per_billion_params").get<double>() * 1e-9;
-  for (const auto& g : doc.at("generations")) {
-    d.generations.push_back({g.at("match").get<std::vector<std::string>>(), g.at("matmul_ceiling").get<double>(),
-                             g.at("attention_ceiling").get<double>()});
-  }
-  // Each engine entry applies to the framework profiles whose name contains its key.
-  const auto& frameworks = doc.at("frameworks");
-  for (int f = 0; f < kFrameworks; ++f) {
-    d.engines[f] = ReadEngine(frameworks.at("default"));
-    const std::string profile = NormalizeName(GetFrameworkProfile(static_cast<Framework>(f)).name);
-    for (const auto& [key, value] : frameworks.items()) {
-      if (value.is_object() && key != "default" && profile.find(NormalizeName(key)) != std::string::npos) {
-        d.engines[f] = ReadEngine(value);
-      }
-    }
-  }
-  return d;
-}
-
-const EfficiencyData& Efficiency() {
-  static const EfficiencyData data = LoadEfficiency();
-  return data;
-}
-
-// GPU names and generation keys are ASCII; an inline fold avoids a locale call per character.
-char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
-  if (needle.empty() || needle.size() > haystack.size()) return false;
-  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
-    size_t j = 0;
-    while (j < needle.size() && AsciiLower(haystack[i + j]) == AsciiLower(needle[j])) {
-      ++j;
-    }
-    if (j == needle.size()) return true;
-  }
-  return false;
-}
-
-const Generation& GenerationOf(const EfficiencyData& eff, const GpuSpec& gpu) {
-  for (const auto& g : eff.generations) {
-    for (const auto& m : g.match) {
-      if (ContainsNoCase(gpu.name, m) || ContainsNoCase(gpu.id, m)) return g;
-    }
-  }
-  return eff.generations.back();
-}
 
 /// Seconds for `count` GEMMs [m,k] x [k,n] at the achieved rate (peak x ceiling): FLOPs at the shape's
 /// efficiency m/(m+d) * n/(n+d) * k/(k+d), never faster than their operands and result over HBM
@@ -379,15 +285,15 @@ double PcieBytesPerS(const GpuSpec& gpu) {
 
 /// The GPU's rates for the job's precision and engine (the name matching is why this is prepared).
 TimeRates RatesOf(const Scenario& sc) {
-  const EfficiencyData& eff = Efficiency();
+  const EfficiencyCatalog& eff = Efficiency();
   const GpuSpec& gpu = sc.hardware.gpu;
   const Precision precision = sc.training.precision;
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
-  const EngineTiming& engine = eff.engines[static_cast<int>(sc.training.framework)];
+  const EngineTiming& engine = eff.Engine(sc.training.framework);
   TimeRates r;
   const bool fp8 = precision == Precision::kFp8, fp32 = precision == Precision::kFp32;
   r.peak_flops = gpu.PeakTflops(fp8, fp32) * 1e12;
-  const Generation& generation = GenerationOf(eff, gpu);
+  const GenerationCeilings& generation = eff.Ceilings(gpu.generation);
   r.ceiling = generation.matmul_ceiling * fw.kernel_efficiency;
   r.dim_half = eff.dim_half;
   r.hbm_bytes_per_s = gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;

@@ -71,6 +71,7 @@ GpuSpec H100() {
   GpuSpec g;
   g.id = "h100-sxm";
   g.name = "NVIDIA H100 SXM5 80GB";
+  g.generation = GpuGeneration::kHopper;
   g.memory_bytes = 80e9;
   g.memory_bw_bytes_per_s = 3.35e12;
   g.bf16_tflops = g.fp16_tflops = 989.4;

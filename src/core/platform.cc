@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "catalog/parts.h"
 
 namespace trainplan {
 
@@ -18,11 +18,11 @@ constexpr double kDefaultDeadlineS = 30 * 86400.0;
 bool HasPurchasePrice(const std::string& gpu_id, const PlatformPolicy& p) {
   for (const auto& [id, usd] : p.purchase_prices)
     if (FindGpu(id).id == gpu_id) return true;
-  const auto& buy = PartsData().at("purchase");
-  for (const auto& g : buy.at("gpus"))
-    if (g.at("gpu") == gpu_id) return true;
-  for (const auto& s : buy.at("systems"))
-    if (s.at("gpu") == gpu_id) return true;
+  const PurchasePrices& buy = Parts().purchase;
+  for (const auto& g : buy.gpus)
+    if (g.gpu == gpu_id) return true;
+  for (const auto& s : buy.systems)
+    if (s.gpu == gpu_id) return true;
   return false;
 }
 
@@ -44,7 +44,7 @@ void CheckPolicy(const PlatformPolicy& p) {
 }
 
 /// The GPU types to compare: the given ones, the region's list, or every GPU with a rental or purchase price.
-std::vector<std::string> GpuTypes(const PlatformPolicy& p, const RegionRules& region,
+std::vector<std::string> GpuTypes(const PlatformPolicy& p, const Region& region,
                                   std::vector<PolicyAssumption>& assumptions) {
   std::vector<std::string> out;
   if (!p.gpu_types.empty()) {
@@ -64,7 +64,7 @@ std::vector<std::string> GpuTypes(const PlatformPolicy& p, const RegionRules& re
 /// Renting for a year or more continuously earns the reserved discount (data/parts.json).
 double ReservedDiscount(const PlatformPolicy& p) {
   if (p.usage != Usage::kContinuous || p.months < 12) return 0;
-  return PartsData().at("cloud").at("reserved_1y_discount").get<double>();
+  return Parts().cloud.reserved_1y_discount;
 }
 
 void Cost(PlatformOption& o, const PlatformPolicy& p) {
@@ -79,7 +79,7 @@ void Cost(PlatformOption& o, const PlatformPolicy& p) {
     const double hosting_per_kw = p.hosting_usd_per_kw_month >= 0 ? p.hosting_usd_per_kw_month
                                   : b.node_class == "workstation"
                                       ? 0
-                                      : PartsData().at("facility").at("colocation_usd_per_kw_month").get<double>();
+                                      : Parts().facility.colocation_usd_per_kw_month;
     const double hosting_month = hosting_per_kw * b.power.peak_w * b.nodes / 1000;
     o.usd_per_month_owned = EnergyUsd(wall_w, kHoursPerMonth, p.pue, p.electricity_usd_per_kwh) + hosting_month;
     c.hardware_usd = b.total_usd;
@@ -105,7 +105,7 @@ Reliability ReliabilityOf(const Plan& plan, const NodeBom& bom) {
                              hot.write_bytes_per_s * bom.nodes, hot.read_bytes_per_s * bom.nodes);
 }
 
-bool IsForeign(const std::string& gpu_id, const RegionRules& region) {
+bool IsForeign(const std::string& gpu_id, const Region& region) {
   if (region.foreign_vendors.empty()) return false;
   const std::string& vendor = FindGpu(gpu_id).vendor;
   return std::find(region.foreign_vendors.begin(), region.foreign_vendors.end(), vendor) !=
@@ -193,7 +193,7 @@ void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
 
 /// Each option's part as the region sees it, and its time against as many of the region's reference GPU.
 void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& job, const PlanConstraints& base,
-                          const RegionRules& region, int threads) {
+                          const Region& region, int threads) {
   for (auto& o : options) {
     PlanConstraints c = base;
     c.gpu_types = {region.reference_gpu};
@@ -252,51 +252,39 @@ double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_u
   return capex_usd / (rent_usd_per_month - own_usd_per_month);
 }
 
-RegionRules RegionRulesOf(const std::string& region) {
-  const auto& regions = PartsData().at("regions");
-  const std::string key = NormalizeName(region);
-  if (!regions.contains(key)) {
-    std::vector<std::string> names;
-    for (const auto& [id, r] : regions.items()) names.push_back(id);
-    ThrowUnknownName("region", region, names);
-  }
-  const auto& r = regions.at(key);
-  RegionRules rules;
-  rules.id = key;
-  rules.gpus = r.at("gpus").get<std::vector<std::string>>();
-  rules.note = r.at("note").get<std::string>();
-  rules.reference_gpu = r.value("reference_gpu", std::string());
-  rules.foreign_vendors = r.value("foreign_vendors", std::vector<std::string>{});
-  rules.options_per_kind = r.value("options_per_kind", 2);
-  return rules;
+const Region& RegionOf(const std::string& region) {
+  if (const Region* r = Parts().FindRegion(NormalizeName(region))) return *r;
+  std::vector<std::string> names;
+  for (const auto& r : Parts().regions) names.push_back(r.id);
+  ThrowUnknownName("region", region, names);
 }
 
 PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumption>& assumptions) {
   CheckPolicy(in);
-  const RegionRules region = RegionRulesOf(in.region);
+  const Region& region = RegionOf(in.region);
   PlatformPolicy p = in;
   p.region = region.id;
-  const auto& facility = PartsData().at("facility");
+  const FacilityFigures& facility = Parts().facility;
   if (p.deadline_s == 0) {
     p.deadline_s = kDefaultDeadlineS;
     assumptions.push_back({AssumptionCode::kDefaultDeadline, kDefaultDeadlineS / 86400});
   }
   if (p.electricity_usd_per_kwh == 0) {
-    const auto& prices = facility.at("electricity_usd_per_kwh");
+    const auto& prices = facility.electricity_usd_per_kwh;
     const bool stand_in = !prices.contains(region.id);
-    p.electricity_usd_per_kwh = prices.at(stand_in ? "us" : region.id).get<double>();
+    p.electricity_usd_per_kwh = prices.at(stand_in ? "us" : region.id);
     assumptions.push_back({.code = AssumptionCode::kElectricity,
                            .value = p.electricity_usd_per_kwh,
-                           .source = facility.at("electricity_source").get<std::string>(),
+                           .source = facility.electricity_source,
                            .stand_in = stand_in});
   }
   if (p.pue == 0) {
-    p.pue = facility.at("pue");
-    assumptions.push_back({AssumptionCode::kPue, p.pue, facility.at("pue_source").get<std::string>()});
+    p.pue = facility.pue;
+    assumptions.push_back({AssumptionCode::kPue, p.pue, facility.pue_source});
   }
   if (p.hosting_usd_per_kw_month < 0)
-    assumptions.push_back({AssumptionCode::kColocation, facility.at("colocation_usd_per_kw_month").get<double>(),
-                           facility.at("colocation_source").get<std::string>()});
+    assumptions.push_back(
+        {AssumptionCode::kColocation, facility.colocation_usd_per_kw_month, facility.colocation_source});
   p.gpu_types = GpuTypes(in, region, assumptions);
   return p;
 }
@@ -322,7 +310,7 @@ void JudgeOption(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per
   }
 }
 
-std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const RegionRules& region) {
+std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region) {
   auto rank = [](const PlatformOption& o) { return (o.cost.known ? 0 : 2) + (o.suits ? 0 : 1); };
   auto foreign = [&](const PlatformOption& o) { return IsForeign(o.plan.gpu_id, region); };
   auto better = [&](const PlatformOption& a, const PlatformOption& b) {
@@ -350,7 +338,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   rec.job = job;
   rec.policy = ResolvePolicy(policy, rec.assumptions);
   const PlatformPolicy& p = rec.policy;
-  const RegionRules region = RegionRulesOf(p.region);
+  const Region& region = RegionOf(p.region);
   const PlanConstraints base = BaseConstraints(p);
   // A GPU listed by name, or by the region, gets its build even without a purchase price.
   const bool listed = !policy.gpu_types.empty() || !region.gpus.empty();

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "catalog/parts.h"
 #include "core/bom.h"
 #include "core/reliability.h"
 #include "core/scenario.h"
@@ -113,17 +114,9 @@ struct PolicyAssumption {
   bool stand_in = false;
 };
 
-/// What a region allows, from the regions of data/parts.json.
-struct RegionRules {
-  std::string id;
-  std::vector<std::string> gpus;             // the GPU ids allowed there; empty: no restriction
-  std::string note;
-  std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
-  std::vector<std::string> foreign_vendors;  // ranked after domestic parts
-  int options_per_kind = 2;                  // shown of on-prem and of cloud
-};
-/// Throws InputError naming the regions for an unknown one.
-RegionRules RegionRulesOf(const std::string& region);
+/// What a region allows (its GPUs, the vendors ranked after domestic parts, its reference GPU, the options
+/// shown) from the regions of data/parts.json; throws InputError naming the regions for an unknown one.
+const Region& RegionOf(const std::string& region);
 
 struct Recommendation {
   Scenario job;
@@ -158,7 +151,7 @@ void JudgeOption(PlatformOption& option, const PlatformPolicy& policy, double re
 
 /// Suitable and priced first, then priced, then suitable; then domestic parts before foreign ones; then cost
 /// and time. Keeps the region's number of on-prem and of cloud options, and one hybrid.
-std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const RegionRules& region);
+std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region);
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within
 /// the deadline, derives each purchase's build, its reliability and costs, applies the policy, and ranks

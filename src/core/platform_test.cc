@@ -171,17 +171,17 @@ TEST(Platform, BadPolicies) {
 
 // What a region allows is data: its GPU list, the vendors ranked after domestic parts, its reference GPU.
 TEST(Platform, RegionRulesComeFromTheCatalog) {
-  const RegionRules cn = RegionRulesOf("CN");
+  const Region& cn = RegionOf("CN");
   EXPECT_EQ(cn.id, "cn");
   EXPECT_EQ(cn.gpus, (std::vector<std::string>{"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"}));
   EXPECT_EQ(cn.reference_gpu, "h100-sxm");
   EXPECT_EQ(cn.foreign_vendors, (std::vector<std::string>{"NVIDIA"}));
   EXPECT_EQ(cn.options_per_kind, 3);
-  const RegionRules us = RegionRulesOf("us");
+  const Region& us = RegionOf("us");
   EXPECT_TRUE(us.gpus.empty());
   EXPECT_TRUE(us.reference_gpu.empty());
   EXPECT_EQ(us.options_per_kind, 2);
-  EXPECT_THROW(RegionRulesOf("mars"), InputError);
+  EXPECT_THROW(RegionOf("mars"), InputError);
 }
 
 // Defaults: 30 days, the US electricity price standing in for the EU ($0.1194/kWh), PUE 1.58, colocation at
@@ -205,7 +205,7 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   a.clear();
   p.region = "cn";
   r = ResolvePolicy(p, a);
-  EXPECT_EQ(r.gpu_types, RegionRulesOf("cn").gpus);
+  EXPECT_EQ(r.gpu_types, RegionOf("cn").gpus);
   EXPECT_EQ(a.back().code, AssumptionCode::kRegionGpus);
   EXPECT_EQ(a.back().region, "cn");
 }
@@ -264,14 +264,14 @@ TEST(Platform, RankOptionsFollowsTheRegion) {
     for (const auto& o : list) out.push_back(std::string(ToString(o.kind)) + " " + o.plan.gpu_id);
     return out;
   };
-  EXPECT_EQ(shown(RankOptions(all, RegionRulesOf("cn"))),
+  EXPECT_EQ(shown(RankOptions(all, RegionOf("cn"))),
             (std::vector<std::string>{"cloud ascend-910b", "cloud h800-sxm", "hybrid h800-sxm",
                                       "cloud a800-80gb-sxm"}));
-  EXPECT_EQ(shown(RankOptions(all, RegionRulesOf("us"))),
+  EXPECT_EQ(shown(RankOptions(all, RegionOf("us"))),
             (std::vector<std::string>{"cloud h800-sxm", "hybrid h800-sxm", "cloud a800-80gb-sxm"}));
   std::vector<PlatformOption> unsuited = all;
   unsuited[0].suits = false;  // the cheapest no longer leads
-  EXPECT_EQ(shown(RankOptions(unsuited, RegionRulesOf("us"))).front(), "hybrid h800-sxm");
+  EXPECT_EQ(shown(RankOptions(unsuited, RegionOf("us"))).front(), "hybrid h800-sxm");
 }
 
 }  // namespace

@@ -1,19 +1,15 @@
 #include "core/reliability.h"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "catalog/embedded_data.h"
+#include "catalog/parts.h"
 #include "core/units.h"
 
 namespace trainplan {
 
 double InterruptionsPerGpuHour() {
-  static const double rate = [] {
-    auto r = nlohmann::json::parse(EmbeddedFile("parts.json")).at("reliability");
-    return r.at("interruptions").get<double>() / (r.at("days").get<double>() * 24.0 * r.at("gpus").get<double>());
-  }();
-  return rate;
+  const ReliabilityFigures& r = Parts().reliability;
+  return r.interruptions / (r.days * 24.0 * r.gpus);
 }
 
 double CheckpointBytes(const Scenario& job, const ParamCounts& params, const TrainableParams& trainable) {
@@ -42,8 +38,7 @@ double DalyWallSeconds(double solve_s, double interval_s, double write_s, double
 
 Reliability EstimateReliability(int gpus, double train_s, double checkpoint_bytes, double write_bytes_per_s,
                                 double read_bytes_per_s) {
-  static const double relaunch_s =
-      nlohmann::json::parse(EmbeddedFile("parts.json")).at("reliability").at("restart_overhead_s").get<double>();
+  const double relaunch_s = Parts().reliability.restart_overhead_s;
   Reliability r;
   r.gpus = gpus;
   r.interruptions_per_gpu_hour = InterruptionsPerGpuHour();

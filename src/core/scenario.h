@@ -5,20 +5,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "base/vocabulary.h"
 #include "catalog/hardware.h"
 #include "core/model.h"
 
 namespace trainplan {
-
-enum class Method { kPretrain, kFull, kFreeze, kLora, kQlora };
-/// Mixed bf16/fp16 keep fp32 master weights; fp8 runs matmuls in FP8 (Transformer Engine) over bf16.
-enum class Precision { kBf16, kFp16, kFp32, kFp8 };
-enum class Optimizer { kAdamW, kAdamW8bit, kSgdMomentum, kAdafactor };
-enum class Recompute { kNone, kSelective, kFull };
-enum class Offload { kNone, kOptimizer, kOptimizerAndParams };
-/// The training engine; each profile changes memory and time through documented mechanisms
-/// (see framework.h).
-enum class Framework { kHfTrainer, kTorchtune, kUnsloth, kDeepSpeed, kFsdp, kMegatron };
 
 /// What is trained and on what data.
 struct Training {

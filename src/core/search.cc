@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/embedded_data.h"
+#include "catalog/prices.h"
 #include "base/error.h"
 #include "text/format.h"
 #include "core/framework.h"
@@ -21,27 +21,6 @@
 namespace trainplan {
 
 namespace {
-
-
-struct PriceEntry {
-  std::string gpu_id;
-  double usd_per_gpu_hour = 0;
-};
-
-const std::vector<PriceEntry>& PriceCatalog() {
-  static const std::vector<PriceEntry> catalog = [] {
-    std::vector<PriceEntry> out;
-    auto doc = nlohmann::json::parse(EmbeddedFile("prices.json"));
-    for (const auto& item : doc.at("gpus")) {
-      for (const auto& offer : item.at("offers")) {
-        if (offer.value("default", false))
-          out.push_back({item.at("gpu").get<std::string>(), offer.at("usd_per_gpu_hour").get<double>()});
-      }
-    }
-    return out;
-  }();
-  return catalog;
-}
 
 /// Candidate GPU counts: 1, 2, 4 inside one node, then whole nodes in 1-1.5-2 steps up to the limit.
 std::vector<int> CandidateCounts(const PlanConstraints& c, int gpus_per_node) {
@@ -466,9 +445,7 @@ std::string StrategyText(const Plan& p) {
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
     if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
-  for (const auto& entry : PriceCatalog())
-    if (entry.gpu_id == gpu_id) return entry.usd_per_gpu_hour;
-  return 0;
+  return DefaultRentalPrice(gpu_id);
 }
 
 namespace {

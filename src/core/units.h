@@ -2,8 +2,8 @@
 // Units and the domain rules every estimator shares: one definition each, so memory, time, the bill of
 // materials, checkpoints and launch files cannot disagree about what an adapter method is or how many
 // bytes a gradient takes.
-#include "core/framework.h"
-#include "core/scenario.h"
+#include "base/vocabulary.h"
+#include "catalog/frameworks.h"
 
 namespace trainplan {
 

@@ -1,0 +1,33 @@
+#pragma once
+// The words of a training job every layer shares: the core computes with them, the catalogs key their
+// entries by them (data/frameworks.json, data/efficiency.json), the readers and writers spell them.
+
+namespace trainplan {
+
+enum class Method { kPretrain, kFull, kFreeze, kLora, kQlora };
+/// Mixed bf16/fp16 keep fp32 master weights; fp8 runs matmuls in FP8 (Transformer Engine) over bf16.
+enum class Precision { kBf16, kFp16, kFp32, kFp8 };
+enum class Optimizer { kAdamW, kAdamW8bit, kSgdMomentum, kAdafactor };
+enum class Recompute { kNone, kSelective, kFull };
+enum class Offload { kNone, kOptimizer, kOptimizerAndParams };
+/// The training engine; each profile changes memory and time through documented mechanisms
+/// (see catalog/frameworks.h).
+enum class Framework { kHfTrainer, kTorchtune, kUnsloth, kDeepSpeed, kFsdp, kMegatron };
+inline constexpr Framework kAllFrameworks[] = {Framework::kHfTrainer, Framework::kTorchtune, Framework::kUnsloth,
+                                               Framework::kDeepSpeed, Framework::kFsdp,      Framework::kMegatron};
+
+/// The key of a framework's entries in data/frameworks.json and data/efficiency.json: its spelling in
+/// scenario files ("hf", "megatron").
+constexpr const char* FrameworkKey(Framework f) {
+  switch (f) {
+    case Framework::kHfTrainer: return "hf";
+    case Framework::kTorchtune: return "torchtune";
+    case Framework::kUnsloth: return "unsloth";
+    case Framework::kDeepSpeed: return "deepspeed";
+    case Framework::kFsdp: return "fsdp";
+    case Framework::kMegatron: return "megatron";
+  }
+  return "?";
+}
+
+}  // namespace trainplan

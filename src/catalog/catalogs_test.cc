@@ -1,0 +1,257 @@
+// The typed catalogs of data/parts.json, cpus.json, prices.json, efficiency.json and frameworks.json: exact
+// figures with the sources they cite, validation of every entry, and errors that name file, entry and key.
+#include <gtest/gtest.h>
+
+#include "catalog/catalog_test_util.h"
+#include "catalog/efficiency.h"
+#include "catalog/frameworks.h"
+#include "catalog/hardware.h"
+#include "catalog/parts.h"
+#include "catalog/prices.h"
+
+namespace trainplan {
+namespace {
+
+using testing::Edited;
+using testing::InternalErrorOf;
+
+TEST(Catalogs, EveryBuiltInCatalogLoadsAndValidates) {
+  EXPECT_NO_THROW(GpuCatalog());
+  EXPECT_NO_THROW(Parts());
+  EXPECT_NO_THROW(CpuCatalog());
+  EXPECT_NO_THROW(RentalPriceCatalog());
+  EXPECT_NO_THROW(Efficiency());
+  for (Framework f : kAllFrameworks) EXPECT_EQ(GetFrameworkProfile(f).id, f);
+}
+
+TEST(PartsCatalog, CpusAsTheirSourcesGiveThem) {
+  const CpuSpec& genoa = FindCpu("epyc-9654");  // amd-scrape; amd-genoa-max-mem
+  EXPECT_EQ(genoa.cores, 96);
+  EXPECT_EQ(genoa.pcie_lanes, 128);
+  EXPECT_EQ(genoa.memory_channels, 12);
+  EXPECT_DOUBLE_EQ(genoa.max_memory_bytes, 6144e9);
+  EXPECT_DOUBLE_EQ(genoa.price_usd, 11805);
+  EXPECT_FALSE(genoa.desktop);
+  const CpuSpec& spr = FindCpu("8480c");  // alias of the DGX H100's part (intel-ark-scrape, ARK 231746)
+  EXPECT_EQ(spr.id, "xeon-platinum-8480+");
+  EXPECT_EQ(spr.cores, 56);
+  EXPECT_DOUBLE_EQ(spr.price_usd, 0);  // null: no citable price
+  EXPECT_TRUE(FindCpu("ryzen-9-7950x").desktop);
+}
+
+TEST(PartsCatalog, DrivesNicsAndPower) {
+  const DriveSpec& pm1743 = FindDrive("samsung-pm1743");  // anandtech-pm1743; oscoo-ssd-2026
+  EXPECT_DOUBLE_EQ(pm1743.capacity_bytes, 15.36e12);
+  EXPECT_DOUBLE_EQ(pm1743.read_bytes_per_s, 13e9);
+  EXPECT_DOUBLE_EQ(pm1743.write_bytes_per_s, 6.6e9);
+  EXPECT_DOUBLE_EQ(pm1743.usd_per_tb, 326);
+  EXPECT_EQ(pm1743.tier, "u2");
+  EXPECT_DOUBLE_EQ(FindDrive("samsung-990-pro").usd_per_tb, 0);
+  EXPECT_EQ(NicCatalog().front().id, "connectx-7-ndr400");  // nvidia-cx
+  EXPECT_EQ(NicCatalog().front().link, "ib-ndr400");
+
+  const PartsCatalog& p = Parts();
+  ASSERT_EQ(p.power.gpu_transients.size(), 2u);  // hwbusters-4090: 618.83 W peak on a 450 W card
+  EXPECT_EQ(p.power.gpu_transients[0].gpu, "rtx-4090");
+  EXPECT_DOUBLE_EQ(p.power.gpu_transients[0].peak_w, 618.83);
+  EXPECT_DOUBLE_EQ(p.power.workstation_platform_w, 98.62);
+  const PowerSystem& dgx = p.power.systems.front();  // dgx-h100: 10.2 kW, 6 x 3.3 kW PSUs
+  EXPECT_EQ(dgx.id, "dgx-h100");
+  EXPECT_DOUBLE_EQ(dgx.max_input_w, 10200);
+  EXPECT_EQ(dgx.psus, 6);
+  EXPECT_EQ(p.psu.load, (std::vector<double>{0.2, 0.5, 1.0}));  // plus80
+  EXPECT_EQ(p.psu.titanium, (std::vector<double>{0.92, 0.94, 0.90}));
+  EXPECT_EQ(p.dimms.ddr5_bytes[2], 48e9);  // routerswitch-nonbinary
+  EXPECT_DOUBLE_EQ(p.cooling.btu_per_h_per_w, 3.412142);
+  EXPECT_EQ(p.SourceText(p.ram_price.source).rfind("3dnews.ru", 0), 0u);
+  EXPECT_EQ(p.SourceText("no-such-key"), "no-such-key");
+}
+
+TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
+  const PartsCatalog& p = Parts();
+  EXPECT_DOUBLE_EQ(p.facility.pue, 1.58);  // uptime-pue
+  EXPECT_EQ(p.facility.pue_source, "uptime-pue");
+  EXPECT_DOUBLE_EQ(p.facility.colocation_usd_per_kw_month, 196);  // encor-colo
+  EXPECT_DOUBLE_EQ(p.facility.electricity_usd_per_kwh.at("us"), 0.1194);  // eia-price
+  EXPECT_DOUBLE_EQ(p.cloud.reserved_1y_discount, 0.20);
+  EXPECT_EQ(p.purchase.gpus.back().gpu, "h100-sxm");
+  EXPECT_DOUBLE_EQ(p.purchase.gpus.back().usd, 27500);
+  EXPECT_EQ(p.purchase.systems.front().id, "dgx-h100");
+  EXPECT_DOUBLE_EQ(p.purchase.systems.front().usd, 199000);
+  ASSERT_NE(p.FindRegion("cn"), nullptr);  // export-rules
+  EXPECT_EQ(p.FindRegion("cn")->gpus.front(), "ascend-910b");
+  EXPECT_EQ(p.FindRegion("cn")->reference_gpu, "h100-sxm");
+  EXPECT_EQ(p.FindRegion("cn")->options_per_kind, 3);
+  ASSERT_NE(p.FindRegion("eu"), nullptr);
+  EXPECT_TRUE(p.FindRegion("eu")->gpus.empty());  // no restriction
+  EXPECT_EQ(p.FindRegion("eu")->options_per_kind, 2);
+  EXPECT_EQ(p.FindRegion("mars"), nullptr);
+  // llama3-interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s.
+  EXPECT_DOUBLE_EQ(p.reliability.interruptions, 419);
+  EXPECT_DOUBLE_EQ(p.reliability.days, 54);
+  EXPECT_DOUBLE_EQ(p.reliability.gpus, 16384);
+  EXPECT_DOUBLE_EQ(p.reliability.restart_overhead_s, 600);
+  EXPECT_EQ(p.host.loader_workers_per_gpu, 4);
+}
+
+TEST(PartsCatalog, BrokenDocumentsNameFileEntryAndKey) {
+  EXPECT_EQ(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"capacity_tb\": 15.36", "\"capacity_tb\": -1"), "parts.json");
+            }),
+            "built-in catalog parts.json: samsung-pm1743.capacity_tb: '-1'; a number greater than 0 and at most 1000");
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "{\"gpu\": \"h100-sxm\", \"usd\"", "{\"gpu\": \"h100-foo\", \"usd\""),
+                        "parts.json");
+            }).find("built-in catalog parts.json: purchase.gpus.h100-foo.gpu: 'h100-foo'; a GPU id of data/gpus.json"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"link\": \"ib-ndr400\"", "\"link\": \"ib-ndr401\""), "parts.json");
+            }).find("built-in catalog parts.json: connectx-7-ndr400.link: 'ib-ndr401'"),
+            std::string::npos);
+  EXPECT_EQ(InternalErrorOf([] {
+              LoadCpus(Edited("cpus.json", "\"cores\": 96, ", ""), "cpus.json");
+            }),
+            "built-in catalog cpus.json: epyc-9654.cores: ''; required");
+  EXPECT_NE(InternalErrorOf([] { LoadParts("{\"sources\": ", "parts.json"); }).find("built-in catalog parts.json: "),
+            std::string::npos);
+}
+
+TEST(RentalPrices, DefaultOffersAsCited) {
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm"), 2.69);  // runpod-secure-spheron-2026-05
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h200"), 6.35);      // runpod-deploybase-2026-03
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("v100-32gb-sxm2"), 3.90);  // aws-skypilot
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("a800-80gb-sxm"), 0);      // no citable rental price
+  const GpuRentalPrices& h100 = RentalPriceCatalog().front();
+  EXPECT_EQ(h100.gpu, "h100-sxm");
+  ASSERT_EQ(h100.offers.size(), 3u);
+  EXPECT_EQ(h100.offers[2].provider, "AWS p5.48xlarge on-demand");
+  EXPECT_DOUBLE_EQ(h100.offers[2].usd_per_gpu_hour, 12.29);
+}
+
+TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
+  EXPECT_NE(InternalErrorOf([] {
+              LoadRentalPrices(Edited("prices.json", "\"date\": \"2026-03\"},", "\"date\": \"2026-03\", \"default\": true},"),
+                               "prices.json");
+            }).find("built-in catalog prices.json: h100-sxm.offers: "),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadRentalPrices(Edited("prices.json", "\"source\": \"aws-skypilot\"", "\"source\": \"aws\""), "prices.json");
+            }).find("built-in catalog prices.json: h100-sxm.offers[2].source: 'aws'; a key of the file's sources"),
+            std::string::npos);
+}
+
+TEST(Efficiency, CeilingsByGenerationAndTimingByEngine) {
+  const EfficiencyCatalog& e = Efficiency();
+  EXPECT_DOUBLE_EQ(e.dim_half, 96);
+  EXPECT_DOUBLE_EQ(e.hbm_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(e.cpu_adam_s_per_param, 0.25e-9);  // Ren et al. 2021, ZeRO-Offload
+  // Calibrated on A100 runs (Narayanan et al. 2021, Korthikanti et al. 2022, MosaicML llm-foundry).
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kAmpere).matmul_ceiling, 0.8);
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kAmpere).attention_ceiling, 0.4);
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kHopper).matmul_ceiling, 0.66);
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kCdna3).attention_ceiling, 0.11);
+  // Generations without a calibration take the conservative default.
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kDavinci).matmul_ceiling, 0.6);
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kUnknown).attention_ceiling, 0.25);
+  EXPECT_FALSE(e.Engine(Framework::kMegatron).grad_reduce_overlap);  // Korthikanti et al. 2022 Sec. 6.3
+  EXPECT_DOUBLE_EQ(e.Engine(Framework::kMegatron).host_s_per_layer_pass, 0.00025);
+  EXPECT_DOUBLE_EQ(e.Engine(Framework::kHfTrainer).host_s_per_layer_pass, 0.0015);
+  EXPECT_DOUBLE_EQ(e.Engine(Framework::kHfTrainer).elementwise_traffic, 3.0);
+  EXPECT_TRUE(e.Engine(Framework::kDeepSpeed).zero3_gather_per_module);
+  EXPECT_FALSE(e.Engine(Framework::kDeepSpeed).zero3_prefetch);
+  EXPECT_DOUBLE_EQ(e.Engine(Framework::kFsdp).elementwise_traffic, 2.0);
+}
+
+TEST(Efficiency, BrokenDocumentsNameFileEntryAndKey) {
+  EXPECT_NE(InternalErrorOf([] {
+              LoadEfficiency(Edited("efficiency.json", "\"name\": \"hopper\"", "\"name\": \"hoper\""), "efficiency.json");
+            }).find("built-in catalog efficiency.json: hoper.name: 'hoper'"),
+            std::string::npos);
+  EXPECT_EQ(InternalErrorOf([] {
+              LoadEfficiency(Edited("efficiency.json", "\"unsloth\": {", "\"unsloth-x\": {"), "efficiency.json");
+            }),
+            "built-in catalog efficiency.json: frameworks.unsloth: ''; required");
+  EXPECT_NE(InternalErrorOf([] {
+              LoadEfficiency(Edited("efficiency.json", "\"zero3_gather_unit\": \"module\"", "\"zero3_gather_unit\": \"block\""),
+                             "efficiency.json");
+            }).find("built-in catalog efficiency.json: deepspeed.zero3_gather_unit: 'block'; layer or module"),
+            std::string::npos);
+}
+
+/// The profiles as trainplan defined them in C++ before they became data/frameworks.json.
+TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
+  constexpr double kRuntime = 1.5e9, kFragmentation = 0.05;
+  struct Expected {
+    Framework id;
+    const char* name;
+    bool logits_fp32, chunked_ce, fused_lce, opt_in_bwd, offload_ckpt, fused_kernels, dist_opt, fp32_grads, pure_low,
+        fp32_adapters, kbit_fp32, ddp_buckets, sp_regather;
+    double adam_temp, adam_group, comm_buffer;
+    Recompute recompute;
+  };
+  const Expected expected[] = {
+      {Framework::kHfTrainer, "Hugging Face Trainer + PEFT", true, false, false, false, false, false, false, false,
+       false, true, true, true, false, 4, 0, 0, Recompute::kFull},
+      {Framework::kTorchtune, "torchtune", false, true, false, true, false, false, false, false, true, false, false,
+       false, false, 2, 0, 0, Recompute::kFull},
+      {Framework::kUnsloth, "Unsloth", false, false, true, false, true, true, false, false, false, true, false, true,
+       false, 4, 0, 0, Recompute::kFull},
+      {Framework::kDeepSpeed, "DeepSpeed ZeRO", true, false, false, false, false, false, false, false, false, true,
+       false, false, false, 4, 1e9, 2 * 5e8 * 2, Recompute::kNone},
+      {Framework::kFsdp, "PyTorch FSDP", true, false, false, false, false, false, false, false, false, true, false,
+       false, false, 4, 0, 0, Recompute::kNone},
+      {Framework::kMegatron, "Megatron-LM / NeMo", false, false, false, false, false, true, true, true, false, false,
+       false, false, true, 0, 0, 0, Recompute::kNone},
+  };
+  for (const Expected& x : expected) {
+    const FrameworkProfile& p = GetFrameworkProfile(x.id);
+    SCOPED_TRACE(x.name);
+    EXPECT_EQ(p.id, x.id);
+    EXPECT_EQ(p.name, x.name);
+    EXPECT_GT(p.source.size(), 100u);
+    EXPECT_EQ(p.logits_fp32_upcast, x.logits_fp32);
+    EXPECT_EQ(p.chunked_cross_entropy, x.chunked_ce);
+    EXPECT_EQ(p.fused_linear_cross_entropy, x.fused_lce);
+    EXPECT_EQ(p.optimizer_in_backward, x.opt_in_bwd);
+    EXPECT_EQ(p.offload_checkpoints, x.offload_ckpt);
+    EXPECT_EQ(p.fused_kernels, x.fused_kernels);
+    EXPECT_EQ(p.distributed_optimizer, x.dist_opt);
+    EXPECT_EQ(p.fp32_grad_accumulation, x.fp32_grads);
+    EXPECT_EQ(p.pure_low_precision, x.pure_low);
+    EXPECT_EQ(p.fp32_adapters, x.fp32_adapters);
+    EXPECT_EQ(p.kbit_fp32_unquantized, x.kbit_fp32);
+    EXPECT_EQ(p.ddp_gradient_buckets, x.ddp_buckets);
+    EXPECT_EQ(p.sp_regathers_input, x.sp_regather);
+    EXPECT_EQ(p.adam_step_temp_bytes_per_param, x.adam_temp);
+    EXPECT_EQ(p.adam_step_group_params, x.adam_group);
+    EXPECT_EQ(p.comm_buffer_bytes, x.comm_buffer);
+    EXPECT_EQ(p.default_recompute, x.recompute);
+    EXPECT_EQ(p.allocator_fragmentation, kFragmentation);
+    EXPECT_EQ(p.runtime_overhead_bytes, kRuntime);
+    EXPECT_EQ(p.kernel_efficiency, 1.0);
+  }
+  EXPECT_EQ(GetFrameworkProfile(Framework::kTorchtune).source.rfind("pure bf16: recipe configs `dtype: bf16`", 0), 0u);
+}
+
+TEST(FrameworkProfiles, BrokenDocumentsNameFileEntryAndKey) {
+  EXPECT_EQ(InternalErrorOf([] {
+              LoadFrameworkProfiles(Edited("frameworks.json", "\"default_recompute\": \"full\"",
+                                           "\"default_recompute\": \"always\""),
+                                    "frameworks.json");
+            }),
+            "built-in catalog frameworks.json: hf.default_recompute: 'always'; none, selective or full");
+  EXPECT_NE(InternalErrorOf([] {
+              LoadFrameworkProfiles(Edited("frameworks.json", "\"fused_kernels\": false", "\"fused_kernel\": false"),
+                                    "frameworks.json");
+            }).find("built-in catalog frameworks.json: hf.fused_kernel: 'false'; unknown key"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadFrameworkProfiles(Edited("frameworks.json", "\"runtime_overhead_bytes_source\": \"pytorch-runtime\"",
+                                           "\"runtime_overhead_bytes_source\": \"pytorch\""),
+                                    "frameworks.json");
+            }).find("built-in catalog frameworks.json: hf.runtime_overhead_bytes_source: 'pytorch'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainplan

@@ -1,0 +1,67 @@
+#include "catalog/efficiency.h"
+
+#include "catalog/load.h"
+
+namespace trainplan {
+
+namespace {
+
+GenerationCeilings ReadCeilings(const Field& g) {
+  return {g.At("matmul_ceiling").Number(0, 1), g.At("attention_ceiling").Number(0, 1)};
+}
+
+EngineTiming ReadEngine(const Field& e) {
+  EngineTiming t;
+  t.grad_reduce_overlap = e.At("grad_reduce_overlap").Bool();
+  t.host_s_per_layer_pass = e.At("host_s_per_layer_pass").Number(0, 1, true);
+  t.elementwise_traffic = e.At("elementwise_traffic").Number(0, 100);
+  const Field unit = e.At("zero3_gather_unit");
+  if (unit.String() != "layer" && unit.String() != "module") unit.Fail("layer or module");
+  t.zero3_gather_per_module = unit.String() == "module";
+  t.zero3_prefetch = e.At("zero3_prefetch").Bool();
+  e.At("source").String();  // every engine cites what it was calibrated on
+  return t;
+}
+
+}  // namespace
+
+EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
+  const CatalogDocument doc(text, file);
+  const Field root = doc.Root();
+  EfficiencyCatalog c;
+  c.dim_half = root.At("gemm").At("dim_half").Number(0, 1e5);
+  c.hbm_efficiency = root.At("hbm_efficiency").At("value").Number(0, 1);
+  c.pcie_efficiency = root.At("pcie_efficiency").At("value").Number(0, 1);
+  c.cpu_adam_s_per_param = root.At("cpu_adam").At("seconds_per_billion_params").Number(0, 1e3) * 1e-9;
+
+  std::array<bool, kGpuGenerations> calibrated{};
+  bool has_default = false;
+  for (const Field& g : doc.Entries("generations", "name")) {
+    const Field name = g.At("name");
+    const GenerationCeilings ceilings = ReadCeilings(g);
+    if (name.String() == "default") {
+      for (int i = 0; i < kGpuGenerations; ++i)
+        if (!calibrated[i]) c.generations[i] = ceilings;
+      has_default = true;
+      continue;
+    }
+    const auto generation = ParseGpuGeneration(name.String());
+    if (!generation) name.Fail("a generation of data/gpus.json or default");
+    if (has_default) name.Fail("generations listed before the default");
+    c.generations[static_cast<int>(*generation)] = ceilings;
+    calibrated[static_cast<int>(*generation)] = true;
+  }
+  if (!has_default) root.At("generations").Fail("an entry named default, last");
+
+  const Field engines = root.At("frameworks");
+  for (Framework f : kAllFrameworks)
+    c.engines[static_cast<int>(f)] = ReadEngine(Named(engines.At(FrameworkKey(f)), doc.file(), FrameworkKey(f)));
+  return c;
+}
+
+const EfficiencyCatalog& Efficiency() {
+  static const EfficiencyCatalog catalog = LoadEfficiency(CatalogText("efficiency.json"), "efficiency.json");
+  return catalog;
+}
+
+}  // namespace trainplan

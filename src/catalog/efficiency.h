@@ -1,0 +1,45 @@
+#pragma once
+// Achieved-efficiency constants of the time model (data/efficiency.json), per GPU generation and per
+// training engine; each value in the file names the measurement it was calibrated on.
+#include <array>
+#include <string_view>
+
+#include "base/vocabulary.h"
+#include "catalog/hardware.h"
+
+namespace trainplan {
+
+/// Fractions of the dense peak that a generation's kernels reach.
+struct GenerationCeilings {
+  double matmul_ceiling = 0.6;     // large GEMMs, fraction of the dense peak
+  double attention_ceiling = 0.3;  // fused (flash) attention kernels, fraction of the 16-bit peak
+};
+
+/// How an engine's implementation changes time.
+struct EngineTiming {
+  bool grad_reduce_overlap = true;   // gradient reduction overlapped with the last backward
+  double host_s_per_layer_pass = 0;  // CPU dispatch time of one layer's kernels for one pass
+  double elementwise_traffic = 1;    // HBM bytes of unfused elementwise work relative to fused kernels
+  bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer
+  bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
+};
+
+struct EfficiencyCatalog {
+  double dim_half = 96;  // GEMM shape penalty m/(m+d) * n/(n+d) * k/(k+d)
+  double hbm_efficiency = 0.8;
+  double pcie_efficiency = 0.8;
+  double cpu_adam_s_per_param = 0.25e-9;
+  std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
+  std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
+
+  const GenerationCeilings& Ceilings(GpuGeneration g) const { return generations[static_cast<int>(g)]; }
+  const EngineTiming& Engine(Framework f) const { return engines[static_cast<int>(f)]; }
+};
+
+/// data/efficiency.json, loaded and validated once.
+const EfficiencyCatalog& Efficiency();
+
+/// Reads an efficiency document; a bad entry throws InternalError naming `file`, the entry and the key.
+EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file);
+
+}  // namespace trainplan

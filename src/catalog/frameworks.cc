@@ -1,0 +1,94 @@
+#include "catalog/frameworks.h"
+
+#include <initializer_list>
+#include <string_view>
+
+#include "catalog/load.h"
+
+namespace trainplan {
+
+namespace {
+
+Recompute ReadRecompute(const Field& f) {
+  const std::string s = f.String();
+  if (s == "none") return Recompute::kNone;
+  if (s == "selective") return Recompute::kSelective;
+  if (s == "full") return Recompute::kFull;
+  f.Fail("none, selective or full");
+}
+
+/// A value's `<key>_source` must cite something: a key of the file's sources where `sources` is given.
+void CheckSource(const Field& e, std::string_view key, const Field* sources) {
+  const std::string source_key = std::string(key) + "_source";
+  auto s = e.Get(source_key);
+  if (!s) return;
+  const std::string text = s->String();
+  if (sources ? !sources->Has(text) : text.empty()) s->Fail(sources ? "a key of the file's sources" : "a reason");
+}
+
+FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources) {
+  e.CheckKeys({"name", "source", "logits_fp32_upcast", "chunked_cross_entropy", "fused_linear_cross_entropy",
+               "optimizer_in_backward", "offload_checkpoints", "fused_kernels", "distributed_optimizer",
+               "fp32_grad_accumulation", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
+               "ddp_gradient_buckets", "ddp_gradient_buckets_source", "adam_step_temp_bytes_per_param",
+               "adam_step_temp_bytes_per_param_source", "adam_step_group_params", "sp_regathers_input",
+               "sp_regathers_input_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
+               "allocator_fragmentation", "allocator_fragmentation_source", "runtime_overhead_bytes",
+               "runtime_overhead_bytes_source", "kernel_efficiency"});
+  FrameworkProfile p;
+  p.id = id;
+  p.name = e.At("name").String();
+  p.source = e.At("source").String();
+  p.logits_fp32_upcast = e.At("logits_fp32_upcast").Bool();
+  p.chunked_cross_entropy = e.At("chunked_cross_entropy").Bool();
+  p.fused_linear_cross_entropy = e.At("fused_linear_cross_entropy").Bool();
+  p.optimizer_in_backward = e.At("optimizer_in_backward").Bool();
+  p.offload_checkpoints = e.At("offload_checkpoints").Bool();
+  p.fused_kernels = e.At("fused_kernels").Bool();
+  p.distributed_optimizer = e.At("distributed_optimizer").Bool();
+  p.fp32_grad_accumulation = e.At("fp32_grad_accumulation").Bool();
+  p.pure_low_precision = e.At("pure_low_precision").Bool();
+  p.fp32_adapters = e.At("fp32_adapters").Bool();
+  p.kbit_fp32_unquantized = e.At("kbit_fp32_unquantized").Bool();
+  p.ddp_gradient_buckets = e.At("ddp_gradient_buckets").Bool();
+  p.adam_step_temp_bytes_per_param = e.At("adam_step_temp_bytes_per_param").Number(0, 16, true);
+  p.adam_step_group_params = e.At("adam_step_group_params").Number(0, 1e13, true);
+  p.sp_regathers_input = e.At("sp_regathers_input").Bool();
+  p.default_recompute = ReadRecompute(e.At("default_recompute"));
+  p.comm_buffer_bytes = e.At("comm_buffer_bytes").Number(0, 1e12, true);
+  p.allocator_fragmentation = e.At("allocator_fragmentation").Number(0, 0.5, true);
+  p.runtime_overhead_bytes = e.At("runtime_overhead_bytes").Number(0, 1e11, true);
+  p.kernel_efficiency = e.At("kernel_efficiency").Number(0, 1);
+  for (std::string_view key : {"ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
+                               "comm_buffer_bytes"})
+    CheckSource(e, key, nullptr);
+  for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes"}) {
+    e.At(std::string(key) + "_source");  // shared figures always cite their source
+    CheckSource(e, key, &sources);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::string_view file) {
+  const CatalogDocument doc(text, file);
+  const Field root = doc.Root();
+  const Field sources = root.At("sources");
+  const Field frameworks = root.At("frameworks");
+  std::vector<FrameworkProfile> out;
+  for (Framework f : kAllFrameworks) {
+    const Field e = Named(frameworks.At(FrameworkKey(f)), doc.file(), FrameworkKey(f));
+    out.push_back(ReadProfile(f, e, sources));
+  }
+  if (frameworks.Members().size() != out.size()) frameworks.Fail("one entry per framework: hf, torchtune, unsloth, deepspeed, fsdp, megatron");
+  return out;
+}
+
+const FrameworkProfile& GetFrameworkProfile(Framework framework) {
+  static const std::vector<FrameworkProfile> profiles =
+      LoadFrameworkProfiles(CatalogText("frameworks.json"), "frameworks.json");
+  return profiles[static_cast<int>(framework)];
+}
+
+}  // namespace trainplan

@@ -1,0 +1,204 @@
+#pragma once
+// The parts, power, facility, price and reliability figures of data/cpus.json and data/parts.json, typed.
+// Each figure carries the source key or text the file gives it.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainplan {
+
+/// A host CPU from data/cpus.json. Lanes, channels and memory are per socket, as vendors publish them.
+struct CpuSpec {
+  std::string id, name, vendor;
+  std::vector<std::string> aliases;
+  bool desktop = false;  // workstation part (one socket)
+  int cores = 0;
+  int threads = 0;
+  int pcie_gen = 4;
+  int pcie_lanes = 0;  // usable for add-in cards
+  std::string memory_type;
+  int memory_channels = 0;
+  double max_memory_bytes = 0;
+  int max_sockets = 1;
+  double tdp_w = 0;
+  double price_usd = 0;  // 0: no citable price
+  std::string source, date;
+};
+
+/// A drive from data/parts.json.
+struct DriveSpec {
+  std::string id, name, tier;  // tier: nvme | u2 | sata | hdd
+  bool desktop = false;        // client part for workstations
+  double capacity_bytes = 0;
+  double read_bytes_per_s = 0;
+  double write_bytes_per_s = 0;
+  int pcie_lanes = 0;
+  double watts = 0;
+  double usd_per_tb = 0;  // 0: no citable price
+  std::string source;
+};
+
+/// A network adapter between nodes, for one of the links in data/links.json.
+struct NicSpec {
+  std::string id, name, link;
+  int pcie_lanes = 16;
+  std::string source;
+};
+
+/// A measured millisecond power peak of a GPU board.
+struct GpuTransient {
+  std::string gpu;  // GPU catalog id
+  double board_w = 0, peak_w = 0;
+  std::string window, source, date;
+};
+
+/// A reference server whose maximum input sizes the platform power of server nodes (DGX datasheets).
+struct PowerSystem {
+  std::string id;
+  int gpu_nvlink_gen = 0;
+  int gpus = 0;
+  double gpu_w = 0;
+  int cpus = 0;
+  double cpu_w = 0;
+  double max_input_w = 0;
+  int psus = 0;
+  double psu_w = 0;
+  int psus_required = 0;
+  std::string source, date;
+};
+
+struct PowerFigures {
+  std::vector<GpuTransient> gpu_transients;
+  double psu_excursion_ratio = 0;  // ATX 3.0 excursion over sustained rating
+  std::string psu_excursion_window, psu_excursion_source;
+  double workstation_platform_w = 0;  // board, CPU at load, RAM, drives, fans of a workstation
+  std::string workstation_platform_source;
+  std::vector<PowerSystem> systems;
+};
+
+/// PSU ratings as sold and the 80 PLUS efficiency curves (load fractions ascending).
+struct PsuFigures {
+  std::vector<double> desktop_ratings_w, server_ratings_w;
+  std::string desktop_source, server_source;
+  std::vector<double> load, titanium, platinum;
+  std::string efficiency_source;
+};
+
+/// Module sizes a memory channel takes (JEDEC, plus the non-binary DDR5 sizes).
+struct DimmSizes {
+  std::vector<double> ddr4_bytes, ddr5_bytes;
+  std::string source;
+};
+
+struct RamPrice {
+  double server_usd_per_gb = 0, desktop_usd_per_gb = 0;
+  std::string source, date;  // source: a key of the file's "sources"
+};
+
+struct CoolingFigures {
+  double air_rack_kw_max = 0;  // beyond this a rack needs liquid cooling
+  std::string air_rack_source;
+  double liquid_gpu_w_min = 0;  // GPUs of this board power are sold liquid-cooled only
+  std::string liquid_gpu_source;
+  double btu_per_h_per_w = 0;
+  std::string btu_source;
+};
+
+struct FacilityFigures {
+  double pue = 0;
+  std::string pue_source, pue_date;
+  double colocation_usd_per_kw_month = 0;
+  std::string colocation_source, colocation_date;
+  std::map<std::string, double> electricity_usd_per_kwh;  // by region ("us")
+  std::string electricity_source, electricity_date;
+};
+
+struct GpuPurchase {
+  std::string gpu;  // GPU catalog id
+  double usd = 0;
+  std::string source, date;
+};
+/// A complete system sold with its GPUs.
+struct SystemPurchase {
+  std::string id, gpu;
+  int gpus = 0;
+  double usd = 0;
+  std::string source, date;
+};
+struct PurchasePrices {
+  std::vector<GpuPurchase> gpus;
+  std::vector<SystemPurchase> systems;
+};
+
+struct CloudFigures {
+  double reserved_1y_discount = 0;  // fraction off on-demand for a year's commitment
+  std::string reserved_source, reserved_date;
+};
+
+/// A region and what it allows: the accelerators (export rules) and how a recommendation presents them.
+struct Region {
+  std::string id;                 // "cn"
+  std::vector<std::string> gpus;  // GPU catalog ids available there; empty: no restriction
+  std::string source, note;
+  std::vector<std::string> foreign_vendors;  // their parts rank after domestic ones
+  std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
+  int options_per_kind = 2;                  // on-prem and cloud options shown
+};
+
+/// The interruption rate of the largest published run and the relaunch overhead.
+struct ReliabilityFigures {
+  double interruptions = 0, days = 0, gpus = 0;
+  std::string source, date;
+  double restart_overhead_s = 0;
+  std::string restart_source;
+};
+
+/// What the host of a training process holds and runs.
+struct HostFigures {
+  int loader_workers_per_gpu = 0;
+  std::string loader_source;
+  double prefetch_factor = 0;  // batches per loader worker
+  std::string prefetch_source;
+  double process_gb_per_gpu = 0;
+  std::string process_source;
+};
+
+/// data/parts.json.
+struct PartsCatalog {
+  std::map<std::string, std::string> sources;  // key -> citation
+  DimmSizes dimms;
+  RamPrice ram_price;
+  std::vector<DriveSpec> drives;
+  std::vector<NicSpec> nics;
+  PsuFigures psu;
+  PowerFigures power;
+  CoolingFigures cooling;
+  FacilityFigures facility;
+  PurchasePrices purchase;
+  CloudFigures cloud;
+  std::vector<Region> regions;
+  ReliabilityFigures reliability;
+  HostFigures host;
+
+  /// The citation a source key stands for; the key itself when the file defines none.
+  const std::string& SourceText(const std::string& key) const;
+  /// The region `id`, or nullptr.
+  const Region* FindRegion(std::string_view id) const;
+};
+
+/// data/parts.json and data/cpus.json, loaded and validated once.
+const PartsCatalog& Parts();
+const std::vector<CpuSpec>& CpuCatalog();
+
+/// Finds a CPU by id, name or alias (normalized); throws InputError naming the closest ones.
+const CpuSpec& FindCpu(const std::string& name);
+const std::vector<DriveSpec>& DriveCatalog();
+const DriveSpec& FindDrive(const std::string& name);
+const std::vector<NicSpec>& NicCatalog();
+
+/// Reads a parts or CPU document; a bad entry throws InternalError naming `file`, the entry and the key.
+PartsCatalog LoadParts(std::string_view text, std::string_view file);
+std::vector<CpuSpec> LoadCpus(std::string_view text, std::string_view file);
+
+}  // namespace trainplan
