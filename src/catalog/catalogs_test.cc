@@ -80,7 +80,12 @@ TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
   EXPECT_DOUBLE_EQ(p.purchase.systems.front().usd, 199000);
   ASSERT_NE(p.FindRegion("cn"), nullptr);  // export-rules
   EXPECT_EQ(p.FindRegion("cn")->gpus.front(), "ascend-910b");
-  EXPECT_EQ(p.FindRegion("eu"), nullptr);
+  EXPECT_EQ(p.FindRegion("cn")->reference_gpu, "h100-sxm");
+  EXPECT_EQ(p.FindRegion("cn")->options_per_kind, 3);
+  ASSERT_NE(p.FindRegion("eu"), nullptr);
+  EXPECT_TRUE(p.FindRegion("eu")->gpus.empty());  // no restriction
+  EXPECT_EQ(p.FindRegion("eu")->options_per_kind, 2);
+  EXPECT_EQ(p.FindRegion("mars"), nullptr);
   // llama3-interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s.
   EXPECT_DOUBLE_EQ(p.reliability.interruptions, 419);
   EXPECT_DOUBLE_EQ(p.reliability.days, 54);

@@ -38,6 +38,27 @@ std::string GpuId(const Field& field) {
   field.Fail("a GPU id of data/gpus.json");
 }
 
+/// A GPU vendor as data/gpus.json spells it.
+std::string GpuVendor(const Field& field) {
+  std::string vendor = field.String();
+  for (const auto& g : GpuCatalog())
+    if (g.vendor == vendor) return vendor;
+  field.Fail("a vendor of data/gpus.json");
+}
+
+Region ReadRegion(const std::string& id, const Field& r) {
+  Region out;
+  out.id = id;
+  out.source = r.At("source").String();
+  out.note = r.At("note").String();
+  for (const Field& g : r.At("gpus").Items()) out.gpus.push_back(GpuId(g));
+  if (r.Has("foreign_vendors"))
+    for (const Field& v : r.At("foreign_vendors").Items()) out.foreign_vendors.push_back(GpuVendor(v));
+  if (r.Has("reference_gpu")) out.reference_gpu = GpuId(r.At("reference_gpu"));
+  if (r.Has("options_per_kind")) out.options_per_kind = static_cast<int>(r.At("options_per_kind").Int({1, 10}));
+  return out;
+}
+
 /// "desktop", "server" or "any"; true for desktop parts.
 bool IsDesktop(const Field& field) {
   const std::string c = field.String();
@@ -211,11 +232,7 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   const Field cloud = root.At("cloud");
   c.cloud = {cloud.At("reserved_1y_discount").Number(0, 1, true), cloud.At("reserved_source").String(),
              cloud.At("reserved_date").String()};
-  for (const auto& [id, region] : root.At("regions").Members()) {
-    std::vector<std::string> gpus;
-    for (const Field& g : region.At("gpus").Items()) gpus.push_back(GpuId(g));
-    c.regions.push_back({id, std::move(gpus), region.At("source").String(), region.At("note").String()});
-  }
+  for (const auto& [id, region] : root.At("regions").Members()) c.regions.push_back(ReadRegion(id, region));
   const Field rel = root.At("reliability");
   c.reliability = {Positive(rel, "interruptions", 1e9),     Positive(rel, "days", 1e5),
                    Positive(rel, "gpus", 1e9),              rel.At("source").String(),

@@ -136,11 +136,14 @@ struct CloudFigures {
   std::string reserved_source, reserved_date;
 };
 
-/// A region whose accelerators are restricted (export rules).
+/// A region and what it allows: the accelerators (export rules) and how a recommendation presents them.
 struct Region {
   std::string id;                 // "cn"
-  std::vector<std::string> gpus;  // GPU catalog ids available there
+  std::vector<std::string> gpus;  // GPU catalog ids available there; empty: no restriction
   std::string source, note;
+  std::vector<std::string> foreign_vendors;  // their parts rank after domestic ones
+  std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
+  int options_per_kind = 2;                  // on-prem and cloud options shown
 };
 
 /// The interruption rate of the largest published run and the relaunch overhead.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "catalog/embedded_data.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/reliability.h"
@@ -31,7 +32,7 @@ double Efficiency(const std::vector<double>& loads, const std::vector<double>& e
 /// Per-GPU platform power (NVSwitch, NICs, fans, memory, drives, conversion) of a server node, from the
 /// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
 /// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
-std::pair<double, std::string> ServerPlatformWattsPerGpu(const GpuSpec& gpu) {
+PlatformPowerBasis ServerPlatformBasis(const GpuSpec& gpu) {
   auto per_gpu = [](const PowerSystem& x) { return (x.max_input_w - x.gpus * x.gpu_w - x.cpus * x.cpu_w) / x.gpus; };
   const PowerSystem* best = nullptr;
   for (const auto& s : Parts().power.systems) {
@@ -40,9 +41,61 @@ std::pair<double, std::string> ServerPlatformWattsPerGpu(const GpuSpec& gpu) {
                                      : !best || per_gpu(s) < per_gpu(*best);
     if (better) best = &s;
   }
-  const PowerSystem& s = *best;
-  return {per_gpu(s), fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", s.id,
-                                  s.max_input_w, s.gpus, s.gpu_w, s.cpus, s.cpu_w)};
+  return {best->id, best->max_input_w, best->gpus, best->gpu_w, best->cpus, best->cpu_w, ""};
+}
+
+/// The platform power of one server node's `n` GPUs from `basis`.
+double ServerPlatformWatts(const PlatformPowerBasis& b, int n) {
+  return (b.max_input_w - b.gpus * b.gpu_w - b.cpus * b.cpu_w) / b.gpus * n;
+}
+
+void CheckOptions(const BomOptions& options) {
+  if (options.checkpoints_kept < 1)
+    throw InputError("checkpoints_kept", std::to_string(options.checkpoints_kept), "at least 1");
+  if (!(options.checkpoint_write_fraction > 0 && options.checkpoint_write_fraction < 1))
+    throw InputError("checkpoint_write_fraction", fmt::format("{}", options.checkpoint_write_fraction),
+                     "a fraction between 0 and 1");
+  if (options.dataset_bytes < 0)
+    throw InputError("dataset_bytes", fmt::format("{}", options.dataset_bytes), "zero (derive) or positive");
+}
+
+/// The hot tier: the drive class of the node that needs the fewest drives for capacity, write and read speed.
+StorageTier HotTier(const StoragePlan& st, bool workstation) {
+  StorageTier best;
+  for (const auto& d : DriveCatalog()) {
+    const bool fits_class = workstation ? (d.desktop && d.tier == "nvme") : (!d.desktop && d.tier == "u2");
+    if (!fits_class) continue;
+    const int count = std::max({1, static_cast<int>(std::ceil(st.hot_bytes / d.capacity_bytes)),
+                                static_cast<int>(std::ceil(st.write_needed_bytes_per_s / d.write_bytes_per_s)),
+                                static_cast<int>(std::ceil(st.read_needed_bytes_per_s / d.read_bytes_per_s))});
+    if (best.count == 0 || count < best.count) {
+      best = {StorageTierKind::kHot,
+              workstation ? "local NVMe (hot)" : "local U.2/E3.S NVMe (hot)",
+              d,
+              count,
+              count * d.capacity_bytes,
+              count * d.read_bytes_per_s,
+              count * d.write_bytes_per_s,
+              ""};
+    }
+  }
+  return best;
+}
+
+/// Why a node needs liquid or air cooling, with the figures. Made here while core/review.cc quotes it.
+std::string CoolingWhy(const BomInputs& in, const PowerPlan& pw, const CoolingPlan& cool) {
+  const CoolingFigures& cooling = Parts().cooling;
+  if (cool.kind == "liquid")
+    return fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
+                       in.gpu.tdp_w >= cooling.liquid_gpu_w_min ? " and GPUs sold liquid-cooled" : "",
+                       cooling.air_rack_source);
+  if (in.workstation)
+    return fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
+                       pw.wall_w / 1000, cool.room_btu_per_h);
+  return fmt::format(
+      "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled rack takes: air, {} rack(s), "
+      "{:.0f} BTU/h to remove",
+      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, cooling.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
 }
 
 }  // namespace
@@ -78,187 +131,152 @@ std::pair<double, int> DimmPopulation(double bytes, int channels, const std::vec
   return {dimm_bytes.back(), channels * 2};  // the platform's maximum; the caller reports the shortfall
 }
 
-NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& options,
-                  const std::vector<std::pair<std::string, double>>& purchase) {
-  if (options.checkpoints_kept < 1)
-    throw InputError("checkpoints_kept", std::to_string(options.checkpoints_kept), "at least 1");
-  if (!(options.checkpoint_write_fraction > 0 && options.checkpoint_write_fraction < 1))
-    throw InputError("checkpoint_write_fraction", fmt::format("{}", options.checkpoint_write_fraction),
-                     "a fraction between 0 and 1");
-  if (options.dataset_bytes < 0)
-    throw InputError("dataset_bytes", fmt::format("{}", options.dataset_bytes), "zero (derive) or positive");
-  const PartsCatalog& parts = Parts();
-  NodeBom bom;
-  bom.gpu = FindGpu(plan.gpu_id);
-  const GpuSpec& gpu = bom.gpu;
-  bom.gpus_per_node = std::min(plan.gpus, plan.gpus_per_node);
-  bom.nodes = (plan.gpus + plan.gpus_per_node - 1) / plan.gpus_per_node;
-  const int n = bom.gpus_per_node;
+BomInputs BomInputsOf(const Scenario& job, const Plan& plan) {
+  BomInputs in;
+  in.plan = plan;
+  in.gpu = FindGpu(plan.gpu_id);
+  in.gpus_per_node = std::min(plan.gpus, plan.gpus_per_node);
+  in.nodes = (plan.gpus + plan.gpus_per_node - 1) / plan.gpus_per_node;
   // SXM/OAM modules sit on a baseboard whose PCIe switches pair each GPU with its NIC; PCIe cards with their
   // own fans (GeForce, blower workstation cards) make a workstation up to 4 per box; passive cards need a server.
-  const bool baseboard = gpu.form_factor.rfind("PCIe", 0) != 0;
-  const bool workstation =
-      bom.nodes == 1 && n <= 4 && !baseboard && gpu.form_factor.find("passive") == std::string::npos;
-  bom.node_class = workstation ? "workstation" : "server";
-
+  in.baseboard = in.gpu.form_factor.rfind("PCIe", 0) != 0;
+  in.workstation = in.nodes == 1 && in.gpus_per_node <= 4 && !in.baseboard &&
+                   in.gpu.form_factor.find("passive") == std::string::npos;
   const ParamCounts params = CountParams(job.model);
   const TrainableParams trainable = CountTrainable(job, params);
-  const double weight_bytes = ComputeBytes(job.training.precision);
-  const double weights = static_cast<double>(params.total) * weight_bytes;
-  const double checkpoint = CheckpointBytes(job, params, trainable);
-  const double token_bytes = job.model.vocab_size > 65536 ? 4 : 2;  // smallest integer type holding a token id
+  in.params = static_cast<double>(params.total);
+  in.weight_bytes = ComputeBytes(job.training.precision);
+  in.trainable = trainable.trainable;
+  in.grad_bytes = GradientBytes(job.training.precision, GetFrameworkProfile(job.training.framework));
+  in.checkpoint_bytes = CheckpointBytes(job, params, trainable);
+  in.token_bytes = job.model.vocab_size > 65536 ? 4 : 2;
+  in.tokens = job.training.tokens;
+  in.vocab_size = job.model.vocab_size;
+  in.hidden_size = job.model.hidden_size;
+  in.seq_len = job.training.seq_len;
+  return in;
+}
 
-  // ---- Storage: capacity per node (hot) and for the job (bulk); speed from the checkpoint interval.
-  StoragePlan& st = bom.storage;
-  st.checkpoint_bytes = checkpoint;
-  const double dataset = options.dataset_bytes > 0 ? options.dataset_bytes : job.training.tokens * token_bytes;
-  const double logs = plan.time.steps * 1024;
-  const double shard = checkpoint / bom.nodes;
-  st.capacity = {{"dataset", dataset,
-                  options.dataset_bytes > 0 ? "given"
-                                            : fmt::format("{:.3g} tokens x {:.0f} B token ids (vocabulary {})",
-                                                          job.training.tokens, token_bytes, job.model.vocab_size)},
-                 {"weights", weights,
-                  fmt::format("{:.4g} B parameters x {:.0f} B", static_cast<double>(params.total), weight_bytes)},
-                 {"checkpoint shards (hot)", 2 * shard,
-                  fmt::format("the one being written and the last good one: 2 x {:.1f} GB / {} node(s)",
-                              checkpoint / kGB, bom.nodes)},
-                 {"logs", logs, "one 1 KiB metrics record per step (assumption)"}};
-  const double mtbf_s = 3600.0 / (InterruptionsPerGpuHour() * plan.gpus);
+StoragePlan PlanStorage(const BomInputs& in, const BomOptions& options) {
+  StoragePlan st;
+  st.checkpoint_bytes = in.checkpoint_bytes;
+  st.checkpoints_kept = options.checkpoints_kept;
+  st.checkpoint_write_fraction = options.checkpoint_write_fraction;
+  st.dataset_given = options.dataset_bytes > 0;
+  const double dataset = st.dataset_given ? options.dataset_bytes : in.tokens * in.token_bytes;
+  const double weights = in.params * in.weight_bytes;
+  const double logs = in.plan.time.steps * 1024;
+  st.shard_bytes = in.checkpoint_bytes / in.nodes;
+  st.capacity = {{BomTermKind::kDataset, "dataset", dataset, ""},
+                 {BomTermKind::kWeights, "weights", weights, ""},
+                 {BomTermKind::kCheckpointShards, "checkpoint shards (hot)", 2 * st.shard_bytes, ""},
+                 {BomTermKind::kLogs, "logs", logs, ""}};
+  const double mtbf_s = 3600.0 / (InterruptionsPerGpuHour() * in.plan.gpus);
   const double f = options.checkpoint_write_fraction;
   // Writing takes at most f of the interval: the interval is the lesser of the cap and Young's optimum
   // sqrt(2 d M), and d/sqrt(2 d M) <= f gives d <= 2 M f^2.
   st.checkpoint_write_target_s = std::min(f * options.max_checkpoint_interval_s, 2 * mtbf_s * f * f);
-  st.write_needed_bytes_per_s = shard / st.checkpoint_write_target_s;
-  st.read_needed_bytes_per_s = plan.time.tokens_per_s * token_bytes / bom.nodes;
-  double hot = 0;
-  for (const auto& t : st.capacity) hot += t.value;
-  {
-    StorageTier best;
-    for (const auto& d : DriveCatalog()) {
-      const bool fits_class = workstation ? (d.desktop && d.tier == "nvme") : (!d.desktop && d.tier == "u2");
-      if (!fits_class) continue;
-      const int count = std::max({1, static_cast<int>(std::ceil(hot / d.capacity_bytes)),
-                                  static_cast<int>(std::ceil(st.write_needed_bytes_per_s / d.write_bytes_per_s)),
-                                  static_cast<int>(std::ceil(st.read_needed_bytes_per_s / d.read_bytes_per_s))});
-      if (best.count == 0 || count < best.count) {
-        best = {workstation ? "local NVMe (hot)" : "local U.2/E3.S NVMe (hot)",
-                d,
-                count,
-                count * d.capacity_bytes,
-                count * d.read_bytes_per_s,
-                count * d.write_bytes_per_s,
-                ""};
-      }
-    }
-    best.why = fmt::format(
-        "{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the "
-        "interval); dataset reads {:.1f} MB/s",
-        hot / kGB, shard / kGB, st.checkpoint_write_target_s, st.write_needed_bytes_per_s / kGB, f * 100,
-        st.read_needed_bytes_per_s / 1e6);
-    st.tiers.push_back(best);
-    const double bulk = options.checkpoints_kept * checkpoint + dataset + weights + logs;
-    const DriveSpec& hdd = FindDrive("hdd-7200");
-    const int disks = std::max(1, static_cast<int>(std::ceil(bulk / hdd.capacity_bytes)));
-    st.tiers.push_back({"bulk HDD or object store (whole job)", hdd, disks, disks * hdd.capacity_bytes,
-                        disks * hdd.read_bytes_per_s, disks * hdd.write_bytes_per_s,
-                        fmt::format("{} full checkpoints x {:.1f} GB + dataset + weights = {:.0f} GB",
-                                    options.checkpoints_kept, checkpoint / kGB, bulk / kGB)});
-  }
+  st.write_needed_bytes_per_s = st.shard_bytes / st.checkpoint_write_target_s;
+  st.read_needed_bytes_per_s = in.plan.time.tokens_per_s * in.token_bytes / in.nodes;
+  for (const auto& t : st.capacity) st.hot_bytes += t.value;
+  st.tiers.push_back(HotTier(st, in.workstation));
+  st.bulk_bytes = options.checkpoints_kept * in.checkpoint_bytes + dataset + weights + logs;
+  const DriveSpec& hdd = FindDrive("hdd-7200");
+  const int disks = std::max(1, static_cast<int>(std::ceil(st.bulk_bytes / hdd.capacity_bytes)));
+  st.tiers.push_back({StorageTierKind::kBulk, "bulk HDD or object store (whole job)", hdd, disks,
+                      disks * hdd.capacity_bytes, disks * hdd.read_bytes_per_s, disks * hdd.write_bytes_per_s, ""});
+  return st;
+}
 
-  // ---- Network: NVLink inside, a NIC per GPU between nodes sized to the data-parallel traffic.
-  NetworkPlan& net = bom.network;
-  const LinkSpec* nvlink = NvlinkOf(gpu);
+NetworkPlan PlanNetwork(const BomInputs& in) {
+  NetworkPlan net;
+  const LinkSpec* nvlink = NvlinkOf(in.gpu);
   net.nvlink = nvlink != nullptr;
-  net.intra_link = net.nvlink ? nvlink->name : DefaultIntraNodeLink(gpu).name;
-  if (bom.nodes > 1) {
-    const Strategy& s = plan.strategy;
-    const int dp = std::max(1, plan.gpus / (s.tp * s.pp * s.cp));
-    const double grad_bytes = GradientBytes(job.training.precision, GetFrameworkProfile(job.training.framework));
-    const double local = trainable.trainable / (s.tp * s.pp);
-    // Ring all-reduce (reduce-scatter + all-gather) moves 2 (dp-1)/dp of the gradients; ZeRO-3 gathers the
-    // parameters once more for the backward pass.
-    const double passes = s.zero >= 3 ? 3 : 2;
-    net.dp_bytes_per_step = passes * local * grad_bytes * (dp - 1) / dp;
-    // Pipeline stages spread over nodes send activations forward and their gradients back for every token of
-    // the replica's batch: 2 x tokens x hidden x 2 B, split over the TP ranks (Megatron scatter/gather).
-    if (s.pp > 1)
-      net.pp_bytes_per_step = 2 * plan.time.tokens_per_step / dp * static_cast<double>(job.model.hidden_size) * 2 /
-                              s.tp * std::max(1, s.interleave);
-    net.needed_bytes_per_s = (net.dp_bytes_per_step + net.pp_bytes_per_step) / plan.time.step_s;
-    auto usable = [](const NicSpec& nic) {
-      const LinkSpec& link = FindLink(nic.link);
-      return link.bytes_per_s * link.efficiency;
-    };
-    const NicSpec* chosen = nullptr;   // the slowest that suffices
-    const NicSpec* fastest = nullptr;  // when none does
-    for (const auto& nic : NicCatalog()) {
-      if (!fastest || usable(nic) > usable(*fastest)) fastest = &nic;
-      if (usable(nic) >= net.needed_bytes_per_s && (!chosen || usable(nic) < usable(*chosen))) chosen = &nic;
-    }
-    net.nic = chosen ? *chosen : *fastest;
-    const LinkSpec& link = FindLink(net.nic.link);
-    net.inter_link = link.name;
-    net.nics = n;
-    net.available_bytes_per_s = link.bytes_per_s * link.efficiency;
-    net.why = fmt::format(
-        "{:.2f} GB of gradients and {:.2f} GB of pipeline activations per GPU per {:.2f} s step need {:.2f} GB/s per "
-        "GPU to hide behind compute; {} gives {:.2f} GB/s (the plan's time was estimated on {})",
-        net.dp_bytes_per_step / kGB, net.pp_bytes_per_step / kGB, plan.time.step_s, net.needed_bytes_per_s / kGB,
-        link.name, net.available_bytes_per_s / kGB, DefaultInterNodeLink(gpu).name);
-  } else {
-    net.why = plan.gpus == 1 ? std::string("one GPU: no GPU-to-GPU traffic")
-              : net.nvlink   ? "one node: GPUs talk over " + net.intra_link
-                             : "one node without NVLink: collectives cross " + net.intra_link;
+  net.intra_link = net.nvlink ? nvlink->name : DefaultIntraNodeLink(in.gpu).name;
+  const Plan& plan = in.plan;
+  if (in.nodes == 1) {
+    net.kind = plan.gpus == 1 ? NetworkCase::kOneGpu : NetworkCase::kOneNode;
+    return net;
   }
+  net.kind = NetworkCase::kAcrossNodes;
+  const Strategy& s = plan.strategy;
+  const int dp = std::max(1, plan.gpus / (s.tp * s.pp * s.cp));
+  const double local = in.trainable / (s.tp * s.pp);
+  // Ring all-reduce (reduce-scatter + all-gather) moves 2 (dp-1)/dp of the gradients; ZeRO-3 gathers the
+  // parameters once more for the backward pass.
+  const double passes = s.zero >= 3 ? 3 : 2;
+  net.dp_bytes_per_step = passes * local * in.grad_bytes * (dp - 1) / dp;
+  // Pipeline stages spread over nodes send activations forward and their gradients back for every token of
+  // the replica's batch: 2 x tokens x hidden x 2 B, split over the TP ranks (Megatron scatter/gather).
+  if (s.pp > 1)
+    net.pp_bytes_per_step = 2 * plan.time.tokens_per_step / dp * static_cast<double>(in.hidden_size) * 2 / s.tp *
+                            std::max(1, s.interleave);
+  net.step_s = plan.time.step_s;
+  net.needed_bytes_per_s = (net.dp_bytes_per_step + net.pp_bytes_per_step) / plan.time.step_s;
+  auto usable = [](const NicSpec& nic) {
+    const LinkSpec& link = FindLink(nic.link);
+    return link.bytes_per_s * link.efficiency;
+  };
+  const NicSpec* chosen = nullptr;   // the slowest that suffices
+  const NicSpec* fastest = nullptr;  // when none does
+  for (const auto& nic : NicCatalog()) {
+    if (!fastest || usable(nic) > usable(*fastest)) fastest = &nic;
+    if (usable(nic) >= net.needed_bytes_per_s && (!chosen || usable(nic) < usable(*chosen))) chosen = &nic;
+  }
+  net.nic = chosen ? *chosen : *fastest;
+  const LinkSpec& link = FindLink(net.nic.link);
+  net.inter_link = link.name;
+  net.estimated_link = DefaultInterNodeLink(in.gpu).name;
+  net.nics = in.gpus_per_node;
+  net.available_bytes_per_s = link.bytes_per_s * link.efficiency;
+  return net;
+}
 
-  // ---- CPU: lanes for GPUs, NICs and NVMe; cores for one process and its loader workers per GPU.
-  const HostFigures& host = parts.host;
-  const int workers = host.loader_workers_per_gpu;
-  CpuChoice& cpu = bom.cpu;
-  const int nvme_lanes = bom.storage.tiers[0].count * bom.storage.tiers[0].drive.pcie_lanes;
-  cpu.lanes = {{"GPUs", static_cast<double>(n * gpu.pcie_lanes), fmt::format("{} x{}", n, gpu.pcie_lanes)},
-               {"NICs", static_cast<double>(baseboard ? 0 : net.nics * net.nic.pcie_lanes),
-                baseboard ? "GPU baseboards pair each NIC with its GPU behind a PCIe switch"
-                          : fmt::format("{} x{}", net.nics, net.nic.pcie_lanes)},
-               {"NVMe", static_cast<double>(nvme_lanes), fmt::format("{} drives x4", bom.storage.tiers[0].count)}};
-  for (const auto& t : cpu.lanes) cpu.lanes_needed += static_cast<int>(t.value);
-  cpu.cores_needed = n * (1 + workers);
-
-  // ---- RAM: what the host holds.
-  RamPlan& ram = bom.ram;
-  const double prefetch = host.prefetch_factor;
-  const double gpu_shard = std::max(0.0, shard - plan.memory.host_bytes);
-  const double loader =
-      n * workers * prefetch * static_cast<double>(plan.micro_batch * job.training.seq_len) * token_bytes;
-  ram.terms = {
-      {"offload and host activations", plan.memory.host_bytes,
-       "the estimate's host_bytes for the node (optimizer/parameter offload, pinned buffers)"},
-      {"checkpoint staging or model load", std::max(gpu_shard, weights / bom.nodes),
-       fmt::format("the larger of the checkpoint state held on the GPUs, staged for an asynchronous save ({:.1f} GB; "
-                   "offloaded state already lives in host memory), and this node's share of the weights being "
-                   "loaded ({:.1f} GB)",
-                   gpu_shard / kGB, weights / bom.nodes / kGB)},
-      {"training processes", n * host.process_gb_per_gpu * kGB,
-       fmt::format("{} processes x {} GB ({})", n, host.process_gb_per_gpu, host.process_source)},
-      {"data loader prefetch", loader,
-       fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)", n, workers, prefetch,
-                   plan.micro_batch, job.training.seq_len)}};
+RamPlan RamNeeds(const BomInputs& in) {
+  const HostFigures& host = Parts().host;
+  RamPlan ram;
+  const int n = in.gpus_per_node;
+  const double host_bytes = in.plan.memory.host_bytes;
+  ram.loader_workers_per_gpu = host.loader_workers_per_gpu;
+  ram.prefetch_factor = host.prefetch_factor;
+  ram.process_gb_per_gpu = host.process_gb_per_gpu;
+  ram.process_source = host.process_source;
+  ram.staged_bytes = std::max(0.0, in.checkpoint_bytes / in.nodes - host_bytes);
+  ram.weights_share_bytes = in.params * in.weight_bytes / in.nodes;
+  const double loader = n * ram.loader_workers_per_gpu * ram.prefetch_factor *
+                        static_cast<double>(in.plan.micro_batch * in.seq_len) * in.token_bytes;
+  ram.terms = {{BomTermKind::kHostOffload, "offload and host activations", host_bytes, ""},
+               {BomTermKind::kCheckpointStaging, "checkpoint staging or model load",
+                std::max(ram.staged_bytes, ram.weights_share_bytes), ""},
+               {BomTermKind::kProcesses, "training processes", n * ram.process_gb_per_gpu * kGB, ""},
+               {BomTermKind::kLoaderPrefetch, "data loader prefetch", loader, ""}};
   for (const auto& t : ram.terms) ram.needed_bytes += t.value;
-  ram.vram_bytes = n * gpu.memory_bytes;
+  ram.vram_bytes = n * in.gpu.memory_bytes;
+  return ram;
+}
 
-  // Choose the CPU: cheapest that gives every device its lanes, the cores and the memory; the user's when given.
+CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const NetworkPlan& network,
+                    double ram_needed_bytes, const BomOptions& options) {
+  CpuChoice cpu;
+  const int n = in.gpus_per_node;
+  const StorageTier& hot = storage.tiers.front();
+  cpu.lanes = {{BomTermKind::kGpuLanes, "GPUs", static_cast<double>(n * in.gpu.pcie_lanes), ""},
+               {BomTermKind::kNicLanes, "NICs",
+                static_cast<double>(in.baseboard ? 0 : network.nics * network.nic.pcie_lanes), ""},
+               {BomTermKind::kNvmeLanes, "NVMe", static_cast<double>(hot.count * hot.drive.pcie_lanes), ""}};
+  for (const auto& t : cpu.lanes) cpu.lanes_needed += static_cast<int>(t.value);
+  cpu.cores_needed = n * (1 + Parts().host.loader_workers_per_gpu);
   struct Candidate {
     const CpuSpec* cpu;
     int sockets;
   };
   std::vector<Candidate> fits, any;
   for (const auto& c : CpuCatalog()) {
-    if (c.desktop != workstation) continue;
+    if (c.desktop != in.workstation) continue;
     for (int sockets = 1; sockets <= c.max_sockets; ++sockets) {
       any.push_back({&c, sockets});
       if (c.pcie_lanes * sockets >= cpu.lanes_needed && c.cores * sockets >= cpu.cores_needed &&
-          c.max_memory_bytes * sockets >= ram.needed_bytes && c.pcie_gen >= std::min(gpu.pcie_gen, 5))
+          c.max_memory_bytes * sockets >= ram_needed_bytes && c.pcie_gen >= std::min(in.gpu.pcie_gen, 5))
         fits.push_back({&c, sockets});
     }
   }
@@ -279,163 +297,183 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
     if (sockets > chosen.max_sockets)
       throw InputError("cpu_sockets", std::to_string(sockets), fmt::format("at most {}", chosen.max_sockets));
     pick = {&chosen, sockets};
-    cpu.why = fmt::format("as given; {} PCIe lanes and {} cores wanted", cpu.lanes_needed, cpu.cores_needed);
+    cpu.reason = CpuReason::kGiven;
   } else if (!fits.empty()) {
     pick = *std::min_element(fits.begin(), fits.end(), smaller);
-    cpu.why =
-        fmt::format("smallest {} CPU with {} PCIe lanes, {} cores and {:.0f} GB of memory capacity",
-                    workstation ? "workstation" : "server", cpu.lanes_needed, cpu.cores_needed, ram.needed_bytes / kGB);
+    cpu.reason = CpuReason::kSmallest;
   } else {
     pick = *std::max_element(any.begin(), any.end(), [](const Candidate& a, const Candidate& b) {
       return a.cpu->pcie_lanes * a.sockets < b.cpu->pcie_lanes * b.sockets;
     });
-    cpu.why = fmt::format("no catalog CPU gives {} lanes: the most lanes; a PCIe switch must fan out the rest",
-                          cpu.lanes_needed);
+    cpu.reason = CpuReason::kMostLanes;
   }
   cpu.cpu = *pick.cpu;
   cpu.sockets = pick.sockets;
   cpu.lanes_available = cpu.cpu.pcie_lanes * cpu.sockets;
+  return cpu;
+}
 
-  // DIMMs: one per channel first (full bandwidth), then two.
-  const bool ddr5 = cpu.cpu.memory_type.rfind("DDR5", 0) == 0;
-  const std::vector<double>& sizes = ddr5 ? parts.dimms.ddr5_bytes : parts.dimms.ddr4_bytes;
-  const int channels = cpu.cpu.memory_channels * cpu.sockets;
-  std::tie(ram.dimm_bytes, ram.dimms) = DimmPopulation(ram.needed_bytes, channels, sizes);
+RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu) {
+  // One DIMM per channel first (full bandwidth), then two.
+  ram.ddr5 = cpu.cpu.memory_type.rfind("DDR5", 0) == 0;
+  const std::vector<double>& sizes = ram.ddr5 ? Parts().dimms.ddr5_bytes : Parts().dimms.ddr4_bytes;
+  ram.channels = cpu.cpu.memory_channels * cpu.sockets;
+  std::tie(ram.dimm_bytes, ram.dimms) = DimmPopulation(ram.needed_bytes, ram.channels, sizes);
   ram.total_bytes = ram.dimm_bytes * ram.dimms;
-  if (ram.total_bytes < ram.needed_bytes)
-    cpu.why += fmt::format("; its {:.0f} GB maximum population falls short of the {:.0f} GB needed",
-                           ram.total_bytes / kGB, ram.needed_bytes / kGB);
-  ram.why = fmt::format(
-      "{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
-      "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
-      ram.needed_bytes / kGB, ram.dimms, ram.dimm_bytes / kGB, ddr5 ? "DDR5" : "DDR4", channels, ram.dimms / channels,
-      ram.total_bytes / kGB, ram.total_bytes / ram.vram_bytes, ram.vram_bytes / kGB);
+  return ram;
+}
 
-  // ---- Power.
-  PowerPlan& pw = bom.power;
-  const PowerFigures& power = parts.power;
-  pw.gpu_w = n * gpu.tdp_w;
+PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan& storage, int psu_spares) {
+  PowerPlan pw;
+  const PowerFigures& power = Parts().power;
+  pw.gpu_w = in.gpus_per_node * in.gpu.tdp_w;
   pw.cpu_w = cpu.cpu.tdp_w * cpu.sockets;
-  for (const auto& t : bom.storage.tiers)
+  for (const auto& t : storage.tiers)
     if (t.drive.tier != "hdd") pw.drives_w += t.count * t.drive.watts;
-  std::string platform_why;
-  if (workstation) {
-    pw.gpu_peak_w = pw.gpu_w * GpuTransientRatio(gpu.id);
+  if (in.workstation) {
+    pw.transient_ratio = GpuTransientRatio(in.gpu.id);
+    pw.gpu_peak_w = pw.gpu_w * pw.transient_ratio;
     pw.platform_w = power.workstation_platform_w;
-    platform_why = power.workstation_platform_source;
+    pw.platform.source = power.workstation_platform_source;
   } else {
     // The DGX maximum input already holds the GPUs' excursions and the fans at full speed.
     pw.gpu_peak_w = pw.gpu_w;
-    auto [per_gpu, why] = ServerPlatformWattsPerGpu(gpu);
-    pw.platform_w = per_gpu * n;
-    platform_why = why;
+    pw.platform = ServerPlatformBasis(in.gpu);
+    pw.platform_w = ServerPlatformWatts(pw.platform, in.gpus_per_node);
   }
   pw.sustained_w = pw.gpu_w + pw.cpu_w + pw.platform_w + pw.drives_w;
   pw.peak_w = pw.gpu_peak_w + pw.cpu_w + pw.platform_w + pw.drives_w;
-  const PsuFigures& psu = parts.psu;
-  const int spares = options.psu_spares != -1 ? options.psu_spares : workstation ? 0 : 1;
-  const std::vector<double>& ratings = workstation ? psu.desktop_ratings_w : psu.server_ratings_w;
+  const PsuFigures& psu = Parts().psu;
+  const int spares = psu_spares != -1 ? psu_spares : in.workstation ? 0 : 1;
+  const std::vector<double>& ratings = in.workstation ? psu.desktop_ratings_w : psu.server_ratings_w;
   PsuChoice choice = ChoosePsus(pw.peak_w, ratings, spares < -1 ? -1 : spares);
   pw.psu_rating_w = choice.rating_w;
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
   pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
-  pw.wall_w = pw.sustained_w / Efficiency(psu.load, workstation ? psu.platinum : psu.titanium, load);
-  pw.why = fmt::format(
-      "GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
-      "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
-      pw.gpu_w, pw.gpu_peak_w,
-      workstation ? fmt::format(", x{:.3f} millisecond transients", GpuTransientRatio(gpu.id)) : "", pw.cpu_w,
-      pw.platform_w, platform_why, pw.drives_w, pw.peak_w, pw.psus, pw.psu_rating_w, pw.psus > 1 ? "s" : "",
-      pw.redundancy == "none" ? "no redundancy" : pw.redundancy);
+  pw.wall_w = pw.sustained_w / Efficiency(psu.load, in.workstation ? psu.platinum : psu.titanium, load);
+  return pw;
+}
 
-  // ---- Cooling: air while a rack stays within what air handles, liquid beyond or for the hottest GPUs.
-  CoolingPlan& cool = bom.cooling;
-  const CoolingFigures& cooling = parts.cooling;
+CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& pw) {
+  CoolingPlan cool;
+  const CoolingFigures& cooling = Parts().cooling;
   const double air_rack_w = cooling.air_rack_kw_max * 1000;
-  const bool liquid = gpu.tdp_w >= cooling.liquid_gpu_w_min || pw.peak_w > air_rack_w;
+  const bool liquid = in.gpu.tdp_w >= cooling.liquid_gpu_w_min || pw.peak_w > air_rack_w;
   cool.kind = liquid ? "liquid" : "air";
-  const double btu = cooling.btu_per_h_per_w;
-  cool.nodes_per_rack = liquid ? 1 : std::max(1, std::min(bom.nodes, static_cast<int>(air_rack_w / pw.peak_w)));
-  cool.racks = workstation ? 0 : (bom.nodes + cool.nodes_per_rack - 1) / cool.nodes_per_rack;
-  cool.rack_kw = workstation ? 0 : cool.nodes_per_rack * pw.peak_w / 1000;
-  cool.node_btu_per_h = pw.wall_w * btu;
-  cool.room_btu_per_h = bom.nodes * cool.node_btu_per_h;
-  cool.facility_kw = bom.nodes * pw.wall_w * parts.facility.pue / 1000;
-  cool.why =
-      liquid
-          ? fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                        gpu.tdp_w >= cooling.liquid_gpu_w_min ? " and GPUs sold liquid-cooled" : "",
-                        cooling.air_rack_source)
-      : workstation ? fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
-                                  pw.wall_w / 1000, cool.room_btu_per_h)
-                    : fmt::format(
-                          "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled "
-                          "rack takes: air, {} rack(s), {:.0f} BTU/h to remove",
-                          pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, air_rack_w / 1000, cool.racks,
-                          cool.room_btu_per_h);
+  cool.nodes_per_rack = liquid ? 1 : std::max(1, std::min(in.nodes, static_cast<int>(air_rack_w / pw.peak_w)));
+  cool.racks = in.workstation ? 0 : (in.nodes + cool.nodes_per_rack - 1) / cool.nodes_per_rack;
+  cool.rack_kw = in.workstation ? 0 : cool.nodes_per_rack * pw.peak_w / 1000;
+  cool.node_btu_per_h = pw.wall_w * cooling.btu_per_h_per_w;
+  cool.room_btu_per_h = in.nodes * cool.node_btu_per_h;
+  cool.facility_kw = in.nodes * pw.wall_w * Parts().facility.pue / 1000;
+  cool.why = CoolingWhy(in, pw, cool);
+  return cool;
+}
 
-  // ---- Prices per node.
-  const PurchasePrices& buy = parts.purchase;
-  double gpu_price = 0;
-  std::string gpu_source;
-  for (const auto& [id, usd] : purchase) {
-    if (FindGpu(id).id != gpu.id) continue;
-    gpu_price = usd;
-    gpu_source = "given";
-  }
-  // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
+namespace {
+
+struct GpuPrice {
+  double usd = 0;  // per GPU; 0: none
+  std::string source;
+  bool given = false;
+};
+
+/// The GPU price: the given one, else the catalog's.
+GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string, double>>& purchase) {
+  GpuPrice price;
+  for (const auto& [id, usd] : purchase)
+    if (FindGpu(id).id == gpu.id) price = {usd, "given", true};
+  if (price.given) return price;
+  for (const auto& g : Parts().purchase.gpus)
+    if (g.gpu == gpu.id) price = {g.usd, g.source + ", " + g.date};
+  return price;
+}
+
+/// The complete system of `gpus` of this GPU with a catalog price, or nullptr.
+const SystemPurchase* PricedSystem(const GpuSpec& gpu, int gpus) {
   const SystemPurchase* system = nullptr;
-  if (gpu_price == 0) {
-    for (const auto& s : buy.systems)
-      if (s.gpu == gpu.id && s.gpus == n) system = &s;
-    for (const auto& g : buy.gpus) {
-      if (g.gpu != gpu.id) continue;
-      gpu_price = g.usd;
-      gpu_source = g.source + ", " + g.date;
-    }
-  }
-  if (system) {
-    bom.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, n), system->usd,
-                          system->source + ", " + system->date});
-    bom.priced = true;
+  for (const auto& s : Parts().purchase.systems)
+    if (s.gpu == gpu.id && s.gpus == gpus) system = &s;
+  return system;
+}
+
+/// The node's parts one by one, each priced when it has a citable price.
+void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StorageTier& hot,
+                const NetworkPlan& network, const GpuPrice& gpu_price, BomPrices& out) {
+  const int n = in.gpus_per_node;
+  if (gpu_price.usd > 0) {
+    out.prices.push_back({fmt::format("{} x {}", n, in.gpu.name), n * gpu_price.usd, gpu_price.source});
+    out.priced = true;
   } else {
-    if (gpu_price > 0) {
-      bom.prices.push_back({fmt::format("{} x {}", n, gpu.name), n * gpu_price, gpu_source});
-      bom.priced = true;
-    } else {
-      bom.unpriced.push_back(gpu.name);
-    }
-    if (cpu.cpu.price_usd > 0)
-      bom.prices.push_back({fmt::format("{} x {}", cpu.sockets, cpu.cpu.name), cpu.cpu.price_usd * cpu.sockets,
-                            cpu.cpu.source + ", " + cpu.cpu.date});
-    else
-      bom.unpriced.push_back(cpu.cpu.name);
-    const RamPrice& rp = parts.ram_price;
-    const double per_gb = workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
-    bom.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
-                          ram.total_bytes / kGB * per_gb, parts.SourceText(rp.source)});
-    const StorageTier& hot_tier = bom.storage.tiers.front();
-    if (hot_tier.drive.usd_per_tb > 0)
-      bom.prices.push_back({fmt::format("{} x {}", hot_tier.count, hot_tier.drive.name),
-                            hot_tier.capacity_bytes / kTB * hot_tier.drive.usd_per_tb, hot_tier.drive.source});
-    else
-      bom.unpriced.push_back(hot_tier.drive.name);
-    if (net.nics > 0) bom.unpriced.push_back(fmt::format("{} x {}", net.nics, net.nic.name));
-    bom.unpriced.push_back("chassis, board, PSUs and cooling");
+    out.unpriced.push_back(in.gpu.name);
+  }
+  if (cpu.cpu.price_usd > 0)
+    out.prices.push_back({fmt::format("{} x {}", cpu.sockets, cpu.cpu.name), cpu.cpu.price_usd * cpu.sockets,
+                          cpu.cpu.source + ", " + cpu.cpu.date});
+  else
+    out.unpriced.push_back(cpu.cpu.name);
+  const RamPrice& rp = Parts().ram_price;
+  const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
+  out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
+                        ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
+  if (hot.drive.usd_per_tb > 0)
+    out.prices.push_back({fmt::format("{} x {}", hot.count, hot.drive.name),
+                          hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
+  else
+    out.unpriced.push_back(hot.drive.name);
+  if (network.nics > 0) out.unpriced.push_back(fmt::format("{} x {}", network.nics, network.nic.name));
+  out.unpriced.push_back("chassis, board, PSUs and cooling");
+}
+
+}  // namespace
+
+BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StoragePlan& storage,
+                   const NetworkPlan& network, const std::vector<std::pair<std::string, double>>& purchase) {
+  BomPrices out;
+  const GpuPrice gpu_price = PriceOfGpu(in.gpu, purchase);
+  // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
+  const SystemPurchase* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.gpus_per_node);
+  if (system) {
+    out.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, in.gpus_per_node), system->usd,
+                          system->source + ", " + system->date});
+    out.priced = true;
+  } else {
+    PriceParts(in, cpu, ram, storage.tiers.front(), network, gpu_price, out);
   }
   // The bulk tier serves the whole job: bought once, not per node.
-  const StorageTier& bulk_tier = bom.storage.tiers.back();
-  if (bulk_tier.drive.usd_per_tb > 0)
-    bom.shared_prices.push_back({fmt::format("{} x {} (shared)", bulk_tier.count, bulk_tier.drive.name),
-                                 bulk_tier.capacity_bytes / kTB * bulk_tier.drive.usd_per_tb, bulk_tier.drive.source});
+  const StorageTier& bulk = storage.tiers.back();
+  if (bulk.drive.usd_per_tb > 0)
+    out.shared_prices.push_back({fmt::format("{} x {} (shared)", bulk.count, bulk.drive.name),
+                                 bulk.capacity_bytes / kTB * bulk.drive.usd_per_tb, bulk.drive.source});
   else
-    bom.unpriced.push_back(bulk_tier.drive.name);
-  for (const auto& line : bom.prices) bom.node_usd += line.usd;
+    out.unpriced.push_back(bulk.drive.name);
+  for (const auto& line : out.prices) out.node_usd += line.usd;
   double shared = 0;
-  for (const auto& line : bom.shared_prices) shared += line.usd;
-  bom.total_usd = bom.priced ? bom.node_usd * bom.nodes + shared : 0;
+  for (const auto& line : out.shared_prices) shared += line.usd;
+  out.total_usd = out.priced ? out.node_usd * in.nodes + shared : 0;
+  return out;
+}
+
+NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& options,
+                  const std::vector<std::pair<std::string, double>>& purchase) {
+  CheckOptions(options);
+  NodeBom bom;
+  bom.inputs = BomInputsOf(job, plan);
+  const BomInputs& in = bom.inputs;
+  bom.gpu = in.gpu;
+  bom.nodes = in.nodes;
+  bom.gpus_per_node = in.gpus_per_node;
+  bom.node_class = in.workstation ? "workstation" : "server";
+  bom.storage = PlanStorage(in, options);
+  bom.network = PlanNetwork(in);
+  const RamPlan needs = RamNeeds(in);
+  bom.cpu = ChooseCpu(in, bom.storage, bom.network, needs.needed_bytes, options);
+  bom.ram = PopulateDimms(needs, bom.cpu);
+  bom.power = PlanPower(in, bom.cpu, bom.storage, options.psu_spares);
+  bom.cooling = PlanCooling(in, bom.power);
+  static_cast<BomPrices&>(bom) = PriceBom(in, bom.cpu, bom.ram, bom.storage, bom.network, purchase);
   return bom;
 }
 

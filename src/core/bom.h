@@ -1,5 +1,6 @@
 #pragma once
 #include <nlohmann/json_fwd.hpp>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,12 +23,53 @@ struct BomOptions {
   int cpu_sockets = 0;                      // with cpu_id; 0: as few as suffice
 };
 
-/// One line of a derivation: a named amount and where it comes from.
+/// The job and plan figures the steps of the derivation read.
+struct BomInputs {
+  Plan plan;
+  GpuSpec gpu;
+  int nodes = 1;
+  int gpus_per_node = 1;    // on each node
+  bool workstation = false;  // one box of up to 4 actively cooled PCIe cards
+  bool baseboard = false;    // SXM/OAM modules: PCIe switches pair each GPU with its NIC
+  double params = 0;
+  double weight_bytes = 0;  // per parameter, in the compute precision
+  double trainable = 0;
+  double grad_bytes = 0;        // per trainable parameter
+  double checkpoint_bytes = 0;  // the whole job
+  double token_bytes = 2;       // the smallest integer type holding a token id
+  double tokens = 0;            // the job's training tokens
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t seq_len = 0;
+};
+/// Throws InputError for a plan DeriveBom cannot build (an unknown GPU).
+BomInputs BomInputsOf(const Scenario& job, const Plan& plan);
+
+/// What a derivation line counts; text/bom_text.h says where each comes from.
+enum class BomTermKind {
+  kDataset,
+  kWeights,
+  kCheckpointShards,
+  kLogs,  // storage capacity
+  kGpuLanes,
+  kNicLanes,
+  kNvmeLanes,  // PCIe lanes
+  kHostOffload,
+  kCheckpointStaging,
+  kProcesses,
+  kLoaderPrefetch  // host memory
+};
+
+/// One line of a derivation: a named amount.
 struct BomTerm {
+  BomTermKind kind = BomTermKind::kDataset;
   std::string name;
   double value = 0;
-  std::string why;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
 };
+
+/// How the CPU was chosen.
+enum class CpuReason { kGiven, kSmallest, kMostLanes };
 
 struct CpuChoice {
   CpuSpec cpu;
@@ -36,7 +78,8 @@ struct CpuChoice {
   int lanes_available = 0;
   int cores_needed = 0;
   std::vector<BomTerm> lanes;  // GPUs, NICs, NVMe
-  std::string why;
+  CpuReason reason = CpuReason::kSmallest;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
 };
 
 struct RamPlan {
@@ -44,45 +87,83 @@ struct RamPlan {
   double needed_bytes = 0;
   double dimm_bytes = 0;
   int dimms = 0;  // channels x sockets x DIMMs per channel
+  int channels = 0;
+  bool ddr5 = false;
   double total_bytes = 0;
   double vram_bytes = 0;  // GPU memory of the node, for the guides' rules
-  std::string why;
+  // The figures behind the terms.
+  double staged_bytes = 0;         // checkpoint state on the GPUs, staged for an asynchronous save
+  double weights_share_bytes = 0;  // this node's share of the weights being loaded
+  double process_gb_per_gpu = 0;
+  std::string process_source;
+  int loader_workers_per_gpu = 0;
+  double prefetch_factor = 0;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
 };
 
+enum class StorageTierKind { kHot, kBulk };
+
 struct StorageTier {
+  StorageTierKind kind = StorageTierKind::kHot;
   std::string role;  // "local NVMe (hot)", "bulk (checkpoints, dataset)"
   DriveSpec drive;
   int count = 0;
   double capacity_bytes = 0;
   double read_bytes_per_s = 0;
   double write_bytes_per_s = 0;
-  std::string why;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
 };
 
 struct StoragePlan {
   std::vector<BomTerm> capacity;  // bytes per node on the hot tier, and for the whole job on the bulk tier
-  double checkpoint_bytes = 0;    // whole job
+  bool dataset_given = false;
+  double hot_bytes = 0;         // per node
+  double bulk_bytes = 0;        // whole job
+  double shard_bytes = 0;       // one node's share of a checkpoint
+  double checkpoint_bytes = 0;  // whole job
+  int checkpoints_kept = 0;
+  double checkpoint_write_fraction = 0;
   double checkpoint_write_target_s = 0;
   double write_needed_bytes_per_s = 0;  // per node
   double read_needed_bytes_per_s = 0;   // dataset, per node
-  std::vector<StorageTier> tiers;
+  std::vector<StorageTier> tiers;       // hot, then bulk
 };
 
+/// Where the GPUs' collectives travel.
+enum class NetworkCase { kOneGpu, kOneNode, kAcrossNodes };
+
 struct NetworkPlan {
+  NetworkCase kind = NetworkCase::kOneGpu;
   std::string intra_link;  // NVLink/NVSwitch or PCIe
   bool nvlink = false;
   std::string inter_link;  // empty for one node
+  std::string estimated_link;  // between nodes, as the plan's time assumed
   NicSpec nic;
   int nics = 0;                      // per node
   double dp_bytes_per_step = 0;      // gradients per GPU per step, crossing nodes
   double pp_bytes_per_step = 0;      // pipeline activations and their gradients per GPU per step
+  double step_s = 0;
   double needed_bytes_per_s = 0;     // to hide it behind one step's compute
   double available_bytes_per_s = 0;  // per GPU, after NCCL efficiency
-  std::string why;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
+};
+
+/// Where a node's platform power comes from: a DGX's maximum input less its GPUs and CPUs, per GPU
+/// (servers), or a measured workstation figure (system empty).
+struct PlatformPowerBasis {
+  std::string system;
+  double max_input_w = 0;
+  int gpus = 0;
+  double gpu_w = 0;
+  int cpus = 0;
+  double cpu_w = 0;
+  std::string source;  // workstations
 };
 
 struct PowerPlan {
   double gpu_w = 0, gpu_peak_w = 0, cpu_w = 0, platform_w = 0, drives_w = 0;
+  double transient_ratio = 1;  // millisecond GPU peak over board power, counted for workstations
+  PlatformPowerBasis platform;
   double sustained_w = 0;  // per node, at the TDPs
   double peak_w = 0;       // per node, with millisecond GPU transients
   double psu_rating_w = 0;
@@ -90,7 +171,7 @@ struct PowerPlan {
   int psus = 0;            // with redundancy
   std::string redundancy;  // "none", "N+1", "N+N"
   double wall_w = 0;       // sustained draw at the wall (PSU efficiency)
-  std::string why;
+  std::string why;  // empty from DeriveBom; text/bom_text.h fills it
 };
 
 struct CoolingPlan {
@@ -101,7 +182,7 @@ struct CoolingPlan {
   double node_btu_per_h = 0;
   double room_btu_per_h = 0;  // all nodes, sustained
   double facility_kw = 0;     // IT load x PUE
-  std::string why;
+  std::string why;            // made with the plan: core/review.cc quotes it in a finding
 };
 
 struct PriceLine {
@@ -110,18 +191,7 @@ struct PriceLine {
   std::string source;
 };
 
-/// The server (or workstation) a plan needs, derived from the job and the plan, per node.
-struct NodeBom {
-  std::string node_class;  // workstation | server
-  int nodes = 1;
-  int gpus_per_node = 1;
-  GpuSpec gpu;
-  CpuChoice cpu;
-  RamPlan ram;
-  StoragePlan storage;
-  NetworkPlan network;
-  PowerPlan power;
-  CoolingPlan cooling;
+struct BomPrices {
   std::vector<PriceLine> prices;         // per node
   std::vector<PriceLine> shared_prices;  // once for the job (the bulk storage tier)
   std::vector<std::string> unpriced;     // parts with no citable price, left out of node_usd
@@ -130,10 +200,46 @@ struct NodeBom {
   bool priced = false;   // the GPUs (or the whole system) have a price
 };
 
+/// The server (or workstation) a plan needs, derived from the job and the plan, per node, with its prices.
+struct NodeBom : BomPrices {
+  std::string node_class;  // workstation | server
+  int nodes = 1;
+  int gpus_per_node = 1;
+  GpuSpec gpu;
+  BomInputs inputs;  // what the steps read, for the sentences that explain them
+  CpuChoice cpu;
+  RamPlan ram;
+  StoragePlan storage;
+  NetworkPlan network;
+  PowerPlan power;
+  CoolingPlan cooling;
+};
+
 /// Derives CPU, RAM, storage, network, power, cooling and price for `plan` of `job`.
 /// `purchase` overrides GPU prices (USD per GPU). Throws InputError for invalid options.
 NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& options = {},
                   const std::vector<std::pair<std::string, double>>& purchase = {});
+
+// The steps of DeriveBom, in its order.
+/// Capacity (hot tier per node, bulk tier for the job) and speed, from the checkpoint interval.
+StoragePlan PlanStorage(const BomInputs& in, const BomOptions& options);
+/// NVLink inside a node; between nodes a NIC per GPU, the slowest that hides the traffic behind compute.
+NetworkPlan PlanNetwork(const BomInputs& in);
+/// Host memory the node holds; the DIMMs come with the CPU (PopulateDimms).
+RamPlan RamNeeds(const BomInputs& in);
+/// PCIe lanes for GPUs, NICs and NVMe and cores for the processes; the smallest CPU that gives them and
+/// holds `ram_needed_bytes`, or `options.cpu_id`. Throws InputError for an unknown CPU or too many sockets.
+CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const NetworkPlan& network,
+                    double ram_needed_bytes, const BomOptions& options);
+/// The DIMMs of `cpu`'s channels that hold `ram.needed_bytes`.
+RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu);
+/// Sustained and peak draw, PSUs (`psu_spares` as in BomOptions) and the draw at the wall.
+PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan& storage, int psu_spares);
+/// Air while a rack stays within what air handles; liquid beyond, or for GPUs sold liquid-cooled.
+CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& power);
+/// A complete system when one is priced, else the parts that have a citable price; the bulk tier once.
+BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StoragePlan& storage,
+                   const NetworkPlan& network, const std::vector<std::pair<std::string, double>>& purchase);
 
 /// The smallest PSU configuration for a load: rating from `ratings_w`, count, spares.
 struct PsuChoice {

@@ -199,5 +199,111 @@ TEST(Bom, CatalogsCarrySources) {
   for (const auto& n : NicCatalog()) EXPECT_NO_THROW(FindLink(n.link)) << n.id;
 }
 
+// The steps one by one, on hand-made figures.
+
+// Cooling: four 10 kW server nodes fit two to a 20 kW air-cooled rack; the room removes the wall draw as heat
+// (3.412142 BTU/h per W) and the facility draws it times the 1.58 PUE.
+TEST(BomSteps, CoolingFillsAirRacks) {
+  BomInputs in;
+  in.gpu = FindGpu("h100-sxm");
+  in.nodes = 4;
+  PowerPlan pw;
+  pw.peak_w = 10000;
+  pw.wall_w = 9000;
+  CoolingPlan c = PlanCooling(in, pw);
+  EXPECT_EQ(c.kind, "air");
+  EXPECT_EQ(c.nodes_per_rack, 2);
+  EXPECT_EQ(c.racks, 2);
+  EXPECT_DOUBLE_EQ(c.rack_kw, 20);
+  EXPECT_DOUBLE_EQ(c.node_btu_per_h, 9000 * 3.412142);
+  EXPECT_DOUBLE_EQ(c.room_btu_per_h, 4 * 9000 * 3.412142);
+  EXPECT_DOUBLE_EQ(c.facility_kw, 4 * 9000 * 1.58 / 1000);
+  pw.peak_w = 21000;  // past what air takes in one rack
+  EXPECT_EQ(PlanCooling(in, pw).kind, "liquid");
+}
+
+// Network: one GPU has no traffic; one NVLink node keeps it inside; no NICs either way.
+TEST(BomSteps, NetworkCases) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  NetworkPlan one = PlanNetwork(BomInputsOf(job, HandPlan("rtx-4090", 1, 1)));
+  EXPECT_EQ(one.kind, NetworkCase::kOneGpu);
+  EXPECT_FALSE(one.nvlink);
+  NetworkPlan node = PlanNetwork(BomInputsOf(job, HandPlan("h100-sxm", 8, 8)));
+  EXPECT_EQ(node.kind, NetworkCase::kOneNode);
+  EXPECT_TRUE(node.nvlink);
+  EXPECT_EQ(node.nics, 0);
+  NetworkPlan two = PlanNetwork(BomInputsOf(job, HandPlan("h100-sxm", 16, 8)));
+  EXPECT_EQ(two.kind, NetworkCase::kAcrossNodes);
+  EXPECT_DOUBLE_EQ(two.step_s, 10);
+  EXPECT_FALSE(two.estimated_link.empty());
+}
+
+// CPU: the user's part is taken as given; otherwise the smallest that gives 8 x16 GPU lanes and the NVMe.
+TEST(BomSteps, CpuReasons) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  const BomInputs in = BomInputsOf(job, HandPlan("h100-sxm", 8, 8));
+  BomOptions o;
+  const StoragePlan st = PlanStorage(in, o);
+  const NetworkPlan net = PlanNetwork(in);
+  CpuChoice smallest = ChooseCpu(in, st, net, 100 * kGB, o);
+  EXPECT_EQ(smallest.reason, CpuReason::kSmallest);
+  EXPECT_EQ(smallest.lanes_needed, 8 * 16 + 4 * st.tiers.front().count);
+  EXPECT_EQ(smallest.cores_needed, 8 * (1 + 4));  // a process and 4 loader workers per GPU
+  o.cpu_id = "epyc-9654";
+  o.cpu_sockets = 2;
+  CpuChoice given = ChooseCpu(in, st, net, 100 * kGB, o);
+  EXPECT_EQ(given.reason, CpuReason::kGiven);
+  EXPECT_EQ(given.lanes_available, 256);
+  o.cpu_sockets = 3;
+  EXPECT_THROW(ChooseCpu(in, st, net, 100 * kGB, o), InputError);
+}
+
+// DIMMs: 245 GB on a 12-channel DDR5 EPYC 9654 is 12 x 32 GB = 384 GB.
+TEST(BomSteps, DimmsFollowTheCpu) {
+  CpuChoice cpu;
+  cpu.cpu = FindCpu("epyc-9654");
+  cpu.sockets = 1;
+  RamPlan need;
+  need.needed_bytes = 245 * kGB;
+  RamPlan ram = PopulateDimms(need, cpu);
+  EXPECT_TRUE(ram.ddr5);
+  EXPECT_EQ(ram.channels, 12);
+  EXPECT_EQ(ram.dimms, 12);
+  EXPECT_DOUBLE_EQ(ram.dimm_bytes, 32 * kGB);
+  EXPECT_DOUBLE_EQ(ram.total_bytes, 384 * kGB);
+}
+
+// A given GPU price replaces the catalog's complete DGX system: 8 x $25,000, then the parts one by one.
+TEST(BomSteps, GivenGpuPriceReplacesTheSystem) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  const BomInputs in = BomInputsOf(job, HandPlan("h100-sxm", 8, 8));
+  BomOptions o;
+  const StoragePlan st = PlanStorage(in, o);
+  const NetworkPlan net = PlanNetwork(in);
+  const CpuChoice cpu = ChooseCpu(in, st, net, 100 * kGB, o);
+  const RamPlan ram = PopulateDimms(RamNeeds(in), cpu);
+  BomPrices given = PriceBom(in, cpu, ram, st, net, {{"h100-sxm", 25000}});
+  ASSERT_TRUE(given.priced);
+  EXPECT_EQ(given.prices.front().usd, 8 * 25000);
+  EXPECT_EQ(given.prices.front().source, "given");
+  BomPrices catalog = PriceBom(in, cpu, ram, st, net, {});
+  ASSERT_EQ(catalog.prices.size(), 1u);
+  EXPECT_DOUBLE_EQ(catalog.node_usd, 199000);  // DGX H100
+}
+
+// Host memory: the terms carry the figures their sentences quote (4 GB per process, 4 workers, prefetch 2).
+TEST(BomSteps, RamNeedsTerms) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  const BomInputs in = BomInputsOf(job, HandPlan("h100-sxm", 8, 8));
+  RamPlan ram = RamNeeds(in);
+  ASSERT_EQ(ram.terms.size(), 4u);
+  EXPECT_EQ(ram.terms[2].kind, BomTermKind::kProcesses);
+  EXPECT_DOUBLE_EQ(ram.terms[2].value, 8 * 4 * kGB);
+  // 8 GPUs x 4 workers x 2 batches x 1 x 2048 tokens x 4 B.
+  EXPECT_DOUBLE_EQ(ram.terms[3].value, 8 * 4 * 2 * 2048 * 4.0);
+  EXPECT_DOUBLE_EQ(ram.weights_share_bytes, in.params * 2);
+  EXPECT_DOUBLE_EQ(ram.staged_bytes, in.checkpoint_bytes);
+}
+
 }  // namespace
 }  // namespace trainplan

@@ -26,9 +26,7 @@ bool HasPurchasePrice(const std::string& gpu_id, const PlatformPolicy& p) {
   return false;
 }
 
-/// Fills defaults and checks the policy.
-PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assumptions) {
-  PlatformPolicy p = in;
+void CheckPolicy(const PlatformPolicy& p) {
   if (p.deadline_s < 0) throw InputError("deadline", fmt::format("{}", p.deadline_s), "a positive duration");
   if (p.budget_usd < 0)
     throw InputError("budget", fmt::format("{}", p.budget_usd), "zero (none) or a positive USD amount");
@@ -43,46 +41,24 @@ PlatformPolicy Resolve(const PlatformPolicy& in, std::vector<std::string>& assum
     if (!(usd > 0)) throw InputError("purchase", fmt::format("{}={}", id, usd), "a positive USD price per GPU");
   for (const auto& [id, usd] : p.rental_prices)
     if (!(usd > 0)) throw InputError("price", fmt::format("{}={}", id, usd), "a positive USD per GPU-hour");
-  const std::string region = NormalizeName(p.region);
-  if (region != "us" && region != "eu" && region != "cn") throw InputError("region", p.region, "cn, us or eu");
-  p.region = region;
-  const FacilityFigures& facility = Parts().facility;
-  if (p.deadline_s == 0) {
-    p.deadline_s = kDefaultDeadlineS;
-    assumptions.push_back(
-        "no deadline given: plans must finish within 30 days, so that buying one GPU for a "
-        "years-long run is not what wins on price");
-  }
-  if (p.electricity_usd_per_kwh == 0) {
-    const auto& prices = facility.electricity_usd_per_kwh;
-    p.electricity_usd_per_kwh = prices.contains(region) ? prices.at(region) : prices.at("us");
-    assumptions.push_back(fmt::format("electricity ${:.4f}/kWh ({}{})", p.electricity_usd_per_kwh,
-                                      facility.electricity_source,
-                                      prices.contains(region) ? "" : "; the US figure stands in: pass --electricity"));
-  }
-  if (p.pue == 0) {
-    p.pue = facility.pue;
-    assumptions.push_back(fmt::format("PUE {:.2f}, the industry average ({})", p.pue, facility.pue_source));
-  }
-  if (p.hosting_usd_per_kw_month < 0)
-    assumptions.push_back(fmt::format(
-        "servers hosted in colocation at ${:.0f} per kW-month ({}); a workstation "
-        "costs no hosting",
-        facility.colocation_usd_per_kw_month, facility.colocation_source));
-  if (p.gpu_types.empty()) {
-    if (const Region* cn = region == "cn" ? Parts().FindRegion("cn") : nullptr) {
-      p.gpu_types = cn->gpus;
-      assumptions.push_back("region cn: domestic and export-compliant accelerators only (" + cn->note + ")");
-    } else {
-      PlanConstraints probe;
-      probe.prices = p.rental_prices;
-      for (const auto& g : GpuCatalog())
-        if (PricePerGpuHour(g.id, probe) > 0 || HasPurchasePrice(g.id, p)) p.gpu_types.push_back(g.id);
-    }
+}
+
+/// The GPU types to compare: the given ones, the region's list, or every GPU with a rental or purchase price.
+std::vector<std::string> GpuTypes(const PlatformPolicy& p, const Region& region,
+                                  std::vector<PolicyAssumption>& assumptions) {
+  std::vector<std::string> out;
+  if (!p.gpu_types.empty()) {
+    for (const auto& id : p.gpu_types) out.push_back(FindGpu(id).id);
+  } else if (!region.gpus.empty()) {
+    out = region.gpus;
+    assumptions.push_back({AssumptionCode::kRegionGpus, 0, region.note, region.id});
   } else {
-    for (auto& id : p.gpu_types) id = FindGpu(id).id;
+    PlanConstraints probe;
+    probe.prices = p.rental_prices;
+    for (const auto& g : GpuCatalog())
+      if (PricePerGpuHour(g.id, probe) > 0 || HasPurchasePrice(g.id, p)) out.push_back(g.id);
   }
-  return p;
+  return out;
 }
 
 /// Renting for a year or more continuously earns the reserved discount (data/parts.json).
@@ -129,6 +105,113 @@ Reliability ReliabilityOf(const Plan& plan, const NodeBom& bom) {
                              hot.write_bytes_per_s * bom.nodes, hot.read_bytes_per_s * bom.nodes);
 }
 
+bool IsForeign(const std::string& gpu_id, const Region& region) {
+  if (region.foreign_vendors.empty()) return false;
+  const std::string& vendor = FindGpu(gpu_id).vendor;
+  return std::find(region.foreign_vendors.begin(), region.foreign_vendors.end(), vendor) !=
+         region.foreign_vendors.end();
+}
+
+PlanConstraints BaseConstraints(const PlatformPolicy& p) {
+  PlanConstraints base;
+  base.deadline_s = p.deadline_s;
+  base.max_gpus = p.max_gpus;
+  base.gpus = p.gpus;
+  base.prices = p.rental_prices;
+  base.top = 1;
+  base.framework_fixed = p.framework_fixed;
+  return base;
+}
+
+/// Renting `gpu_id` (its cheapest plan, or its fewest GPUs without a rental price) and, when it has a purchase
+/// price or `listed`, buying it (the fewest GPUs that meet the deadline). Nothing when no plan fits.
+std::vector<PlatformOption> CandidateOptions(const Scenario& job, const PlatformPolicy& p, const PlanConstraints& base,
+                                             const std::string& gpu_id, bool listed, int threads) {
+  std::vector<PlatformOption> out;
+  PlanConstraints c = base;
+  c.gpu_types = {gpu_id};
+  // Without a rental price every plan costs "0": take the fewest GPUs that meet the deadline instead.
+  c.objective = PricePerGpuHour(gpu_id, base) > 0 ? Objective::kCost : Objective::kGpus;
+  PlanResult cheapest = SearchPlans(job, c, threads);
+  if (!cheapest.feasible) return out;
+  PlatformOption cloud;
+  cloud.kind = OptionKind::kCloud;
+  cloud.dedicated = p.sensitivity == Sensitivity::kHigh;
+  cloud.plan = cheapest.plans.front();
+  cloud.bom = DeriveBom(job, cloud.plan, p.bom, p.purchase_prices);
+  cloud.reliability = ReliabilityOf(cloud.plan, cloud.bom);
+  Cost(cloud, p);
+  out.push_back(cloud);
+  if (!HasPurchasePrice(gpu_id, p) && !listed) return out;
+  c.objective = Objective::kGpus;
+  PlanResult fewest = SearchPlans(job, c, threads);
+  PlatformOption own;
+  own.kind = OptionKind::kOnPrem;
+  own.plan = fewest.plans.front();
+  own.plan.price_per_gpu_hour = PricePerGpuHour(gpu_id, base);
+  own.bom = DeriveBom(job, own.plan, p.bom, p.purchase_prices);
+  own.has_bom = true;
+  own.reliability = ReliabilityOf(own.plan, own.bom);
+  Cost(own, p);
+  out.push_back(own);
+  return out;
+}
+
+/// The cheapest priced cloud option, or nullptr.
+const PlatformOption* CheapestCloud(const std::vector<PlatformOption>& options) {
+  const PlatformOption* best = nullptr;
+  for (const auto& o : options)
+    if (o.kind == OptionKind::kCloud && o.cost.known && (!best || o.cost.total_usd < best->cost.total_usd)) best = &o;
+  return best;
+}
+
+void OnPremReasons(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per_month) {
+  o.break_even_months = rent_usd_per_month > 0 && o.cost.known
+                            ? BreakEvenMonths(o.cost.hardware_usd, o.usd_per_month_owned, rent_usd_per_month)
+                            : std::numeric_limits<double>::infinity();
+  o.why.push_back({OptionReasonCode::kBuyFewest});
+  if (!o.cost.known) {
+    o.why.push_back({OptionReasonCode::kNoPurchasePrice});
+  } else if (std::isfinite(o.break_even_months)) {
+    const double used = p.usage == Usage::kOnce ? o.reliability.wall_s / (kHoursPerMonth * 3600) : p.months;
+    o.why.push_back({.code = OptionReasonCode::kPaysBack, .months = o.break_even_months, .used_months = used});
+    if (used < o.break_even_months) o.suits = false;
+  } else {
+    o.why.push_back({OptionReasonCode::kNeverPaysBack});
+    o.suits = false;
+  }
+  if (p.sensitivity == Sensitivity::kHigh) o.why.push_back({OptionReasonCode::kDataStaysLocal});
+}
+
+void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
+  o.why.push_back({o.cost.known ? OptionReasonCode::kRent : OptionReasonCode::kRentUnpriced});
+  if (p.usage == Usage::kOnce)
+    o.why.push_back({OptionReasonCode::kOneOff});
+  else
+    o.why.push_back({.code = OptionReasonCode::kContinuous, .months = p.months, .fraction = ReservedDiscount(p)});
+}
+
+/// Each option's part as the region sees it, and its time against as many of the region's reference GPU.
+void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& job, const PlanConstraints& base,
+                          const Region& region, int threads) {
+  for (auto& o : options) {
+    PlanConstraints c = base;
+    c.gpu_types = {region.reference_gpu};
+    c.gpus = o.plan.gpus;
+    c.deadline_s = 0;
+    c.objective = Objective::kTime;
+    PlanResult ref = SearchPlans(job, c, threads);
+    o.why.push_back({.code = OptionReasonCode::kRegionPart, .foreign = IsForeign(o.plan.gpu_id, region)});
+    if (ref.feasible) {
+      const double ref_s = ref.plans.front().time.total_s;
+      o.why.push_back({.code = OptionReasonCode::kRegionSpeedCost,
+                       .fraction = o.plan.time.total_s / ref_s,
+                       .reference_s = ref_s,
+                       .gpu = region.reference_gpu});
+    }
+  }
+}
+
 }  // namespace
 
 Usage ParseUsage(const std::string& s, const std::string& field) {
@@ -169,146 +252,67 @@ double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_u
   return capex_usd / (rent_usd_per_month - own_usd_per_month);
 }
 
-Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads) {
-  Recommendation rec;
-  rec.job = job;
-  rec.policy = Resolve(policy, rec.assumptions);
-  const PlatformPolicy& p = rec.policy;
-  const bool sensitive = p.sensitivity == Sensitivity::kHigh;
+const Region& RegionOf(const std::string& region) {
+  if (const Region* r = Parts().FindRegion(NormalizeName(region))) return *r;
+  std::vector<std::string> names;
+  for (const auto& r : Parts().regions) names.push_back(r.id);
+  ThrowUnknownName("region", region, names);
+}
 
-  PlanConstraints base;
-  base.deadline_s = p.deadline_s;
-  base.max_gpus = p.max_gpus;
-  base.gpus = p.gpus;
-  base.prices = p.rental_prices;
-  base.top = 1;
-  base.framework_fixed = p.framework_fixed;
-
-  for (const auto& gpu_id : p.gpu_types) {
-    PlanConstraints c = base;
-    c.gpu_types = {gpu_id};
-    // Without a rental price every plan costs "0": take the fewest GPUs that meet the deadline instead.
-    c.objective = PricePerGpuHour(gpu_id, base) > 0 ? Objective::kCost : Objective::kGpus;
-    PlanResult cheapest = SearchPlans(job, c, threads);
-    if (!cheapest.feasible) continue;
-    PlatformOption cloud;
-    cloud.kind = OptionKind::kCloud;
-    cloud.dedicated = sensitive;
-    cloud.plan = cheapest.plans.front();
-    cloud.bom = DeriveBom(job, cloud.plan, p.bom, p.purchase_prices);
-    cloud.reliability = ReliabilityOf(cloud.plan, cloud.bom);
-    Cost(cloud, p);
-    rec.considered.push_back(cloud);
-
-    // A GPU asked for by name, or in region cn, gets its build even without a purchase price.
-    if (!HasPurchasePrice(gpu_id, p) && p.region != "cn" && policy.gpu_types.empty()) continue;
-    c.objective = Objective::kGpus;
-    PlanResult fewest = SearchPlans(job, c, threads);
-    PlatformOption own;
-    own.kind = OptionKind::kOnPrem;
-    own.plan = fewest.plans.front();
-    own.plan.price_per_gpu_hour = PricePerGpuHour(gpu_id, base);
-    own.bom = DeriveBom(job, own.plan, p.bom, p.purchase_prices);
-    own.has_bom = true;
-    own.reliability = ReliabilityOf(own.plan, own.bom);
-    Cost(own, p);
-    rec.considered.push_back(own);
+PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumption>& assumptions) {
+  CheckPolicy(in);
+  const Region& region = RegionOf(in.region);
+  PlatformPolicy p = in;
+  p.region = region.id;
+  const FacilityFigures& facility = Parts().facility;
+  if (p.deadline_s == 0) {
+    p.deadline_s = kDefaultDeadlineS;
+    assumptions.push_back({AssumptionCode::kDefaultDeadline, kDefaultDeadlineS / 86400});
   }
-
-  // Rental per month of the cheapest priced cloud option, for purchases whose GPU has no rental price.
-  const PlatformOption* best_cloud = nullptr;
-  for (const auto& o : rec.considered)
-    if (o.kind == OptionKind::kCloud && o.cost.known && (!best_cloud || o.cost.total_usd < best_cloud->cost.total_usd))
-      best_cloud = &o;
-
-  std::vector<PlatformOption> all = rec.considered;
-  if (best_cloud) {
-    PlatformOption hybrid = *best_cloud;
-    hybrid.kind = OptionKind::kHybrid;
-    hybrid.dedicated = sensitive;
-    hybrid.has_bom = false;
-    Cost(hybrid, p);
-    all.push_back(hybrid);
+  if (p.electricity_usd_per_kwh == 0) {
+    const auto& prices = facility.electricity_usd_per_kwh;
+    const bool stand_in = !prices.contains(region.id);
+    p.electricity_usd_per_kwh = prices.at(stand_in ? "us" : region.id);
+    assumptions.push_back({.code = AssumptionCode::kElectricity,
+                           .value = p.electricity_usd_per_kwh,
+                           .source = facility.electricity_source,
+                           .stand_in = stand_in});
   }
-  for (auto& o : all) {
-    const std::string gpus = fmt::format("{} x {}", o.plan.gpus, FindGpu(o.plan.gpu_id).name);
-    if (o.kind == OptionKind::kOnPrem) {
-      const double rent = o.usd_per_month_rented > 0 ? o.usd_per_month_rented
-                          : best_cloud               ? best_cloud->usd_per_month_rented
-                                                     : 0;
-      o.break_even_months = rent > 0 && o.cost.known ? BreakEvenMonths(o.cost.hardware_usd, o.usd_per_month_owned, rent)
-                                                     : std::numeric_limits<double>::infinity();
-      o.why.push_back(fmt::format("buy the fewest GPUs that meet the deadline: {} in {} node(s), done in {}", gpus,
-                                  o.bom.nodes, FormatDuration(o.reliability.wall_s)));
-      if (!o.cost.known) {
-        o.why.push_back("no citable purchase price for " + FindGpu(o.plan.gpu_id).name + ": pass --purchase GPU=USD");
-      } else if (std::isfinite(o.break_even_months)) {
-        const double used = p.usage == Usage::kOnce ? o.reliability.wall_s / (kHoursPerMonth * 3600) : p.months;
-        o.why.push_back(
-            fmt::format("pays back against renting the same GPUs after {:.1f} months of full use; "
-                        "this scenario uses it {:.1f} months",
-                        o.break_even_months, used));
-        if (used < o.break_even_months) o.suits = false;
-      } else {
-        o.why.push_back("renting the same GPUs never costs more per month than owning them");
-        o.suits = false;
-      }
-      if (sensitive) o.why.push_back("sensitive data stays on premises");
-    } else if (o.kind == OptionKind::kCloud) {
-      if (o.cost.known)
-        o.why.push_back(fmt::format("rent {} at ${:.2f}/GPU-hour, done in {}", gpus, o.plan.price_per_gpu_hour,
-                                    FormatDuration(o.reliability.wall_s)));
-      else
-        o.why.push_back(fmt::format("rent {}, done in {}; no citable rental price: pass --price GPU=USD", gpus,
-                                    FormatDuration(o.reliability.wall_s)));
-      if (p.usage == Usage::kOnce)
-        o.why.push_back(fmt::format("a one-off run: {} of rental, nothing bought to amortize",
-                                    FormatDuration(o.reliability.wall_s)));
-      else
-        o.why.push_back(
-            fmt::format("continuous use for {:.0f} months: rental runs the whole time{}", p.months,
-                        ReservedDiscount(p) > 0
-                            ? fmt::format(", at the 1-year reserved price ({:.0f}% off)", 100 * ReservedDiscount(p))
-                            : ""));
-    } else {
-      o.why.push_back(fmt::format("keep data and checkpoints on a local storage node ({} x {}), rent {} for the run",
-                                  o.bom.storage.tiers.back().count, o.bom.storage.tiers.back().drive.name, gpus));
-      o.why.push_back("the dataset crosses to the cloud once per run; checkpoints come back to local storage");
-    }
-    if (o.kind != OptionKind::kOnPrem && sensitive)
-      o.why.push_back(
-          "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only (the catalog "
-          "price is for shared instances, a lower bound)");
-    if (p.budget_usd > 0 && o.cost.known && o.cost.total_usd > p.budget_usd) {
-      o.suits = false;
-      o.why.push_back(
-          fmt::format("over the budget: {} against {}", FormatUsd(o.cost.total_usd), FormatUsd(p.budget_usd)));
-    }
+  if (p.pue == 0) {
+    p.pue = facility.pue;
+    assumptions.push_back({AssumptionCode::kPue, p.pue, facility.pue_source});
   }
+  if (p.hosting_usd_per_kw_month < 0)
+    assumptions.push_back(
+        {AssumptionCode::kColocation, facility.colocation_usd_per_kw_month, facility.colocation_source});
+  p.gpu_types = GpuTypes(in, region, assumptions);
+  return p;
+}
 
-  // Region cn: what the compliant parts cost in speed, against an H100 cluster of the same size.
-  if (p.region == "cn") {
-    for (auto& o : all) {
-      PlanConstraints c = base;
-      c.gpu_types = {"h100-sxm"};
-      c.gpus = o.plan.gpus;
-      c.deadline_s = 0;
-      c.objective = Objective::kTime;
-      PlanResult ref = SearchPlans(job, c, threads);
-      const GpuSpec& g = FindGpu(o.plan.gpu_id);
-      o.why.push_back(g.vendor == "NVIDIA" ? g.name + ": an export-compliant NVIDIA part"
-                                           : g.name + ": a domestic accelerator, preferred for compliance");
-      if (ref.feasible)
-        o.why.push_back(fmt::format("compliance costs speed: {:.2f}x the time of {} H100 SXM ({})",
-                                    o.plan.time.total_s / ref.plans.front().time.total_s, o.plan.gpus,
-                                    FormatDuration(ref.plans.front().time.total_s)));
-    }
+void JudgeOption(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per_month) {
+  switch (o.kind) {
+    case OptionKind::kOnPrem:
+      OnPremReasons(o, p, rent_usd_per_month);
+      break;
+    case OptionKind::kCloud:
+      CloudReasons(o, p);
+      break;
+    case OptionKind::kHybrid:
+      o.why.push_back({OptionReasonCode::kLocalStorage});
+      o.why.push_back({OptionReasonCode::kDataCrossesOnce});
+      break;
   }
+  if (o.kind != OptionKind::kOnPrem && p.sensitivity == Sensitivity::kHigh)
+    o.why.push_back({OptionReasonCode::kDedicatedOnly});
+  if (p.budget_usd > 0 && o.cost.known && o.cost.total_usd > p.budget_usd) {
+    o.suits = false;
+    o.why.push_back({.code = OptionReasonCode::kOverBudget, .usd = p.budget_usd});
+  }
+}
 
-  // Suitable and priced first, then priced, then suitable; then (region cn) domestic parts; then cost and time.
+std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region) {
   auto rank = [](const PlatformOption& o) { return (o.cost.known ? 0 : 2) + (o.suits ? 0 : 1); };
-  const bool cn = p.region == "cn";
-  auto foreign = [&](const PlatformOption& o) { return cn && FindGpu(o.plan.gpu_id).vendor == "NVIDIA"; };
+  auto foreign = [&](const PlatformOption& o) { return IsForeign(o.plan.gpu_id, region); };
   auto better = [&](const PlatformOption& a, const PlatformOption& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (foreign(a) != foreign(b)) return !foreign(a);
@@ -316,24 +320,56 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
     return a.reliability.wall_s < b.reliability.wall_s;
   };
   std::stable_sort(all.begin(), all.end(), better);
-  // Show the best two of each kind and one hybrid.
   int shown[3] = {0, 0, 0};
-  const int per_kind = cn ? 3 : 2;  // cn: room for the domestic part and the compliant NVIDIA ones
-  const int limit[3] = {per_kind, per_kind, 1};
-  for (const auto& o : all) {
-    int k = static_cast<int>(o.kind);
+  const int limit[3] = {region.options_per_kind, region.options_per_kind, 1};
+  std::vector<PlatformOption> out;
+  for (auto& o : all) {
+    const int k = static_cast<int>(o.kind);
     if (shown[k] < limit[k]) {
-      rec.options.push_back(o);
+      out.push_back(std::move(o));
       ++shown[k];
     }
   }
+  return out;
+}
+
+Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads) {
+  Recommendation rec;
+  rec.job = job;
+  rec.policy = ResolvePolicy(policy, rec.assumptions);
+  const PlatformPolicy& p = rec.policy;
+  const Region& region = RegionOf(p.region);
+  const PlanConstraints base = BaseConstraints(p);
+  // A GPU listed by name, or by the region, gets its build even without a purchase price.
+  const bool listed = !policy.gpu_types.empty() || !region.gpus.empty();
+  for (const auto& gpu_id : p.gpu_types)
+    for (auto& o : CandidateOptions(job, p, base, gpu_id, listed, threads)) rec.considered.push_back(std::move(o));
+
+  std::vector<PlatformOption> all = rec.considered;
+  // The cheapest priced cloud option: the hybrid's compute, and the rent a purchase whose GPU has no rental
+  // price breaks even against.
+  const PlatformOption* best_cloud = CheapestCloud(rec.considered);
+  if (best_cloud) {
+    PlatformOption hybrid = *best_cloud;
+    hybrid.kind = OptionKind::kHybrid;
+    hybrid.has_bom = false;
+    Cost(hybrid, p);
+    all.push_back(hybrid);
+  }
+  for (auto& o : all)
+    JudgeOption(o, p,
+                o.usd_per_month_rented > 0 ? o.usd_per_month_rented
+                : best_cloud               ? best_cloud->usd_per_month_rented
+                                           : 0);
+  if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
+  rec.options = RankOptions(std::move(all), region);
   rec.feasible = !rec.options.empty();
   if (!rec.feasible) {
     PlanConstraints c = base;
     c.gpu_types = p.gpu_types;
     PlanResult r = SearchPlans(job, c, threads);
-    rec.reason =
-        r.feasible ? "no GPU type that fits has a rental or purchase price: pass --price or --purchase" : r.reason;
+    rec.unpriced = r.feasible;
+    if (!r.feasible) rec.reason = r.reason;
     rec.alternatives = r.alternatives;
     return rec;
   }

@@ -117,7 +117,7 @@ TEST(Platform, RegionCnPrefersDomesticAndSaysTheSpeedCost) {
     EXPECT_NE(std::find(allowed.begin(), allowed.end(), o.plan.gpu_id), allowed.end()) << o.plan.gpu_id;
   EXPECT_EQ(FindGpu(r.options.front().plan.gpu_id).vendor, "Huawei");
   bool speed = false;
-  for (const auto& w : r.options.front().why) speed |= w.find("costs speed") != std::string::npos;
+  for (const auto& w : r.options.front().why) speed |= w.code == OptionReasonCode::kRegionSpeedCost;
   EXPECT_TRUE(speed);
 }
 
@@ -138,6 +138,7 @@ TEST(Platform, InfeasibleSaysWhyAndWhatWorks) {
   Recommendation r = Recommend(Job("llama-3-70b", "full", 1e10), p);
   EXPECT_FALSE(r.feasible);
   EXPECT_TRUE(r.options.empty());
+  EXPECT_FALSE(r.unpriced);
   EXPECT_NE(r.reason.find("deadline"), std::string::npos) << r.reason;
   bool no_deadline = false;
   for (const auto& a : r.alternatives) no_deadline |= a.change == "no deadline" && a.feasible;
@@ -166,6 +167,111 @@ TEST(Platform, BadPolicies) {
   EXPECT_THROW(Recommend(job, p), InputError);
   EXPECT_THROW(ParseUsage("sometimes"), InputError);
   EXPECT_THROW(ParseSensitivity("medium"), InputError);
+}
+
+// What a region allows is data: its GPU list, the vendors ranked after domestic parts, its reference GPU.
+TEST(Platform, RegionRulesComeFromTheCatalog) {
+  const Region& cn = RegionOf("CN");
+  EXPECT_EQ(cn.id, "cn");
+  EXPECT_EQ(cn.gpus, (std::vector<std::string>{"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"}));
+  EXPECT_EQ(cn.reference_gpu, "h100-sxm");
+  EXPECT_EQ(cn.foreign_vendors, (std::vector<std::string>{"NVIDIA"}));
+  EXPECT_EQ(cn.options_per_kind, 3);
+  const Region& us = RegionOf("us");
+  EXPECT_TRUE(us.gpus.empty());
+  EXPECT_TRUE(us.reference_gpu.empty());
+  EXPECT_EQ(us.options_per_kind, 2);
+  EXPECT_THROW(RegionOf("mars"), InputError);
+}
+
+// Defaults: 30 days, the US electricity price standing in for the EU ($0.1194/kWh), PUE 1.58, colocation at
+// $196 per kW-month; region cn takes its own GPU list.
+TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
+  std::vector<PolicyAssumption> a;
+  PlatformPolicy p;
+  p.region = "eu";
+  PlatformPolicy r = ResolvePolicy(p, a);
+  EXPECT_DOUBLE_EQ(r.deadline_s, 30 * 86400.0);
+  EXPECT_DOUBLE_EQ(r.electricity_usd_per_kwh, 0.1194);
+  EXPECT_DOUBLE_EQ(r.pue, 1.58);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[0].code, AssumptionCode::kDefaultDeadline);
+  EXPECT_DOUBLE_EQ(a[0].value, 30);
+  EXPECT_EQ(a[1].code, AssumptionCode::kElectricity);
+  EXPECT_TRUE(a[1].stand_in);
+  EXPECT_EQ(a[2].code, AssumptionCode::kPue);
+  EXPECT_EQ(a[3].code, AssumptionCode::kColocation);
+  EXPECT_DOUBLE_EQ(a[3].value, 196);
+  a.clear();
+  p.region = "cn";
+  r = ResolvePolicy(p, a);
+  EXPECT_EQ(r.gpu_types, RegionOf("cn").gpus);
+  EXPECT_EQ(a.back().code, AssumptionCode::kRegionGpus);
+  EXPECT_EQ(a.back().region, "cn");
+}
+
+// $100,000 of hardware, $1,000 a month to own against $6,000 to rent: 20 months; a one-off run of one month
+// does not pay it back. A cloud option over a $4,000 budget with sensitive data says both.
+TEST(Platform, JudgeOptionGivesReasonsAndSuitability) {
+  PlatformOption own;
+  own.kind = OptionKind::kOnPrem;
+  own.cost.known = true;
+  own.cost.hardware_usd = 100000;
+  own.usd_per_month_owned = 1000;
+  own.reliability.wall_s = kHoursPerMonth * 3600;
+  PlatformPolicy p;
+  JudgeOption(own, p, 6000);
+  EXPECT_DOUBLE_EQ(own.break_even_months, 20);
+  ASSERT_EQ(own.why.size(), 2u);
+  EXPECT_EQ(own.why[0].code, OptionReasonCode::kBuyFewest);
+  EXPECT_EQ(own.why[1].code, OptionReasonCode::kPaysBack);
+  EXPECT_DOUBLE_EQ(own.why[1].months, 20);
+  EXPECT_DOUBLE_EQ(own.why[1].used_months, 1);
+  EXPECT_FALSE(own.suits);
+
+  PlatformOption cloud;
+  cloud.kind = OptionKind::kCloud;
+  cloud.cost.known = true;
+  cloud.cost.total_usd = 5000;
+  p.budget_usd = 4000;
+  p.sensitivity = Sensitivity::kHigh;
+  JudgeOption(cloud, p, 0);
+  ASSERT_EQ(cloud.why.size(), 4u);
+  EXPECT_EQ(cloud.why[0].code, OptionReasonCode::kRent);
+  EXPECT_EQ(cloud.why[1].code, OptionReasonCode::kOneOff);
+  EXPECT_EQ(cloud.why[2].code, OptionReasonCode::kDedicatedOnly);
+  EXPECT_EQ(cloud.why[3].code, OptionReasonCode::kOverBudget);
+  EXPECT_DOUBLE_EQ(cloud.why[3].usd, 4000);
+  EXPECT_FALSE(cloud.suits);
+}
+
+// In cn the domestic part leads and three of each kind are shown; elsewhere cost leads and two are.
+TEST(Platform, RankOptionsFollowsTheRegion) {
+  auto option = [](OptionKind kind, const std::string& gpu, double usd) {
+    PlatformOption o;
+    o.kind = kind;
+    o.plan.gpu_id = gpu;
+    o.cost.known = true;
+    o.cost.total_usd = usd;
+    return o;
+  };
+  const std::vector<PlatformOption> all = {
+      option(OptionKind::kCloud, "h800-sxm", 100),   option(OptionKind::kCloud, "ascend-910b", 300),
+      option(OptionKind::kCloud, "h20", 200),        option(OptionKind::kCloud, "a800-80gb-sxm", 150),
+      option(OptionKind::kHybrid, "h800-sxm", 120), option(OptionKind::kHybrid, "h20", 130)};
+  auto shown = [](const std::vector<PlatformOption>& list) {
+    std::vector<std::string> out;
+    for (const auto& o : list) out.push_back(std::string(ToString(o.kind)) + " " + o.plan.gpu_id);
+    return out;
+  };
+  EXPECT_EQ(shown(RankOptions(all, RegionOf("cn"))),
+            (std::vector<std::string>{"cloud ascend-910b", "cloud h800-sxm", "hybrid h800-sxm",
+                                      "cloud a800-80gb-sxm"}));
+  EXPECT_EQ(shown(RankOptions(all, RegionOf("us"))),
+            (std::vector<std::string>{"cloud h800-sxm", "hybrid h800-sxm", "cloud a800-80gb-sxm"}));
+  std::vector<PlatformOption> unsuited = all;
+  unsuited[0].suits = false;  // the cheapest no longer leads
+  EXPECT_EQ(shown(RankOptions(unsuited, RegionOf("us"))).front(), "hybrid h800-sxm");
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/units.h"
+#include "text/bom_text.h"
+#include "text/format.h"
+#include "text/recommend_text.h"
 
 namespace trainplan {
 
@@ -104,10 +107,10 @@ json OptionJson(const PlatformOption& o) {
               {"usd_per_gpu_hour", p.price_per_gpu_hour},
               {"known", o.cost.known}}},
             {"suits", o.suits},
-            {"why", o.why},
+            {"why", OptionWhy(o)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
-    j["bom"] = BomToJson(o.bom);
+    j["bom"] = BomToJson(WithSentences(o.bom));
     j["break_even_months"] = Finite(o.break_even_months);
     j["usd_per_month_owned"] = o.usd_per_month_owned;
     j["usd_per_month_rented"] = o.usd_per_month_rented;
@@ -115,7 +118,7 @@ json OptionJson(const PlatformOption& o) {
   if (o.kind == OptionKind::kHybrid) {
     const StorageTier& t = o.bom.storage.tiers.back();
     j["local_storage"] = {
-        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", t.why}};
+        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", TierWhy(o.bom, t)}};
   }
   return j;
 }
@@ -140,7 +143,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
       r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none", r.policy.electricity_usd_per_kwh,
       r.policy.pue);
   if (!r.feasible) {
-    md += "**No option:** " + r.reason + "\n\n";
+    md += "**No option:** " + NoOptionText(r) + "\n\n";
     for (const auto& a : r.alternatives)
       md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", a.change, a.summary);
     return md;
@@ -155,14 +158,14 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o));
-    for (const auto& w : o.why) md += "- " + w + "\n";
+    for (const auto& w : OptionWhy(o)) md += "- " + w + "\n";
     md += fmt::format("- cost: hardware ${:.0f}, power ${:.0f}, hosting ${:.0f}, rental ${:.0f}\n", o.cost.hardware_usd,
                       o.cost.power_usd, o.cost.hosting_usd, o.cost.rental_usd);
     md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
                       o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
                       o.reliability.goodput * 100);
     if (o.kind == OptionKind::kOnPrem) {
-      const NodeBom& b = o.bom;
+      const NodeBom b = WithSentences(o.bom);
       md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
                         b.node_class, b.gpus_per_node, Months(o.break_even_months));
       md += "| part | choice | why |\n|---|---|---|\n";
@@ -175,7 +178,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
                         b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
                         b.network.why);
       md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
-                        b.power.psu_rating_w, b.power.redundancy == "none" ? "no redundancy" : b.power.redundancy,
+                        b.power.psu_rating_w, RedundancyText(b.power.redundancy),
                         b.power.peak_w / 1000, b.power.why);
       md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
       for (const auto& line : b.prices)
@@ -205,7 +208,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
     md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
   }
   md += "## Assumptions\n\n";
-  for (const auto& a : r.assumptions) md += "- " + a + "\n";
+  for (const auto& a : AssumptionLines(r.assumptions)) md += "- " + a + "\n";
   return md;
 }
 
@@ -465,9 +468,9 @@ json RecommendationToJson(const Recommendation& r) {
               {"considered", considered},
               {"break_even_months", Finite(r.break_even_months)},
               {"reliability", ReliabilityJson(r.reliability)},
-              {"assumptions", r.assumptions}};
+              {"assumptions", AssumptionLines(r.assumptions)}};
   if (!r.feasible) {
-    out["reason"] = r.reason;
+    out["reason"] = NoOptionText(r);
     json alternatives = json::array();
     for (const auto& a : r.alternatives)
       alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
@@ -504,7 +507,7 @@ json ReviewToJson(const BuildReview& r) {
                    {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
                    {"total_s", r.plan.time.total_s},
                    {"why", r.plan.why}};
-    out["needed"] = BomToJson(r.needed);
+    out["needed"] = BomToJson(WithSentences(r.needed));
   } else {
     out["reason"] = r.reason;
     json alternatives = json::array();

@@ -1,0 +1,177 @@
+#include "text/bom_text.h"
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace trainplan {
+
+namespace {
+
+std::string StorageTermWhy(const NodeBom& b, const BomTerm& t) {
+  const BomInputs& in = b.inputs;
+  switch (t.kind) {
+    case BomTermKind::kDataset:
+      return b.storage.dataset_given ? "given"
+                                     : fmt::format("{:.3g} tokens x {:.0f} B token ids (vocabulary {})", in.tokens,
+                                                   in.token_bytes, in.vocab_size);
+    case BomTermKind::kWeights:
+      return fmt::format("{:.4g} B parameters x {:.0f} B", in.params, in.weight_bytes);
+    case BomTermKind::kCheckpointShards:
+      return fmt::format("the one being written and the last good one: 2 x {:.1f} GB / {} node(s)",
+                         b.storage.checkpoint_bytes / kGB, b.nodes);
+    default:
+      return "one 1 KiB metrics record per step (assumption)";
+  }
+}
+
+std::string LaneTermWhy(const NodeBom& b, const BomTerm& t) {
+  switch (t.kind) {
+    case BomTermKind::kGpuLanes:
+      return fmt::format("{} x{}", b.gpus_per_node, b.gpu.pcie_lanes);
+    case BomTermKind::kNicLanes:
+      return b.inputs.baseboard ? "GPU baseboards pair each NIC with its GPU behind a PCIe switch"
+                                : fmt::format("{} x{}", b.network.nics, b.network.nic.pcie_lanes);
+    default:
+      return fmt::format("{} drives x4", b.storage.tiers.front().count);
+  }
+}
+
+std::string HostTermWhy(const NodeBom& b, const BomTerm& t) {
+  const RamPlan& r = b.ram;
+  switch (t.kind) {
+    case BomTermKind::kHostOffload:
+      return "the estimate's host_bytes for the node (optimizer/parameter offload, pinned buffers)";
+    case BomTermKind::kCheckpointStaging:
+      return fmt::format(
+          "the larger of the checkpoint state held on the GPUs, staged for an asynchronous save ({:.1f} GB; "
+          "offloaded state already lives in host memory), and this node's share of the weights being loaded "
+          "({:.1f} GB)",
+          r.staged_bytes / kGB, r.weights_share_bytes / kGB);
+    case BomTermKind::kProcesses:
+      return fmt::format("{} processes x {} GB ({})", b.gpus_per_node, r.process_gb_per_gpu, r.process_source);
+    default:
+      return fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)",
+                         b.gpus_per_node, r.loader_workers_per_gpu, r.prefetch_factor, b.inputs.plan.micro_batch,
+                         b.inputs.seq_len);
+  }
+}
+
+std::string PlatformWhy(const PlatformPowerBasis& p) {
+  if (p.system.empty()) return p.source;
+  return fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", p.system,
+                     p.max_input_w, p.gpus, p.gpu_w, p.cpus, p.cpu_w);
+}
+
+}  // namespace
+
+std::string TermWhy(const NodeBom& bom, const BomTerm& term) {
+  switch (term.kind) {
+    case BomTermKind::kDataset:
+    case BomTermKind::kWeights:
+    case BomTermKind::kCheckpointShards:
+    case BomTermKind::kLogs:
+      return StorageTermWhy(bom, term);
+    case BomTermKind::kGpuLanes:
+    case BomTermKind::kNicLanes:
+    case BomTermKind::kNvmeLanes:
+      return LaneTermWhy(bom, term);
+    case BomTermKind::kHostOffload:
+    case BomTermKind::kCheckpointStaging:
+    case BomTermKind::kProcesses:
+    case BomTermKind::kLoaderPrefetch:
+      return HostTermWhy(bom, term);
+  }
+  return "";
+}
+
+std::string CpuWhy(const NodeBom& b) {
+  const CpuChoice& c = b.cpu;
+  std::string why;
+  switch (c.reason) {
+    case CpuReason::kGiven:
+      why = fmt::format("as given; {} PCIe lanes and {} cores wanted", c.lanes_needed, c.cores_needed);
+      break;
+    case CpuReason::kSmallest:
+      why = fmt::format("smallest {} CPU with {} PCIe lanes, {} cores and {:.0f} GB of memory capacity",
+                        b.inputs.workstation ? "workstation" : "server", c.lanes_needed, c.cores_needed,
+                        b.ram.needed_bytes / kGB);
+      break;
+    case CpuReason::kMostLanes:
+      why = fmt::format("no catalog CPU gives {} lanes: the most lanes; a PCIe switch must fan out the rest",
+                        c.lanes_needed);
+      break;
+  }
+  if (b.ram.total_bytes < b.ram.needed_bytes)
+    why += fmt::format("; its {:.0f} GB maximum population falls short of the {:.0f} GB needed",
+                       b.ram.total_bytes / kGB, b.ram.needed_bytes / kGB);
+  return why;
+}
+
+std::string RamWhy(const NodeBom& b) {
+  const RamPlan& r = b.ram;
+  return fmt::format(
+      "{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
+      "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
+      r.needed_bytes / kGB, r.dimms, r.dimm_bytes / kGB, r.ddr5 ? "DDR5" : "DDR4", r.channels, r.dimms / r.channels,
+      r.total_bytes / kGB, r.total_bytes / r.vram_bytes, r.vram_bytes / kGB);
+}
+
+std::string TierWhy(const NodeBom& b, const StorageTier& tier) {
+  const StoragePlan& s = b.storage;
+  if (tier.kind == StorageTierKind::kBulk)
+    return fmt::format("{} full checkpoints x {:.1f} GB + dataset + weights = {:.0f} GB", s.checkpoints_kept,
+                       s.checkpoint_bytes / kGB, s.bulk_bytes / kGB);
+  return fmt::format(
+      "{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the interval); dataset "
+      "reads {:.1f} MB/s",
+      s.hot_bytes / kGB, s.shard_bytes / kGB, s.checkpoint_write_target_s, s.write_needed_bytes_per_s / kGB,
+      s.checkpoint_write_fraction * 100, s.read_needed_bytes_per_s / 1e6);
+}
+
+std::string NetworkWhy(const NodeBom& b) {
+  const NetworkPlan& n = b.network;
+  switch (n.kind) {
+    case NetworkCase::kOneGpu:
+      return "one GPU: no GPU-to-GPU traffic";
+    case NetworkCase::kOneNode:
+      return n.nvlink ? "one node: GPUs talk over " + n.intra_link
+                      : "one node without NVLink: collectives cross " + n.intra_link;
+    case NetworkCase::kAcrossNodes:
+      break;
+  }
+  return fmt::format(
+      "{:.2f} GB of gradients and {:.2f} GB of pipeline activations per GPU per {:.2f} s step need {:.2f} GB/s per "
+      "GPU to hide behind compute; {} gives {:.2f} GB/s (the plan's time was estimated on {})",
+      n.dp_bytes_per_step / kGB, n.pp_bytes_per_step / kGB, n.step_s, n.needed_bytes_per_s / kGB, n.inter_link,
+      n.available_bytes_per_s / kGB, n.estimated_link);
+}
+
+std::string RedundancyText(const std::string& redundancy) {
+  return redundancy == "none" ? "no redundancy" : redundancy;
+}
+
+std::string PowerWhy(const NodeBom& b) {
+  const PowerPlan& p = b.power;
+  return fmt::format(
+      "GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
+      "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
+      p.gpu_w, p.gpu_peak_w,
+      b.inputs.workstation ? fmt::format(", x{:.3f} millisecond transients", p.transient_ratio) : "", p.cpu_w,
+      p.platform_w, PlatformWhy(p.platform), p.drives_w, p.peak_w, p.psus, p.psu_rating_w, p.psus > 1 ? "s" : "",
+      RedundancyText(p.redundancy));
+}
+
+NodeBom WithSentences(NodeBom b) {
+  for (auto& t : b.storage.capacity) t.why = TermWhy(b, t);
+  for (auto& t : b.cpu.lanes) t.why = TermWhy(b, t);
+  for (auto& t : b.ram.terms) t.why = TermWhy(b, t);
+  for (auto& t : b.storage.tiers) t.why = TierWhy(b, t);
+  b.cpu.why = CpuWhy(b);
+  b.ram.why = RamWhy(b);
+  b.network.why = NetworkWhy(b);
+  b.power.why = PowerWhy(b);
+  return b;
+}
+
+}  // namespace trainplan

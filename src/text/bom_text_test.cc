@@ -1,0 +1,102 @@
+#include "text/bom_text.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/units.h"
+
+namespace trainplan {
+namespace {
+
+Scenario Job(const std::string& model, const std::string& method, double tokens) {
+  return ScenarioFromJson({{"model", model},
+                           {"training", {{"method", method}, {"seq_len", 2048}, {"tokens", tokens}}},
+                           {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
+                          false);
+}
+
+Plan HandPlan(const std::string& gpu, int gpus, int gpus_per_node) {
+  Plan p;
+  p.gpu_id = gpu;
+  p.gpus = gpus;
+  p.gpus_per_node = gpus_per_node;
+  p.strategy.dp = gpus;
+  p.micro_batch = 1;
+  p.time.step_s = 10;
+  p.time.steps = 1000;
+  p.time.tokens_per_s = 1e5;
+  return p;
+}
+
+TEST(BomText, NetworkSentences) {
+  NodeBom b;
+  b.network.kind = NetworkCase::kOneGpu;
+  EXPECT_EQ(NetworkWhy(b), "one GPU: no GPU-to-GPU traffic");
+  b.network.kind = NetworkCase::kOneNode;
+  b.network.intra_link = "PCIe 4.0 x16";
+  EXPECT_EQ(NetworkWhy(b), "one node without NVLink: collectives cross PCIe 4.0 x16");
+  b.network.kind = NetworkCase::kAcrossNodes;
+  b.network.dp_bytes_per_step = 32e9;
+  b.network.step_s = 10;
+  b.network.needed_bytes_per_s = 3.2e9;
+  b.network.inter_link = "InfiniBand NDR";
+  b.network.available_bytes_per_s = 45e9;
+  b.network.estimated_link = "InfiniBand NDR";
+  EXPECT_EQ(NetworkWhy(b),
+            "32.00 GB of gradients and 0.00 GB of pipeline activations per GPU per 10.00 s step need 3.20 GB/s per "
+            "GPU to hide behind compute; InfiniBand NDR gives 45.00 GB/s (the plan's time was estimated on "
+            "InfiniBand NDR)");
+}
+
+TEST(BomText, CpuSaysTheShortfall) {
+  NodeBom b;
+  b.cpu.reason = CpuReason::kMostLanes;
+  b.cpu.lanes_needed = 300;
+  b.ram.needed_bytes = 3000 * kGB;
+  b.ram.total_bytes = 2048 * kGB;
+  EXPECT_EQ(CpuWhy(b),
+            "no catalog CPU gives 300 lanes: the most lanes; a PCIe switch must fan out the rest; its 2048 GB "
+            "maximum population falls short of the 3000 GB needed");
+  EXPECT_EQ(RedundancyText("none"), "no redundancy");
+  EXPECT_EQ(RedundancyText("N+1"), "N+1");
+}
+
+// One RTX 4090 with a Ryzen 9 7950X: 450 W x 618.83/450 peak, 170 W CPU, 98.62 W platform, 11 W NVMe;
+// lanes for the x16 GPU and one x4 drive.
+TEST(BomText, WorkstationPowerSentence) {
+  BomOptions o;
+  o.cpu_id = "ryzen-9-7950x";
+  NodeBom b = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 1, 1), o);
+  EXPECT_EQ(PowerWhy(b),
+            "GPUs 450 W (619 W peak, x1.375 millisecond transients), CPU 170 W, platform 99 W (hwbusters-4090: max "
+            "system peak 717.45 W less max GPU peak 618.83 W (board, CPU at gaming load, RAM, drives, fans)), drives "
+            "11 W: peak 898 W -> 1 x 1000 W PSU (no redundancy)");
+  EXPECT_EQ(CpuWhy(b), "as given; 20 PCIe lanes and 5 cores wanted");
+}
+
+// DeriveBom leaves the sentences to this layer; WithSentences writes every one.
+TEST(BomText, WithSentencesFillsEveryWhy) {
+  const NodeBom bare = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
+  EXPECT_TRUE(bare.cpu.why.empty());
+  EXPECT_TRUE(bare.storage.capacity.front().why.empty());
+  const NodeBom b = WithSentences(bare);
+  EXPECT_EQ(b.storage.capacity[0].why, "1e+09 tokens x 4 B token ids (vocabulary 128256)");
+  EXPECT_EQ(b.storage.capacity[3].why, "one 1 KiB metrics record per step (assumption)");
+  EXPECT_EQ(b.cpu.lanes[0].why, "8 x16");
+  EXPECT_EQ(b.cpu.lanes[1].why, "GPU baseboards pair each NIC with its GPU behind a PCIe switch");
+  EXPECT_EQ(b.ram.terms[2].why,
+            "8 processes x 4 GB (assumption: host memory of one training process (CUDA context, framework, NCCL "
+            "buffers) and its loader workers)");
+  EXPECT_EQ(b.storage.tiers.back().why.rfind("3 full checkpoints x ", 0), 0u) << b.storage.tiers.back().why;
+  EXPECT_EQ(b.cpu.why.rfind("smallest server CPU with ", 0), 0u) << b.cpu.why;
+  EXPECT_NE(b.power.why.find("max input 10200 W less 8 GPUs x 700 W and 2 CPUs x 350 W, per GPU"),
+            std::string::npos)
+      << b.power.why;
+  for (const auto& t : b.ram.terms) EXPECT_FALSE(t.why.empty()) << t.name;
+  EXPECT_FALSE(b.network.why.empty());
+  EXPECT_FALSE(b.ram.why.empty());
+}
+
+}  // namespace
+}  // namespace trainplan

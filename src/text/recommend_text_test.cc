@@ -1,0 +1,82 @@
+#include "text/recommend_text.h"
+
+#include <gtest/gtest.h>
+
+namespace trainplan {
+namespace {
+
+PlatformOption FourA100(OptionKind kind) {
+  PlatformOption o;
+  o.kind = kind;
+  o.plan.gpu_id = "a100-80gb-sxm";
+  o.plan.gpus = 4;
+  o.plan.price_per_gpu_hour = 2.45;
+  o.bom.nodes = 1;
+  o.reliability.wall_s = 3.4 * 86400;
+  return o;
+}
+
+TEST(RecommendText, OnPremReasons) {
+  const PlatformOption o = FourA100(OptionKind::kOnPrem);
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kBuyFewest}),
+            "buy the fewest GPUs that meet the deadline: 4 x NVIDIA A100 SXM4 80GB in 1 node(s), done in 3.4 days");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kPaysBack, .months = 15.8, .used_months = 24}),
+            "pays back against renting the same GPUs after 15.8 months of full use; this scenario uses it 24.0 "
+            "months");
+  // The action names the request field, not a command-line flag.
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kNoPurchasePrice}),
+            "no citable purchase price for NVIDIA A100 SXM4 80GB: give one in recommend.purchase_prices");
+}
+
+TEST(RecommendText, RentalReasons) {
+  PlatformOption o = FourA100(OptionKind::kCloud);
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRent}),
+            "rent 4 x NVIDIA A100 SXM4 80GB at $2.45/GPU-hour, done in 3.4 days");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRentUnpriced}),
+            "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; no citable rental price: give one in recommend.prices");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kContinuous, .months = 36, .fraction = 0.2}),
+            "continuous use for 36 months: rental runs the whole time, at the 1-year reserved price (20% off)");
+  o.cost = {.total_usd = 137357, .known = true};
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kOverBudget, .usd = 100000}),
+            "over the budget: $137357 against $100000");
+  o.why = {{.code = OptionReasonCode::kOneOff}, {.code = OptionReasonCode::kDedicatedOnly}};
+  EXPECT_EQ(OptionWhy(o), (std::vector<std::string>{
+                              "a one-off run: 3.4 days of rental, nothing bought to amortize",
+                              "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only (the "
+                              "catalog price is for shared instances, a lower bound)"}));
+}
+
+// The region's reference GPU is named from the catalog.
+TEST(RecommendText, RegionReasons) {
+  PlatformOption o = FourA100(OptionKind::kCloud);
+  o.plan.gpu_id = "h800-sxm";
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRegionPart, .foreign = true}),
+            "NVIDIA H800 SXM5 80GB: an export-compliant NVIDIA part");
+  o.plan.gpu_id = "ascend-910b";
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRegionPart}),
+            "Huawei Ascend 910B: a domestic accelerator, preferred for compliance");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRegionSpeedCost,
+                                 .fraction = 4.8,
+                                 .reference_s = 11.8 * 3600,
+                                 .gpu = "h100-sxm"}),
+            "compliance costs speed: 4.80x the time of 4 NVIDIA H100 SXM5 80GB (11.8 h)");
+}
+
+TEST(RecommendText, AssumptionsAndNoOption) {
+  EXPECT_EQ(AssumptionText({.code = AssumptionCode::kDefaultDeadline, .value = 30}),
+            "no deadline given: plans must finish within 30 days, so that buying one GPU for a years-long run is "
+            "not what wins on price");
+  EXPECT_EQ(AssumptionText({.code = AssumptionCode::kElectricity, .value = 0.1194, .source = "eia", .stand_in = true}),
+            "electricity $0.1194/kWh (eia; the US figure stands in: give recommend.electricity_usd_per_kwh)");
+  EXPECT_EQ(AssumptionText({.code = AssumptionCode::kRegionGpus, .source = "check availability", .region = "cn"}),
+            "region cn: domestic and export-compliant accelerators only (check availability)");
+  Recommendation r;
+  r.reason = "too slow";
+  EXPECT_EQ(NoOptionText(r), "too slow");
+  r.unpriced = true;
+  EXPECT_EQ(NoOptionText(r),
+            "no GPU type that fits has a rental or purchase price: give recommend.prices or recommend.purchase_prices");
+}
+
+}  // namespace
+}  // namespace trainplan
