@@ -17,6 +17,7 @@
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
 #include "cli/render.h"
+#include "io/writers.h"
 #include "server/server.h"
 #include "io/accuracy.h"
 #include "base/error.h"

@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "core/model.h"
 #include "core/scenario.h"
 
@@ -220,11 +218,5 @@ TimeEstimate EstimateTime(const Scenario& scenario, const PreparedModel& prepare
 
 /// Runs all of the above and gathers assumptions, warnings and confidence.
 Estimate EstimateScenario(const Scenario& scenario);
-
-/// Parameters by component as a JSON object (embedding, attention, mlp, experts, ...).
-nlohmann::json ParamComponentsToJson(const ParamCounts& params);
-
-/// The estimate as JSON, with the contract keys (params.*, memory.*, time.*).
-nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
 
 }  // namespace trainplan

@@ -37,7 +37,7 @@ struct BuildSpec {
 /// (more sockets than the CPU allows, more RAM than it addresses, no GPUs).
 BuildSpec BuildFromJson(const nlohmann::json& doc);
 
-struct Finding {
+struct BuildFinding {
   std::string
       area;  // gpu-memory, nvlink, pcie-lanes, cpu-cores, ram, storage-capacity, storage-speed, psu, cooling, network
   std::string level;  // ok | warn | fail
@@ -51,7 +51,7 @@ struct BuildReview {
   bool fits = false;
   Plan plan;       // the best plan on this build when the job fits
   NodeBom needed;  // what the plan needs, derived
-  std::vector<Finding> findings;
+  std::vector<BuildFinding> findings;
   std::string reason;  // when the job does not fit
   std::vector<Alternative> alternatives;
 };

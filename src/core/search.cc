@@ -650,40 +650,18 @@ PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int thread
   return result;
 }
 
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {
-  using nlohmann::json;
-  auto plan_json = [&](const Plan& p) {
-    Scenario s = job;
-    s.hardware.gpu = FindGpu(p.gpu_id);
-    s.hardware.gpus = p.gpus;
-    s.hardware.gpus_per_node = p.gpus_per_node;
-    s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
-    s.hardware.inter_node = FindLink(p.inter_link);
-    s.strategy = p.strategy;
-    s.training.framework = p.framework;
-    s.training.micro_batch = p.micro_batch;
-    s.training.global_batch = DefaultGlobalBatch(job.training);
-    Estimate e = EstimateScenario(s);
-    json j = EstimateToJson(s, e);
-    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
-    j["why"] = p.why;
-    return j;
-  };
-  json plans = json::array();
-  for (const auto& p : r.plans) plans.push_back(plan_json(p));
-  json pareto = json::array();
-  for (const auto& p : r.pareto) pareto.push_back(plan_json(p));
-  json alternatives = json::array();
-  for (const auto& a : r.alternatives)
-    alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
-  json out = {{"feasible", r.feasible},
-              {"alternatives", alternatives},
-              {"plans", plans},
-              {"pareto", pareto},
-              {"search",
-               {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
-  if (!r.feasible) out["reason"] = r.reason;
-  return out;
+Scenario PlanScenario(const Scenario& job, const Plan& plan) {
+  Scenario s = job;
+  s.hardware.gpu = FindGpu(plan.gpu_id);
+  s.hardware.gpus = plan.gpus;
+  s.hardware.gpus_per_node = plan.gpus_per_node;
+  s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
+  s.hardware.inter_node = FindLink(plan.inter_link);
+  s.strategy = plan.strategy;
+  s.training.framework = plan.framework;
+  s.training.micro_batch = plan.micro_batch;
+  s.training.global_batch = DefaultGlobalBatch(job.training);
+  return s;
 }
 
 }  // namespace trainplan

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "core/estimate.h"
 #include "catalog/hardware.h"
 #include "core/scenario.h"
@@ -85,8 +83,7 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constra
 /// Deterministic whatever the thread count. Throws InputError for invalid constraints.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
 
-
-/// The result as JSON with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);
+/// The job as `plan` runs it: its GPUs, links, strategy, framework and batch sizes.
+Scenario PlanScenario(const Scenario& job, const Plan& plan);
 
 }  // namespace trainplan

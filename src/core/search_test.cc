@@ -8,6 +8,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "io/writers.h"
 
 namespace trainplan {
 namespace {

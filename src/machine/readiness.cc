@@ -12,6 +12,7 @@
 #include "core/estimate.h"
 #include "catalog/hardware.h"
 #include "core/units.h"
+#include "io/writers.h"
 
 namespace trainplan {
 
