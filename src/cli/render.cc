@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "text/explain.h"
 #include "text/format.h"
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"
@@ -83,7 +84,7 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   if (!e.options.empty()) {
     out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
     for (const auto& o : e.options)
-      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", o.change, Gib(o.per_gpu_bytes),
+      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", FitChangeText(o), Gib(o.per_gpu_bytes),
                          o.host_bytes > 0 ? fmt::format(", host {}", Gib(o.host_bytes)) : "");
   }
 
@@ -107,9 +108,9 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   }
 
   out += "\nassumptions:\n";
-  for (const auto& a : e.assumptions) out += fmt::format("  - {}\n", a);
-  for (const auto& w : e.warnings) out += fmt::format("warning: {}\n", w);
-  out += fmt::format("confidence: {}\n", e.confidence);
+  for (const auto& a : EstimateAssumptions(s)) out += fmt::format("  - {}\n", a);
+  for (const auto& w : EstimateWarnings(s, e)) out += fmt::format("warning: {}\n", w);
+  out += fmt::format("confidence: {}\n", ConfidenceText(e.confidence));
   return out;
 }
 

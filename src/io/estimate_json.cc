@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "text/explain.h"
 
 namespace trainplan {
 
@@ -84,13 +85,13 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                 {"source", s.model.source}};
   json options = json::array();
   for (const auto& o : e.options)
-    options.push_back({{"change", o.change}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
+    options.push_back({{"change", FitChangeText(o)}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
                        {"fits", o.fits}});
   memory["options"] = options;
   return {{"model", model},       {"training", training},          {"hardware", hardware},
           {"strategy", strategy}, {"params", params},              {"memory", memory},
-          {"time", time},         {"assumptions", e.assumptions},  {"warnings", e.warnings},
-          {"confidence", e.confidence}};
+          {"time", time},         {"assumptions", EstimateAssumptions(s)},
+          {"warnings", EstimateWarnings(s, e)},  {"confidence", ConfidenceText(e.confidence)}};
 }
 
 }  // namespace trainplan
