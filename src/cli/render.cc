@@ -130,7 +130,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                          FormatDuration(p.time.total_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
-    out += fmt::format("\nwhy #1: {}\n", r.plans[0].why);
+    out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0]));
   }
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
@@ -141,7 +141,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.alternatives.empty()) {
     out += "\nalternatives:\n";
     for (const auto& a : r.alternatives)
-      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", a.change, a.summary);
+      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a));
   }
   out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads: {:.2f} M evaluations/s\n",
                      r.enumerated, r.evaluated, r.seconds, r.threads, r.evaluated / std::max(r.seconds, 1e-9) / 1e6);

@@ -19,13 +19,6 @@ std::string Bytes(double b) {
   return b >= 1e12 ? fmt::format("{:.2f} TB", b / 1e12) : fmt::format("{:.1f} GB", b / 1e9);
 }
 
-/// The first alternative that works, as a suggested change; empty when none does.
-std::string FirstFeasible(const std::vector<Alternative>& alternatives) {
-  for (const auto& a : alternatives)
-    if (a.feasible) return a.change + ": " + a.summary;
-  return "";
-}
-
 int PositiveInt(const json& doc, const char* key, int fallback) {
   if (!doc.contains(key)) return fallback;
   int v = doc.at(key).get<int>();
@@ -90,8 +83,9 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   c.top = 1;
   c.framework_fixed = framework_fixed;
   PlanResult result = SearchPlans(job, c, threads);
-  auto add = [&](std::string area, std::string level, std::string message, std::string fix = "") {
-    r.findings.push_back({std::move(area), std::move(level), std::move(message), std::move(fix)});
+  auto add = [&](std::string area, std::string level, std::string message, std::string fix = "",
+                 BuildFinding::Quote quote = BuildFinding::Quote::kNone, const Plan& quoted = {}) {
+    r.findings.push_back({std::move(area), std::move(level), std::move(message), std::move(fix), quote, quoted});
   };
   if (build.nvlink_claimed && NvlinkOf(build.gpu) == nullptr)
     add("nvlink", "fail", fmt::format("the build claims NVLink, but the {} has none", build.gpu.name),
@@ -101,8 +95,8 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
     r.reason = result.reason;
     r.alternatives = result.alternatives;
     add("gpu-memory", "fail",
-        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason),
-        FirstFeasible(result.alternatives));
+        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason), "",
+        BuildFinding::Quote::kFirstAlternativeAsFix);
     return r;
   }
   BomOptions options;
@@ -123,11 +117,12 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
       r.reason = offload_note + "; without offload: " + on_gpu.reason;
       r.alternatives = on_gpu.alternatives;
       add("ram", "fail", offload_note, fmt::format("at least {} of RAM", Bytes(needed.ram.needed_bytes)));
-      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, FirstFeasible(on_gpu.alternatives));
+      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, "", BuildFinding::Quote::kFirstAlternativeAsFix);
       return r;
     }
     add("ram", "warn", offload_note + ": the plan below keeps everything on the GPUs",
-        fmt::format("{} of RAM allows the offloading plan ({})", Bytes(needed.ram.needed_bytes), plan_found.why));
+        fmt::format("{} of RAM allows the offloading plan", Bytes(needed.ram.needed_bytes)),
+        BuildFinding::Quote::kPlanInFix, plan_found);
     plan_found = on_gpu.plans.front();
     needed = DeriveBom(job, plan_found, options);
   }
@@ -137,8 +132,9 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   const NodeBom& need = r.needed;
   const Plan& plan = r.plan;
   add("gpu-memory", "ok",
-      fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU; {}", plan.memory.per_gpu_bytes / kGiB,
-                  plan.memory.capacity_bytes / kGiB, plan.why));
+      fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU", plan.memory.per_gpu_bytes / kGiB,
+                  plan.memory.capacity_bytes / kGiB),
+      "", BuildFinding::Quote::kPlanInMessage, plan);
 
   // Interconnect: what share of a step goes to communication without NVLink.
   if (build.gpus > 1 && NvlinkOf(build.gpu) == nullptr) {

@@ -43,6 +43,11 @@ struct BuildFinding {
   std::string level;  // ok | warn | fail
   std::string message;
   std::string fix;  // empty when nothing needs changing
+  /// A search sentence the finding quotes, which text/explain.h writes (FindingMessage, FindingFix): a
+  /// plan's reason after the message or in the fix, or the first working alternative as the fix.
+  enum class Quote { kNone, kPlanInMessage, kPlanInFix, kFirstAlternativeAsFix };
+  Quote quote = Quote::kNone;
+  Plan plan;  // the plan quoted
 };
 
 struct BuildReview {

@@ -381,32 +381,8 @@ std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
 
 
 
-void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
-  for (size_t i = 0; i < plans.size(); ++i) {
-    Plan& p = plans[i];
-    const char* framework = ToString(p.framework);
-    std::string lead = i == 0 ? (c.objective == Objective::kTime   ? "fastest"
-                                 : c.objective == Objective::kCost ? "cheapest"
-                                                                   : "fewest GPUs")
-                              : fmt::format("#{}", i + 1);
-    std::string bottleneck;
-    double largest = 0;
-    for (size_t t = 0; t < p.time.seconds.size(); ++t) {
-      if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
-      if (p.time.seconds[t] > largest) {
-        largest = p.time.seconds[t];
-        bottleneck = TimeTermName(static_cast<TimeTerm>(t));
-      }
-    }
-    const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
-    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead,
-                        p.gpus, p.gpu_id, framework, StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu,
-                        cost, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
-                        largest > 0.05 * p.time.step_s
-                            ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
-                                          100 * largest / p.time.step_s)
-                            : "");
-  }
+void RankPlans(std::vector<Plan>& plans, Objective objective) {
+  for (size_t i = 0; i < plans.size(); ++i) plans[i].rank = {.position = i, .objective = objective, .cheaper = {}};
 }
 
 void ValidateConstraints(const PlanConstraints& c) {
@@ -451,18 +427,6 @@ Objective ParseObjective(const std::string& s, const std::string& field) {
   throw InputError(field, s, "one of: time, cost, gpus");
 }
 
-std::string StrategyText(const Plan& p) {
-  const Strategy& st = p.strategy;
-  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
-  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
-  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
-  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
-  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
-  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
-  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
-  return out;
-}
-
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
     if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
@@ -474,7 +438,7 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
 namespace {
 
 /// The fastest plan often buys its last minutes with many more GPUs at low utilisation; when a plan on
-/// the Pareto front is at most 15% slower and at most half the cost, the winner's reason says so.
+/// the Pareto front is at most 15% slower and at most half the cost, the winner notes it.
 void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
   if (c.objective != Objective::kTime || plans.empty() || plans[0].price_per_gpu_hour <= 0) return;
   Plan& best = plans[0];
@@ -484,10 +448,7 @@ void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& p
     if (p.cost_usd <= 0.5 * best.cost_usd && (c.deadline_s <= 0 || p.time.total_s <= c.deadline_s)) cheaper = &p;
   }
   if (cheaper == nullptr) return;
-  best.why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", cheaper->gpus,
-                          cheaper->gpu_id, 100 * (cheaper->time.total_s / best.time.total_s - 1),
-                          FormatDuration(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
-                          cheaper->cost_usd);
+  best.rank.cheaper = {cheaper->gpus, cheaper->gpu_id, cheaper->time.total_s, cheaper->cost_usd};
 }
 
 PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
@@ -565,10 +526,8 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
     cheapest_fit = std::min(cheapest_fit, r.cheapest_fit_usd);
   }
   out.pareto = ParetoFront(fastest);
-  ExplainPlans(out.plans, c);
-  PlanConstraints by_time;
-  by_time.objective = Objective::kTime;
-  ExplainPlans(out.pareto, by_time);
+  RankPlans(out.plans, c.objective);
+  RankPlans(out.pareto, Objective::kTime);
   NoteCheaperNearFastest(out.plans, out.pareto, c);
   out.feasible = !out.plans.empty();
   if (!out.feasible) {
@@ -595,13 +554,15 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
 /// other or more GPUs, or no deadline/budget.
 std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
   struct Change {
-    std::string text;
+    Alternative alternative;
     Scenario job;
     PlanConstraints constraints;
   };
   std::vector<Change> changes;
-  auto add = [&](std::string text, auto&& edit) {
-    Change change{std::move(text), job, c};
+  auto add = [&](AlternativeChange code, auto&& edit, int max_gpus = 0) {
+    Change change{Alternative{}, job, c};
+    change.alternative.change = code;
+    change.alternative.max_gpus = max_gpus;
     change.constraints.top = 1;
     change.constraints.progress = nullptr;
     edit(change.job, change.constraints);
@@ -609,32 +570,46 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
   };
   const Method method = job.training.method;
   if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze)
-    add("method lora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
+    add(AlternativeChange::kMethodLora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
   if (method != Method::kQlora)
-    add("method qlora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
+    add(AlternativeChange::kMethodQlora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
   if (job.training.optimizer == Optimizer::kAdamW && !IsAdapterMethod(method))
-    add("optimizer adamw-8bit", [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
+    add(AlternativeChange::kAdamW8bit,
+        [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
   if (!c.allow_offload)
-    add("allow CPU offload", [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
+    add(AlternativeChange::kAllowOffload, [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
   if (c.framework_fixed)
-    add("any framework", [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
+    add(AlternativeChange::kAnyFramework, [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
   if (!c.gpu_types.empty())
-    add("any GPU in the catalog", [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
-  if (c.gpus > 0)
-    add(fmt::format("up to {} GPUs", std::max(c.gpus * 16, 64)), [&](Scenario&, PlanConstraints& k) {
-      k.max_gpus = std::max(c.gpus * 16, 64);
-      k.gpus = 0;
-    });
-  else if (c.max_gpus < 16384)
-    add(fmt::format("up to {} GPUs", std::min(c.max_gpus * 16, 16384)),
-        [&](Scenario&, PlanConstraints& k) { k.max_gpus = std::min(c.max_gpus * 16, 16384); });
-  if (c.deadline_s > 0) add("no deadline", [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
-  if (c.budget_usd > 0) add("no budget limit", [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
+    add(AlternativeChange::kAnyGpu, [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
+  if (c.gpus > 0) {
+    const int more = std::max(c.gpus * 16, 64);
+    add(
+        AlternativeChange::kMoreGpus,
+        [&](Scenario&, PlanConstraints& k) {
+          k.max_gpus = more;
+          k.gpus = 0;
+        },
+        more);
+  } else if (c.max_gpus < 16384) {
+    const int more = std::min(c.max_gpus * 16, 16384);
+    add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = more; }, more);
+  }
+  if (c.deadline_s > 0)
+    add(AlternativeChange::kNoDeadline, [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
+  if (c.budget_usd > 0)
+    add(AlternativeChange::kNoBudget, [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
 
   std::vector<Alternative> out;
   for (auto& change : changes) {
     PlanResult r = SearchCore(change.job, change.constraints, threads);
-    out.push_back({change.text, r.feasible, r.feasible ? r.plans[0].why : r.reason});
+    Alternative a = change.alternative;
+    a.feasible = r.feasible;
+    if (r.feasible)
+      a.best = r.plans[0];
+    else
+      a.reason = r.reason;
+    out.push_back(std::move(a));
   }
   // Feasible alternatives first, keeping the order above (least disruptive change first).
   std::stable_partition(out.begin(), out.end(), [](const Alternative& a) { return a.feasible; });

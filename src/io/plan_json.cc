@@ -2,13 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/explain.h"
+
 namespace trainplan {
 
 using nlohmann::json;
 
 json AlternativesToJson(const std::vector<Alternative>& alternatives) {
   json out = json::array();
-  for (const auto& a : alternatives) out.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
+  for (const auto& a : alternatives)
+    out.push_back({{"change", AlternativeChangeText(a)}, {"feasible", a.feasible}, {"summary", AlternativeSummary(a)}});
   return out;
 }
 
@@ -17,7 +20,7 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
     const Scenario s = PlanScenario(job, p);
     json j = EstimateToJson(s, EstimateScenario(s));
     j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
-    j["why"] = p.why;
+    j["why"] = PlanWhy(p);
     return j;
   };
   json plans = json::array();

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/explain.h"
+
 namespace trainplan {
 
 using nlohmann::json;
@@ -53,7 +55,7 @@ json OptionJson(const PlatformOption& o) {
               {"offload", ToString(s.offload)},
               {"micro_batch", p.micro_batch},
               {"summary", PlanSummary(p)},
-              {"why", p.why}}},
+              {"why", PlanWhy(p)}}},
             {"memory", memory},
             {"time",
              {{"train_s", o.reliability.train_s},
@@ -226,7 +228,7 @@ json RecommendationToJson(const Recommendation& r) {
 json ReviewToJson(const BuildReview& r) {
   json findings = json::array();
   for (const auto& f : r.findings)
-    findings.push_back({{"area", f.area}, {"level", f.level}, {"message", f.message}, {"fix", f.fix}});
+    findings.push_back({{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f)}, {"fix", FindingFix(r, f)}});
   json out = {{"build", r.build.name},
               {"source", r.build.source},
               {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
@@ -236,7 +238,7 @@ json ReviewToJson(const BuildReview& r) {
     out["plan"] = {{"summary", PlanSummary(r.plan)},
                    {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
                    {"total_s", r.plan.time.total_s},
-                   {"why", r.plan.why}};
+                   {"why", PlanWhy(r.plan)}};
     out["needed"] = BomToJson(r.needed);
   } else {
     out["reason"] = r.reason;

@@ -1,5 +1,6 @@
 #include "machine/readiness.h"
 
+#include "text/explain.h"
 #include "text/format.h"
 
 #include <algorithm>
@@ -114,7 +115,7 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
     Add(r, Finding::Severity::kBlocker, "gpu memory",
         fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, r.result.reason));
     for (const auto& alt : r.result.alternatives)
-      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", alt.change + ": " + alt.summary);
+      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", AlternativeChangeText(alt) + ": " + AlternativeSummary(alt));
   } else {
     const Plan& plan = r.result.plans.front();
     if (plan.memory.per_gpu_bytes > least_free)

@@ -4,6 +4,7 @@
 
 #include "core/framework.h"
 #include "core/units.h"
+#include "text/format.h"
 
 namespace trainplan {
 
@@ -97,6 +98,86 @@ std::string FitChangeText(const FitOption& o) {
       return fmt::format("method {} (rank {}) with full recomputation", ToString(o.method), o.lora_rank);
   }
   return "";
+}
+
+std::string StrategyText(const Plan& p) {
+  const Strategy& st = p.strategy;
+  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
+  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
+  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
+  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
+  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
+  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
+  return out;
+}
+
+std::string PlanWhy(const Plan& p) {
+  const PlanRank& rank = p.rank;
+  const std::string lead = rank.position == 0 ? (rank.objective == Objective::kTime   ? "fastest"
+                                                 : rank.objective == Objective::kCost ? "cheapest"
+                                                                                      : "fewest GPUs")
+                                              : fmt::format("#{}", rank.position + 1);
+  std::string bottleneck;
+  double largest = 0;
+  for (size_t t = 0; t < p.time.seconds.size(); ++t) {
+    if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
+    if (p.time.seconds[t] > largest) {
+      largest = p.time.seconds[t];
+      bottleneck = TimeTermName(static_cast<TimeTerm>(t));
+    }
+  }
+  const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+  std::string why = fmt::format(
+      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead, p.gpus, p.gpu_id,
+      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, cost,
+      100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+      largest > 0.05 * p.time.step_s
+          ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
+          : "");
+  const CheaperPlan& c = rank.cheaper;
+  if (c.gpus > 0)
+    why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", c.gpus, c.gpu_id,
+                       100 * (c.total_s / p.time.total_s - 1), FormatDuration(c.total_s),
+                       100 * (1 - c.cost_usd / p.cost_usd), c.cost_usd);
+  return why;
+}
+
+std::string AlternativeChangeText(const Alternative& a) {
+  switch (a.change) {
+    case AlternativeChange::kMethodLora: return "method lora";
+    case AlternativeChange::kMethodQlora: return "method qlora";
+    case AlternativeChange::kAdamW8bit: return "optimizer adamw-8bit";
+    case AlternativeChange::kAllowOffload: return "allow CPU offload";
+    case AlternativeChange::kAnyFramework: return "any framework";
+    case AlternativeChange::kAnyGpu: return "any GPU in the catalog";
+    case AlternativeChange::kMoreGpus: return fmt::format("up to {} GPUs", a.max_gpus);
+    case AlternativeChange::kNoDeadline: return "no deadline";
+    case AlternativeChange::kNoBudget: return "no budget limit";
+  }
+  return "";
+}
+
+std::string AlternativeSummary(const Alternative& a) { return a.feasible ? PlanWhy(a.best) : a.reason; }
+
+std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {
+  for (const auto& a : alternatives)
+    if (a.feasible) return AlternativeChangeText(a) + ": " + AlternativeSummary(a);
+  return "";
+}
+
+std::string FindingMessage(const BuildReview& r, const BuildFinding& f) {
+  return f.quote == BuildFinding::Quote::kPlanInMessage ? f.message + "; " + PlanWhy(f.plan) : f.message;
+}
+
+std::string FindingFix(const BuildReview& r, const BuildFinding& f) {
+  switch (f.quote) {
+    case BuildFinding::Quote::kPlanInFix: return f.fix + " (" + PlanWhy(f.plan) + ")";
+    case BuildFinding::Quote::kFirstAlternativeAsFix: return FirstWorkingAlternative(r.alternatives);
+    case BuildFinding::Quote::kNone:
+    case BuildFinding::Quote::kPlanInMessage: break;
+  }
+  return f.fix;
 }
 
 }  // namespace trainplan

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/units.h"
+#include "text/explain.h"
 
 namespace trainplan {
 
@@ -62,7 +63,8 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   if (!r.feasible) {
     md += "**No option:** " + r.reason + "\n\n";
     for (const auto& a : r.alternatives)
-      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", a.change, a.summary);
+      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", AlternativeChangeText(a),
+                        AlternativeSummary(a));
     return md;
   }
   md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
@@ -379,7 +381,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
       r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
              : "Does not run: " + r.reason);
   md += "| area | level | finding | change |\n|---|---|---|---|\n";
-  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, f.message, f.fix);
+  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
   if (format == ReportFormat::kMarkdown) return md;
   if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
   std::string text =
@@ -388,8 +390,9 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
               ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
               : "Does not run: " + r.reason + "\n\n";
   for (const auto& f : r.findings) {
-    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);
-    if (!f.fix.empty()) text += fmt::format("{:24}-> {}\n", "", f.fix);
+    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f));
+    const std::string fix = FindingFix(r, f);
+    if (!fix.empty()) text += fmt::format("{:24}-> {}\n", "", fix);
   }
   return text;
 }
