@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "text/explain.h"
+#include "text/format.h"
 
 namespace trainplan {
 
@@ -47,7 +48,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                {"hfu", t.hfu},
                {"steps", t.steps},
                {"total_s", t.total_s},
-               {"gpu_hours", t.gpu_hours}};
+               {"gpu_hours", t.gpu_hours},
+               {"duration", FormatDuration(t.total_s)}};
   const Strategy& st = s.strategy;
   json strategy = {{"tp", st.tp},
                    {"pp", st.pp},
@@ -89,7 +91,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                        {"fits", o.fits}});
   memory["options"] = options;
   return {{"model", model},       {"training", training},          {"hardware", hardware},
-          {"strategy", strategy}, {"params", params},              {"memory", memory},
+          {"strategy", strategy}, {"strategy_text", StrategyText(st, s.training.micro_batch)},
+          {"params", params},     {"memory", memory},
           {"time", time},         {"assumptions", EstimateAssumptions(s)},
           {"warnings", EstimateWarnings(s, e)},  {"confidence", ConfidenceText(e.confidence)}};
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "text/explain.h"
+#include "text/format.h"
 
 namespace trainplan {
 
@@ -62,7 +63,8 @@ json OptionJson(const PlatformOption& o) {
               {"total_s", o.reliability.wall_s},
               {"step_s", p.time.step_s},
               {"mfu", p.time.mfu},
-              {"goodput", o.reliability.goodput}}},
+              {"goodput", o.reliability.goodput},
+              {"duration", FormatDuration(o.reliability.wall_s)}}},
             {"cost",
              {{"total_usd", o.cost.known ? json(o.cost.total_usd) : json()},
               {"hardware_usd", o.cost.hardware_usd},
@@ -196,6 +198,7 @@ json RecommendationToJson(const Recommendation& r) {
                           {"gpu", o.plan.gpu_id},
                           {"gpus", o.plan.gpus},
                           {"time_s", o.reliability.wall_s},
+                          {"duration", FormatDuration(o.reliability.wall_s)},
                           {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()}});
   const PlatformPolicy& p = r.policy;
   json out = {{"job",

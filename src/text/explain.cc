@@ -100,17 +100,18 @@ std::string FitChangeText(const FitOption& o) {
   return "";
 }
 
-std::string StrategyText(const Plan& p) {
-  const Strategy& st = p.strategy;
+std::string StrategyText(const Strategy& st, int64_t micro_batch) {
   std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
   if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
   if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
   if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
   if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
   if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
-  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
+  out += fmt::format(" mb{} recompute:{}", micro_batch, ToString(st.recompute));
   return out;
 }
+
+std::string StrategyText(const Plan& p) { return StrategyText(p.strategy, p.micro_batch); }
 
 std::string PlanWhy(const Plan& p) {
   const PlanRank& rank = p.rank;

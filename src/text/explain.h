@@ -26,6 +26,7 @@ std::string FitChangeText(const FitOption& option);
 
 /// "tp8 pp16 dp128 v2 zero1 mb1 recompute:selective": a plan's strategy in one line (sizes above 1 and
 /// non-defaults only, besides tp/pp/dp).
+std::string StrategyText(const Strategy& strategy, int64_t micro_batch);
 std::string StrategyText(const Plan& plan);
 
 /// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU

@@ -1,4 +1,4 @@
-#include "cli/render.h"
+#include "text/render.h"
 
 #include <algorithm>
 
@@ -7,10 +7,9 @@
 #include "text/explain.h"
 #include "text/format.h"
 #include "catalog/hardware.h"
-#include "io/model_catalog.h"
 #include "core/units.h"
 
-namespace trainplan::cli {
+namespace trainplan {
 
 namespace {
 
@@ -148,12 +147,10 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   return out;
 }
 
-std::string RenderModelCatalog() {
+std::string RenderModelCatalog(const std::vector<CatalogModel>& models) {
   std::string out = fmt::format("{:<24} {:<44} {:>10} {:>10}\n", "id", "hugging face", "total", "active");
-  for (const auto& entry : ModelCatalog()) {
-    ModelSpec m = FindModel(entry.id);
-    ParamCounts p = CountParams(m);
-    out += fmt::format("{:<24} {:<44} {:>10} {:>10}\n", entry.id, entry.hf_id, HumanCount(p.total),
+  for (const auto& [id, hf_id, p] : models) {
+    out += fmt::format("{:<24} {:<44} {:>10} {:>10}\n", id, hf_id, HumanCount(p.total),
                        p.active == p.total ? "" : HumanCount(p.active));
   }
   out += "generic-<N>b             any size (approximate Llama-style shape, e.g. generic-1000b)\n";
@@ -172,4 +169,4 @@ std::string RenderGpuCatalog() {
   return out;
 }
 
-}  // namespace trainplan::cli
+}  // namespace trainplan
