@@ -210,6 +210,158 @@ struct WorkerState {
   }
 };
 
+/// One (GPU type, GPU count) search walking the strategies of each candidate engine.
+class TaskSearch {
+ public:
+  TaskSearch(const SearchSpace& space, Scenario& s, int gpus, int gpn, double price)
+      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(price), order_{c_.objective} {}
+
+  /// Tensor, pipeline and context sizes that divide the GPUs and the batch, for one engine.
+  void Walk(Framework framework, const PreparedModel& prepared, TaskResult& result) {
+    framework_ = framework;
+    megatron_ = IsMegatron(framework);
+    prepared_ = &prepared;
+    result_ = &result;
+    static const std::vector<int> kOne = {1};
+    const bool long_context = s_.training.seq_len >= 16384;
+    const std::vector<int>& tps = megatron_ ? space_.tensor_sizes : kOne;
+    const std::vector<int>& pps = megatron_ ? space_.pipeline_sizes : kOne;
+    const std::vector<int>& cps = megatron_ && long_context ? space_.context_sizes : kOne;
+    for (int tp : tps) {
+      if (tp > gpn_) break;
+      if (space_.heads_gcd % tp != 0 || gpus_ % tp != 0) continue;
+      for (int pp : pps) {
+        if (gpus_ % (tp * pp) != 0) continue;
+        for (int cp : cps) {
+          if (gpus_ % (tp * pp * cp) != 0) continue;
+          const int dp = gpus_ / (tp * pp * cp);
+          if (space_.global_batch % dp == 0) Layouts(tp, pp, cp, dp);
+        }
+      }
+    }
+  }
+
+ private:
+  /// Expert, interleave, ZeRO and offload choices for one (tp, pp, cp, dp).
+  void Layouts(int tp, int pp, int cp, int dp) {
+    SmallInts eps;
+    eps.push(1);
+    if (megatron_ && space_.experts > 1)
+      for (int ep = 2; ep <= dp * cp && ep <= space_.experts; ep *= 2)
+        if (space_.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
+    // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
+    // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
+    SmallInts interleaves;
+    interleaves.push(1);
+    if (pp > 1)
+      for (int v = 2; v <= 8; ++v)
+        if (space_.layers >= pp * v && (v <= 4 || space_.layers % (pp * v) == 0)) interleaves.push(v);
+    // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
+    // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
+    // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
+    const bool single_replica = dp * cp == 1;
+    SmallInts zeros;
+    if (megatron_) {
+      zeros.push(single_replica ? 0 : 1);
+    } else {
+      for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
+    }
+    Strategy& st = s_.strategy;
+    st.tp = tp;
+    st.pp = pp;
+    st.dp = dp;
+    st.cp = cp;
+    st.sequence_parallel = megatron_ && tp > 1;
+    st.flash_attention = true;
+    for (int ep : eps) {
+      for (int v : interleaves) {
+        for (int zero : zeros) {
+          std::array<Offload, 3> offloads;
+          size_t offload_count = 0;
+          if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
+          if (c_.allow_offload && !megatron_ && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
+          if (c_.allow_offload && !megatron_ && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
+          for (size_t o = 0; o < offload_count; ++o) {
+            st.ep = ep;
+            st.zero = zero;
+            st.offload = offloads[o];
+            st.interleave = v;
+            Batches(space_.global_batch / dp);
+          }
+        }
+      }
+    }
+  }
+
+  /// Recomputation and micro-batch sizes for the strategy in s_.strategy, after a memory bound.
+  void Batches(int64_t per_replica) {
+    Strategy& st = s_.strategy;
+    TaskResult& result = *result_;
+    // Lower bound first: full recompute with one sequence is the least memory this
+    // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
+    st.recompute = Recompute::kFull;
+    s_.training.micro_batch = 1;
+    ++result.enumerated;
+    MemoryEstimate floor = EstimateMemory(s_, *prepared_);
+    ++result.evaluated;
+    result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
+    if (!floor.fits) {
+      result.enumerated += 3 * MicroBatchCount(per_replica) - 1;  // pruned by the bound
+      return;
+    }
+    for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      st.recompute = recompute;
+      for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
+        if (per_replica % mb != 0) continue;
+        if (st.pp > 1 && st.interleave > 1 && (per_replica / mb) % st.pp != 0) continue;  // interleaving needs m % pp == 0
+        s_.training.micro_batch = mb;
+        ++result.enumerated;
+        MemoryEstimate mem = EstimateMemory(s_, *prepared_);
+        ++result.evaluated;
+        if (!mem.fits) break;  // memory only grows with the micro-batch
+        Keep(mem, EstimateTime(s_, *prepared_), mb);
+      }
+    }
+  }
+
+  /// Records a candidate that fits; only contenders on the leading measures become Plans.
+  void Keep(const MemoryEstimate& mem, const TimeEstimate& time, int64_t mb) {
+    TaskResult& result = *result_;
+    const double cost_usd = price_ * time.gpu_hours;
+    result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
+    if (price_ > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
+    const bool meets = (c_.deadline_s <= 0 || time.total_s <= c_.deadline_s) &&
+                       (c_.budget_usd <= 0 || (price_ > 0 && cost_usd <= c_.budget_usd));
+    const bool may_be_fastest = result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
+    const bool may_be_best = meets && (result.best.size() < static_cast<size_t>(c_.top) ||
+                                       !order_.LeadingWorse(time.total_s, cost_usd, price_, gpus_, result.best.back()));
+    if (!may_be_fastest && !may_be_best) return;
+    Plan plan;
+    plan.framework = framework_;
+    plan.gpus = gpus_;
+    plan.gpus_per_node = gpn_;
+    plan.strategy = s_.strategy;
+    plan.micro_batch = mb;
+    plan.memory = mem;
+    plan.time = time;
+    plan.price_per_gpu_hour = price_;
+    plan.cost_usd = cost_usd;
+    if (may_be_fastest) InsertTop(result.fastest, plan, 1, PlanOrder{Objective::kTime});
+    if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c_.top), order_);
+  }
+
+  const SearchSpace& space_;
+  const PlanConstraints& c_;
+  Scenario& s_;
+  const int gpus_, gpn_;
+  const double price_;
+  const PlanOrder order_;
+  Framework framework_ = Framework::kDeepSpeed;
+  bool megatron_ = false;
+  const PreparedModel* prepared_ = nullptr;
+  TaskResult* result_ = nullptr;
+};
+
 TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
                       double price) {
   const PlanConstraints& c = *space.constraints;
@@ -218,8 +370,6 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   result.fastest_fit_s = INFINITY;
   result.cheapest_fit_usd = INFINITY;
   result.capacity_bytes = gpu.memory_bytes;
-  const PlanOrder order{c.objective};
-  const PlanOrder by_time{Objective::kTime};
   result.best.reserve(static_cast<size_t>(c.top) + 1);
   result.fastest.reserve(2);
 
@@ -234,128 +384,12 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.intra_node = DefaultIntraNodeLink(gpu);
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = space.global_batch;
-  const TrainableParams& trainable = space.trainable;
-  const bool long_context = s.training.seq_len >= 16384;
 
+  TaskSearch search(space, s, gpus, gpn, price);
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     s.training.framework = framework;
-    const bool megatron = IsMegatron(framework);
-    const PreparedModel& prepared = worker.Prepared(framework, space.params, trainable);
-    static const std::vector<int> kOne = {1};
-    const std::vector<int>& tps = megatron ? space.tensor_sizes : kOne;
-    const std::vector<int>& pps = megatron ? space.pipeline_sizes : kOne;
-    const std::vector<int>& cps = megatron && long_context ? space.context_sizes : kOne;
-    for (int tp : tps) {
-      if (tp > gpn) break;
-      if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
-      for (int pp : pps) {
-        if (gpus % (tp * pp) != 0) continue;
-        for (int cp : cps) {
-          if (gpus % (tp * pp * cp) != 0) continue;
-          const int dp = gpus / (tp * pp * cp);
-          if (space.global_batch % dp != 0) continue;
-          const int64_t per_replica = space.global_batch / dp;
-          const int64_t micro_batch_count = MicroBatchCount(per_replica);
-          SmallInts eps;
-          eps.push(1);
-          if (megatron && space.experts > 1)
-            for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
-              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
-          // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
-          // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
-          SmallInts interleaves;
-          interleaves.push(1);
-          if (pp > 1)
-            for (int v = 2; v <= 8; ++v)
-              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push(v);
-          // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
-          // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
-          // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
-          const bool single_replica = dp * cp == 1;
-          SmallInts zeros;
-          if (megatron) {
-            zeros.push(single_replica ? 0 : 1);
-          } else {
-            for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
-          }
-          for (int ep : eps) {
-            for (int v : interleaves) {
-              for (int zero : zeros) {
-                std::array<Offload, 3> offloads;
-                size_t offload_count = 0;
-                if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
-                if (c.allow_offload && !megatron && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
-                if (c.allow_offload && !megatron && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
-                for (size_t o = 0; o < offload_count; ++o) {
-                  const Offload offload = offloads[o];
-                  Strategy& st = s.strategy;
-                  st.tp = tp;
-                  st.pp = pp;
-                  st.dp = dp;
-                  st.cp = cp;
-                  st.ep = ep;
-                  st.zero = zero;
-                  st.offload = offload;
-                  st.interleave = v;
-                  st.sequence_parallel = megatron && tp > 1;
-                  st.flash_attention = true;
-                  // Lower bound first: full recompute with one sequence is the least memory this
-                  // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
-                  st.recompute = Recompute::kFull;
-                  s.training.micro_batch = 1;
-                  ++result.enumerated;
-                  MemoryEstimate floor = EstimateMemory(s, prepared);
-                  ++result.evaluated;
-                  result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
-                  if (!floor.fits) {
-                    result.enumerated += 3 * micro_batch_count - 1;  // pruned by the bound
-                    continue;
-                  }
-                  for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                    st.recompute = recompute;
-                    for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
-                      if (per_replica % mb != 0) continue;
-                      if (pp > 1 && v > 1 && (per_replica / mb) % pp != 0) continue;  // interleaving needs m % pp == 0
-                      s.training.micro_batch = mb;
-                      ++result.enumerated;
-                      MemoryEstimate mem = EstimateMemory(s, prepared);
-                      ++result.evaluated;
-                      if (!mem.fits) break;  // memory only grows with the micro-batch
-                      TimeEstimate time = EstimateTime(s, prepared);
-                      const double cost_usd = price * time.gpu_hours;
-                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
-                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
-                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
-                                         (c.budget_usd <= 0 || (price > 0 && cost_usd <= c.budget_usd));
-                      // Most candidates lose on the leading measures; only contenders become Plans.
-                      const bool may_be_fastest =
-                          result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
-                      const bool may_be_best =
-                          meets && (result.best.size() < static_cast<size_t>(c.top) ||
-                                    !order.LeadingWorse(time.total_s, cost_usd, price, gpus, result.best.back()));
-                      if (!may_be_fastest && !may_be_best) continue;
-                      Plan plan;
-                      plan.framework = framework;
-                      plan.gpus = gpus;
-                      plan.gpus_per_node = gpn;
-                      plan.strategy = st;
-                      plan.micro_batch = mb;
-                      plan.memory = mem;
-                      plan.time = time;
-                      plan.price_per_gpu_hour = price;
-                      plan.cost_usd = cost_usd;
-                      if (may_be_fastest) InsertTop(result.fastest, plan, 1, by_time);
-                      if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
+    search.Walk(framework, worker.Prepared(framework, space.params, space.trainable), result);
   }
   for (auto* plans : {&result.best, &result.fastest})
     for (Plan& p : *plans) {
