@@ -313,7 +313,8 @@ class TaskSearch {
       st.recompute = recompute;
       for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
         if (per_replica % mb != 0) continue;
-        if (st.pp > 1 && st.interleave > 1 && (per_replica / mb) % st.pp != 0) continue;  // interleaving needs m % pp == 0
+        // Interleaving needs a micro-batch count divisible by pp.
+        if (st.pp > 1 && st.interleave > 1 && (per_replica / mb) % st.pp != 0) continue;
         s_.training.micro_batch = mb;
         ++result.enumerated;
         MemoryEstimate mem = EstimateMemory(s_, *prepared_);

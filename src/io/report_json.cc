@@ -231,7 +231,8 @@ json RecommendationToJson(const Recommendation& r) {
 json ReviewToJson(const BuildReview& r) {
   json findings = json::array();
   for (const auto& f : r.findings)
-    findings.push_back({{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f)}, {"fix", FindingFix(r, f)}});
+    findings.push_back(
+        {{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f)}, {"fix", FindingFix(r, f)}});
   json out = {{"build", r.build.name},
               {"source", r.build.source},
               {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
