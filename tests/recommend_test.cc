@@ -11,6 +11,7 @@
 #include "core/reliability.h"
 #include "text/report.h"
 #include "core/review.h"
+#include "io/writers.h"
 
 namespace trainplan {
 namespace {

@@ -22,7 +22,8 @@ const fmt = {
   usd: (x) => x === null || x === undefined ? 'unknown'
     : '$' + x.toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2}),
   pct: (x) => (x * 100).toFixed(1) + '%',
-  duration(s) {
+  // Axis ticks only: durations the engine computed come with its own text (time.duration).
+  tick(s) {
     if (s === null || s === undefined || !isFinite(s)) return 'never';
     if (s < 120) return s.toFixed(1) + ' s';
     if (s < 7200) return (s / 60).toFixed(1) + ' min';
@@ -186,17 +187,6 @@ function memoryChart(plan) {
     (mem.fits ? 'It fits.' : 'It does not fit.');
 }
 
-function strategyText(s) {
-  let t = `tp${s.tp} pp${s.pp} dp${s.dp}`;
-  if (s.cp > 1) t += ` cp${s.cp}`;
-  if (s.ep > 1) t += ` ep${s.ep}`;
-  if (s.zero) t += ` zero${s.zero}`;
-  t += ` mb${s.micro_batch}`;
-  if (s.recompute !== 'none') t += ` recompute:${s.recompute}`;
-  if (s.offload !== 'none') t += ` offload:${s.offload}`;
-  return t;
-}
-
 function plansTable(result) {
   const body = $('#plans-table tbody');
   body.replaceChildren();
@@ -207,9 +197,9 @@ function plansTable(result) {
       cell(String(i + 1)),
       cell(`${p.hardware.gpus} x ${p.hardware.gpu}`, p.hardware.gpus),
       cell(p.training.framework),
-      cell(strategyText(p.strategy)),
+      cell(p.strategy_text),
       cell(fmt.gib(p.memory.per_gpu_bytes), p.memory.per_gpu_bytes, 'num'),
-      cell(fmt.duration(p.time.total_s), p.time.total_s, 'num'),
+      cell(p.time.duration, p.time.total_s, 'num'),
       cell(fmt.usd(p.cost.total_usd), p.cost.total_usd, 'num'),
       cell(fmt.pct(p.time.mfu), p.time.mfu, 'num'));
     row.title = p.why;
@@ -229,9 +219,10 @@ function plansTable(result) {
 // by kind): training time against cost, log-log.
 function paretoChart(result, rec) {
   const front = result.pareto.filter((p) => p.time.total_s > 0 && p.cost.total_usd > 0)
-    .map((p) => ({t: p.time.total_s, c: p.cost.total_usd, label: `${p.hardware.gpus} x ${p.hardware.gpu}`}));
+    .map((p) => ({t: p.time.total_s, d: p.time.duration, c: p.cost.total_usd,
+                  label: `${p.hardware.gpus} x ${p.hardware.gpu}`}));
   const options = (rec && rec.considered ? rec.considered : []).filter((o) => o.time_s > 0 && o.cost_usd > 0)
-    .map((o) => ({t: o.time_s, c: o.cost_usd, kind: o.kind, label: `${o.kind}: ${o.gpus} x ${o.gpu}`}));
+    .map((o) => ({t: o.time_s, d: o.duration, c: o.cost_usd, kind: o.kind, label: `${o.kind}: ${o.gpus} x ${o.gpu}`}));
   const box = $('#pareto-chart');
   const all = front.concat(options);
   if (!all.length) {
@@ -259,7 +250,7 @@ function paretoChart(result, rec) {
   };
   for (const t of ticks(x0, x1)) {
     svg.append(el('svg:line', {x1: sx(t), x2: sx(t), y1: m.t, y2: H - m.b, stroke: '#eef0f4'}));
-    svg.append(el('svg:text', {x: sx(t), y: H - m.b + 20, 'text-anchor': 'middle', text: fmt.duration(t)}));
+    svg.append(el('svg:text', {x: sx(t), y: H - m.b + 20, 'text-anchor': 'middle', text: fmt.tick(t)}));
   }
   for (const t of ticks(y0, y1)) {
     svg.append(el('svg:line', {x1: m.l, x2: W - m.r, y1: sy(t), y2: sy(t), stroke: '#eef0f4'}));
@@ -272,7 +263,7 @@ function paretoChart(result, rec) {
   for (const o of options) {
     const dot = el('svg:circle', {cx: sx(o.t), cy: sy(o.c), r: 4, fill: 'none', stroke: KIND_COLOR[o.kind] || '#999',
                                   'stroke-width': 1.5, class: 'option-point'});
-    dot.append(el('svg:title', {text: `${o.label}: ${fmt.duration(o.t)}, ${fmt.usd(o.c)}`}));
+    dot.append(el('svg:title', {text: `${o.label}: ${o.d}, ${fmt.usd(o.c)}`}));
     svg.append(dot);
   }
   const sorted = [...front].sort((a, b) => a.t - b.t);
@@ -281,7 +272,7 @@ function paretoChart(result, rec) {
   for (const p of front) {
     const dot = el('svg:circle', {cx: sx(p.t), cy: sy(p.c), r: 5.5, fill: '#2459c4', class: 'pareto-point',
                                   'data-time-s': p.t, 'data-cost-usd': p.c});
-    dot.append(el('svg:title', {text: `${p.label}: ${fmt.duration(p.t)}, ${fmt.usd(p.c)}`}));
+    dot.append(el('svg:title', {text: `${p.label}: ${p.d}, ${fmt.usd(p.c)}`}));
     svg.append(dot);
   }
   const legend = el('div', {class: 'legend'});
@@ -300,7 +291,7 @@ function paretoChart(result, rec) {
 function optionCard(o, first) {
   const dl = el('dl');
   const add = (k, v) => dl.append(el('dt', {text: k}), el('dd', {text: v}));
-  add('time', fmt.duration(o.time.total_s));
+  add('time', o.time.duration);
   add('total cost', fmt.usd(o.cost.total_usd));
   if (o.cost.hardware_usd) add('hardware', fmt.usd(o.cost.hardware_usd));
   if (o.cost.power_usd) add('power', fmt.usd(o.cost.power_usd));

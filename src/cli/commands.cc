@@ -16,7 +16,8 @@
 #include "cli/flags.h"
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
-#include "cli/render.h"
+#include "io/writers.h"
+#include "text/render.h"
 #include "server/server.h"
 #include "io/accuracy.h"
 #include "base/error.h"
@@ -249,7 +250,10 @@ int Main(int argc, char** argv) {
       if (as_json) {
         std::cout << ModelCatalogJson().dump(2) << "\n";
       } else {
-        std::cout << RenderModelCatalog();
+        std::vector<CatalogModel> models;
+        for (const auto& entry : ModelCatalog())
+          models.push_back({entry.id, entry.hf_id, CountParams(FindModel(entry.id))});
+        std::cout << RenderModelCatalog(models);
       }
     } else if (gpus_cmd->parsed()) {
       if (as_json) {

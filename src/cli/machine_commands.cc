@@ -13,6 +13,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "io/text_io.h"
+#include "io/writers.h"
 #include "machine/launch.h"
 #include "machine/monitor.h"
 #include "machine/probe.h"

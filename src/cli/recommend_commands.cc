@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "io/requests.h"
 #include "io/text_io.h"
+#include "io/writers.h"
 #include "catalog/hardware.h"
 #include "core/platform.h"
 #include "text/report.h"
@@ -112,7 +113,7 @@ bool RunRecommendCommands(int& exit_status) {
     const Scenario& job = request.job;
     const PlatformPolicy& policy = request.policy;
     Recommendation rec = Recommend(job, policy, s.threads);
-    WriteText(RenderRecommendation(rec, format), s.output);
+    WriteText(RecommendationReport(rec, format), s.output);
     exit_status = 0;
     return true;
   }
@@ -122,7 +123,7 @@ bool RunRecommendCommands(int& exit_status) {
     bool framework_fixed = false;
     Scenario job = JobFromDocument(s.job.apply(build.job), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
-    WriteText(RenderReview(review, format), s.review_output);
+    WriteText(ReviewReport(review, format), s.review_output);
     exit_status = 0;
     return true;
   }

@@ -257,6 +257,4 @@ double GpuTransientRatio(const std::string& gpu_id);
 /// The smallest DIMM population, `channels` DIMMs at a time (1 then 2 per channel), holding `bytes`.
 std::pair<double, int> DimmPopulation(double bytes, int channels, const std::vector<double>& dimm_bytes);
 
-nlohmann::json BomToJson(const NodeBom& bom);
-
 }  // namespace trainplan

@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "core/model.h"
 #include "core/scenario.h"
 
@@ -78,12 +76,55 @@ struct TrainableParams {
   double lora = 0;            // adapter parameters (part of trainable)
 };
 
+/// A single change to a scenario that does not fit, each with full recomputation besides the first.
+enum class FitChange {
+  kFullRecompute,
+  kOptimizerOffload,  // ZeRO-`zero` with the optimizer on the host
+  kAdamW8bit,
+  kMethod,            // `method` (LoRA or QLoRA) at the job's rank
+};
+
 /// A change to a scenario that does not fit, and what it does to memory per GPU.
 struct FitOption {
-  std::string change;  // "full recomputation", "optimizer offloaded to the host (ZeRO-2)", "method qlora", ...
+  FitChange change = FitChange::kFullRecompute;
+  int zero = 0;                    // kOptimizerOffload
+  Method method = Method::kLora;   // kMethod
+  int64_t lora_rank = 0;           // kMethod
   double per_gpu_bytes = 0;
   double host_bytes = 0;
   bool fits = false;
+};
+
+/// Why an estimate deserves less trust, in the order they are checked.
+enum class ConfidenceReason {
+  kGenericModel,       // an approximate shape, not a published config
+  kLowGpuData,         // the GPU's datasheet figures are of low confidence
+  kSecondaryGpuData,   // the GPU's figures come partly from secondary sources
+  kNonNvidia,          // the efficiency model is calibrated on NVIDIA measurements
+  kLibraryDependent,   // QLoRA and Unsloth speeds vary with library versions
+  kLargeScale,         // stragglers and congestion above 1024 GPUs are not modelled
+};
+enum class ConfidenceLevel { kLow, kMedium, kHigh };
+
+struct Confidence {
+  ConfidenceLevel level = ConfidenceLevel::kHigh;
+  std::vector<ConfidenceReason> reasons;  // empty: a dense published model on calibrated datasheet figures
+};
+
+/// What the user should know about one estimate, with the numbers its sentence needs.
+enum class WarningCode {
+  kApproximateModel,  // the model is a generic shape
+  kModelNote,         // ModelSpec::warnings[model_note], as the model reader wrote it
+  kDoesNotFit,        // needed_bytes per GPU on capacity_bytes
+  kTpSpansNodes,      // tp over gpus_per_node: TP traffic crosses the inter-node link
+  kNoNvlink,          // a consumer GPU without NVLink talks over the intra-node link
+};
+
+struct EstimateWarning {
+  WarningCode code = WarningCode::kModelNote;
+  size_t model_note = 0;
+  double needed_bytes = 0, capacity_bytes = 0;
+  int tp = 0, gpus_per_node = 0;
 };
 
 /// Everything the estimator says about one scenario.
@@ -92,10 +133,9 @@ struct Estimate {
   TrainableParams trainable;
   MemoryEstimate memory;
   TimeEstimate time;
-  std::vector<std::string> assumptions;  // what was assumed, with sources
-  std::vector<std::string> warnings;
-  std::string confidence;                // high | medium | low, and why
-  std::vector<FitOption> options;        // when it does not fit: single changes on the same hardware
+  std::vector<EstimateWarning> warnings;
+  Confidence confidence;
+  std::vector<FitOption> options;  // when it does not fit: single changes on the same hardware
 };
 
 /// Single changes that reduce memory on the same GPUs (recomputation, optimizer offload, 8-bit AdamW,
@@ -218,13 +258,8 @@ void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared);
 MemoryEstimate EstimateMemory(const Scenario& scenario, const PreparedModel& prepared);
 TimeEstimate EstimateTime(const Scenario& scenario, const PreparedModel& prepared);
 
-/// Runs all of the above and gathers assumptions, warnings and confidence.
+/// Runs all of the above and gathers warnings and confidence (text/explain.h words them and the
+/// assumptions, which follow from the scenario alone).
 Estimate EstimateScenario(const Scenario& scenario);
-
-/// Parameters by component as a JSON object (embedding, attention, mlp, experts, ...).
-nlohmann::json ParamComponentsToJson(const ParamCounts& params);
-
-/// The estimate as JSON, with the contract keys (params.*, memory.*, time.*).
-nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
 
 }  // namespace trainplan

@@ -336,41 +336,25 @@ TimeRates RatesOf(const Scenario& sc) {
   return r;
 }
 
-/// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
-template <typename Layers>
-TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
-                      const TimeRates& r, const Layers& groups) {
-  const auto& tr = sc.training;
-  const auto& st = sc.strategy;
-  const auto& hw = sc.hardware;
-  const auto& model = sc.model;
-  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
-  TimeEstimate out;
-
-  const int t = std::max(1, st.tp), p = std::max(1, st.pp), c = std::max(1, st.cp);
-  const int d = st.dp > 0 ? st.dp : std::max(1, hw.gpus / (t * p * c));
-  const int v = std::max(1, st.interleave);
-  const double gpus = static_cast<double>(t) * p * c * d;
-  const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
-  const double b = tr.micro_batch, s = tr.seq_len;
-  if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
-
-  // Which layers train: freeze trains the top `trainable_layers`; the frozen layers below need no
-  // backward at all. LoRA/QLoRA freeze the base weights but propagate gradients through every layer.
-  const bool lora = IsAdapterMethod(tr.method);
-  const int64_t first_trainable =
-      tr.method == Method::kFreeze ? std::max<int64_t>(0, model.num_layers - tr.trainable_layers) : 0;
-  const int full_bwd = lora ? 1 : 2;
-
-  // One micro-batch through all layers on one GPU (TP/CP/EP splits applied inside).
+/// One micro-batch through all layers on one GPU (TP/CP/EP splits applied inside), summed over layers.
+struct LayerTotals {
   double fwd_s = 0, bwd_s = 0, fwd_mem = 0, bwd_mem = 0, recompute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0;
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
-  // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
-  const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
-                                      std::min<int>(st.tp, hw.gpus_per_node), 1.0);
+};
+
+template <typename Layers>
+LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& groups, double tp_one) {
+  const auto& tr = sc.training;
+  const auto& st = sc.strategy;
+  // Which layers train: freeze trains the top `trainable_layers`; the frozen layers below need no
+  // backward at all. LoRA/QLoRA freeze the base weights but propagate gradients through every layer.
+  const int64_t first_trainable =
+      tr.method == Method::kFreeze ? std::max<int64_t>(0, sc.model.num_layers - tr.trainable_layers) : 0;
+  const int full_bwd = IsAdapterMethod(tr.method) ? 1 : 2;
   const bool sp_regathers_input = GetFrameworkProfile(tr.framework).sp_regathers_input;
+  LayerTotals x;
   int64_t index = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& layer = groups[g];
@@ -381,64 +365,179 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
       if (n <= 0) continue;
       const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one);
       const bool has_bwd = pass == 0;
-      layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
-      zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
-      fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
-      bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
-      fwd_mem += n * lc.fwd_mem_s;
-      bwd_mem += n * lc.bwd_mem_s;
-      model_flops += n * lc.model_flops;
+      x.layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
+      x.zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
+      x.fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
+      x.bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
+      x.fwd_mem += n * lc.fwd_mem_s;
+      x.bwd_mem += n * lc.bwd_mem_s;
+      x.model_flops += n * lc.model_flops;
       // Collectives: forward and backward each run the TP pair and the MoE dispatch + combine.
-      tp_s += n * lc.tp_collective_s * (has_bwd ? 2 : 1);
+      x.tp_s += n * lc.tp_collective_s * (has_bwd ? 2 : 1);
       // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it
       // again in backward for the weight gradient: one all-gather, half an all-reduce, per TP pair.
-      if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) tp_s += n * lc.tp_collective_s / 2;
-      ep_s += n * 2 * lc.ep_alltoall_s * (has_bwd ? 2 : 1);
+      if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) x.tp_s += n * lc.tp_collective_s / 2;
+      x.ep_s += n * 2 * lc.ep_alltoall_s * (has_bwd ? 2 : 1);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
-      cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
-                   (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
+      x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
+                     (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
       if (has_bwd && st.recompute == Recompute::kFull) {  // the whole forward again, collectives too
-        recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
-        tp_s += n * lc.tp_collective_s;
-        ep_s += n * 2 * lc.ep_alltoall_s;
-        recompute_flops += n * lc.recompute_flops_full;
+        x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
+        x.tp_s += n * lc.tp_collective_s;
+        x.ep_s += n * 2 * lc.ep_alltoall_s;
+        x.recompute_flops += n * lc.recompute_flops_full;
       } else if (has_bwd && st.recompute == Recompute::kSelective && !st.flash_attention) {
         // The attention core only; flash attention already recomputes it inside its own backward.
-        recompute_s += n * lc.fwd_attn_s;
-        recompute_flops += n * lc.recompute_flops_selective;
+        x.recompute_s += n * lc.fwd_attn_s;
+        x.recompute_flops += n * lc.recompute_flops_selective;
       }
       // QLoRA dequantises every NF4 weight before each forward, backward and recomputed forward.
       const double passes = 1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0);
-      dequant_bytes += n * lc.dequant_bytes * passes;
+      x.dequant_bytes += n * lc.dequant_bytes * passes;
     }
   }
+  return x;
+}
+
+/// The step's parallel layout: tp, pp, cp, dp and interleave, with the GPUs they span.
+struct Layout {
+  int t, p, c, d, v;
+  double gpus;
+};
+
+Layout LayoutOf(const Scenario& sc) {
+  const Strategy& st = sc.strategy;
+  const int t = std::max(1, st.tp), p = std::max(1, st.pp), c = std::max(1, st.cp);
+  const int d = st.dp > 0 ? st.dp : std::max(1, sc.hardware.gpus / (t * p * c));
+  return {t, p, c, d, std::max(1, st.interleave), static_cast<double>(t) * p * c * d};
+}
+
+/// Data parallelism. Gradients (fp32 when the framework accumulates in fp32) are reduced once per step,
+/// as an all-reduce or, with ZeRO-1/2 or a distributed optimizer, reduce-scatter + parameter all-gather
+/// (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
+/// again for a recomputed forward when the engine releases them per module) and reduce-scatters the
+/// gradients. Each collective is a ring (NCCL has no tree all-gather): d-1 latency steps. With prefetch
+/// a pass's collectives hide behind its compute; engines without it wait for every one.
+/// `mb_fwd_busy` and `mb_bwd_busy`: one micro-batch's forward and backward time on the slowest stage.
+double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout& l, double stage_params,
+                           double stage_trainable, double grad_bytes, double stage_collectives,
+                           double micro_batches, double mb_fwd_busy, double mb_bwd_busy) {
+  const auto& hw = sc.hardware;
+  const auto& st = sc.strategy;
+  const int d = l.d;
+  if (d <= 1) return 0;
+  const int dp_local = static_cast<int64_t>(l.t) * l.c < hw.gpus_per_node
+                           ? std::min(d, std::max(1, hw.gpus_per_node / (l.t * l.c)))
+                           : 1;
+  if (st.zero >= 3) {
+    const double weight_bytes = LayerWeightBytes(sc.training.method, sc.training.precision);
+    const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
+    const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
+    const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
+    // Ring latency of one pass's collectives: d-1 steps each.
+    const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
+    const double latency = stage_collectives * (d - 1) * ring.latency_s;
+    const double fwd_comm = gather + latency;
+    const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
+    const double exposed = r.zero3_prefetch
+                               ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
+                               : fwd_comm + bwd_comm;
+    return micro_batches * exposed;
+  }
+  const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
+  const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
+  return std::max(0.0, reduce - window);
+}
+
+/// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
+/// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
+/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe.
+void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, double stage_params,
+                      double stage_trainable, double grad_bytes, double micro_batches, TimeEstimate& out) {
+  const auto& st = sc.strategy;
+  const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
+  const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
+  const double shard = stage_trainable / (sharded ? l.d : 1);
+  const double pcie = r.pcie_bytes_per_s;
+  if (st.offload == Offload::kNone) {
+    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(sc.training, fw, grad_bytes));
+    return;
+  }
+  const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
+  out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
+  if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
+    const double param_shard = stage_params / (st.zero >= 3 ? l.d : 1);
+    out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
+  }
+}
+
+/// Step time, throughput, FLOPs, MFU/HFU and totals from the step's terms.
+void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micro_batches, double model_flops,
+            double recompute_flops, TimeEstimate& out) {
+  const double b = sc.training.micro_batch, s = sc.training.seq_len;
+  for (double term : out.seconds) out.step_s += term;
+  const double global_batch = micro_batches * b * l.d;
+  out.tokens_per_step = global_batch * s;
+  out.tokens_per_s = out.step_s > 0 ? out.tokens_per_step / out.step_s : 0;
+  const double sequences_scale = global_batch / b;  // micro-batches across all DP ranks
+  out.model_flops_per_step = model_flops * sequences_scale;
+  out.hardware_flops_per_step = (model_flops + recompute_flops) * sequences_scale;
+  out.model_tflops_per_gpu = out.model_flops_per_step / (out.step_s * l.gpus) / 1e12;
+  out.hardware_tflops_per_gpu = out.hardware_flops_per_step / (out.step_s * l.gpus) / 1e12;
+  out.mfu = out.model_tflops_per_gpu * 1e12 / r.peak_flops;
+  out.hfu = out.hardware_tflops_per_gpu * 1e12 / r.peak_flops;
+  out.steps = sc.training.tokens > 0 ? sc.training.tokens / out.tokens_per_step : 1;
+  out.total_s = out.steps * out.step_s;
+  out.gpu_hours = out.total_s * l.gpus / 3600;
+}
+
+/// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
+template <typename Layers>
+TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
+                      const TimeRates& r, const Layers& groups) {
+  const auto& tr = sc.training;
+  const auto& st = sc.strategy;
+  const auto& hw = sc.hardware;
+  const auto& model = sc.model;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  TimeEstimate out;
+  const Layout l = LayoutOf(sc);
+  const int t = l.t, p = l.p, c = l.c, d = l.d;
+  const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
+  const double b = tr.micro_batch, s = tr.seq_len;
+  if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
+
+  // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
+  const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
+                                      std::min<int>(st.tp, hw.gpus_per_node), 1.0);
+  const LayerTotals x = SumLayers(sc, r, groups, tp_one);
 
   // LM head and loss on the last stage: GEMM [tokens, h] x [h, V/t] and a softmax over the vocabulary
   // (fp32 probabilities; an extra fp32 copy when the framework upcasts the logits).
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
-  const bool head_trainable = !lora;
+  const bool head_trainable = !IsAdapterMethod(tr.method);
   const double head_s = Gemm(r, tokens_gpu, vocab / t, h, 1);
   const double head_fwd = head_s;
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
   const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + (fw.logits_fp32_upcast ? 8 : 0)));
   const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + (fw.logits_fp32_upcast ? 8 : 0)));
-  model_flops += b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
+  const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
   const double layers = std::max<double>(1, model.num_layers);
   const double stage_share = std::ceil(layers / p) / layers;
-  const double mb_compute = stage_share * (fwd_s + bwd_s) + head_fwd + head_bwd;
-  const double mb_mem = stage_share * (fwd_mem + bwd_mem + HbmSeconds(r, dequant_bytes)) + ce_fwd + ce_bwd;
-  const double mb_recompute = stage_share * recompute_s;
-  const double mb_tp = stage_share * tp_s;
-  const double mb_ep = stage_share * ep_s;
-  const double mb_cp = stage_share * cp_s;
+  const double mb_compute = stage_share * (x.fwd_s + x.bwd_s) + head_fwd + head_bwd;
+  const double mb_mem = stage_share * (x.fwd_mem + x.bwd_mem + HbmSeconds(r, x.dequant_bytes)) + ce_fwd + ce_bwd;
+  const double mb_recompute = stage_share * x.recompute_s;
+  const double mb_tp = stage_share * x.tp_s;
+  const double mb_ep = stage_share * x.ep_s;
+  const double mb_cp = stage_share * x.cp_s;
   const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
-  const double mb_launch = std::max(0.0, stage_share * layer_passes * r.host_s_per_layer_pass - mb_gpu);
+  const double mb_launch = std::max(0.0, stage_share * x.layer_passes * r.host_s_per_layer_pass - mb_gpu);
   const double mb_total = mb_gpu + mb_launch;
 
   out[TimeTerm::kCompute] = micro_batches * (mb_compute + mb_launch);
@@ -451,79 +550,21 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
   // Pipeline: 1F1B leaves (p-1)/v micro-batch slots idle (Narayanan et al. 2021); each micro-batch sends
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
   if (p > 1) {
-    out[TimeTerm::kPipelineBubble] = (p - 1.0) / v * mb_total;
+    out[TimeTerm::kPipelineBubble] = (p - 1.0) / l.v * mb_total;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
-    out[TimeTerm::kPpComm] = micro_batches * v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
+    out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
   }
 
-  // Data parallelism. Gradients (fp32 when the framework accumulates in fp32) are reduced once per step,
-  // as an all-reduce or, with ZeRO-1/2 or a distributed optimizer, reduce-scatter + parameter all-gather
-  // (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
-  // again for a recomputed forward when the engine releases them per module) and reduce-scatters the
-  // gradients. Each collective is a ring (NCCL has no tree all-gather): d-1 latency steps. With prefetch
-  // a pass's collectives hide behind its compute; engines without it wait for every one.
   const double stage_params = total_params / (t * p);
   const double stage_trainable = trainable.trainable / (t * p);
   const double grad_bytes = GradientBytes(tr.precision, fw);
-  const int dp_local = static_cast<int64_t>(t) * c < hw.gpus_per_node
-                           ? std::min(d, std::max(1, hw.gpus_per_node / (t * c)))
-                           : 1;
-  const double mb_fwd_busy = stage_share * (fwd_s + fwd_mem) + head_fwd + ce_fwd;
-  const double mb_bwd_busy = mb_total - mb_fwd_busy;
-  if (d > 1) {
-    if (st.zero >= 3) {
-      const double weight_bytes = LayerWeightBytes(tr.method, tr.precision);
-      const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
-      const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
-      const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
-      // Ring latency of one pass's collectives: d-1 steps each.
-      const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
-      const double latency = stage_share * zero3_collectives * (d - 1) * ring.latency_s;
-      const double fwd_comm = gather + latency;
-      const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
-      const double exposed = r.zero3_prefetch
-                                 ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
-                                 : fwd_comm + bwd_comm;
-      out[TimeTerm::kDpComm] = micro_batches * exposed;
-    } else {
-      const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
-      const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
-      out[TimeTerm::kDpComm] = std::max(0.0, reduce - window);
-    }
-  }
-
-  // Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
-  // offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
-  // CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe.
-  const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
-  const double shard = stage_trainable / (sharded ? d : 1);
-  const double pcie = r.pcie_bytes_per_s;
-  if (st.offload == Offload::kNone) {
-    out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(tr, fw, grad_bytes));
-  } else {
-    const double gpus_on_node = std::min<double>(gpus, hw.gpus_per_node);
-    out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
-    if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
-      const double param_shard = stage_params / (st.zero >= 3 ? d : 1);
-      out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
-    }
-  }
-
-  for (double term : out.seconds) out.step_s += term;
-  const double global_batch = micro_batches * b * d;
-  out.tokens_per_step = global_batch * s;
-  out.tokens_per_s = out.step_s > 0 ? out.tokens_per_step / out.step_s : 0;
-  const double sequences_scale = global_batch / b;  // micro-batches across all DP ranks
-  out.model_flops_per_step = model_flops * sequences_scale;
-  out.hardware_flops_per_step = (model_flops + recompute_flops) * sequences_scale;
-  out.model_tflops_per_gpu = out.model_flops_per_step / (out.step_s * gpus) / 1e12;
-  out.hardware_tflops_per_gpu = out.hardware_flops_per_step / (out.step_s * gpus) / 1e12;
-  out.mfu = out.model_tflops_per_gpu * 1e12 / r.peak_flops;
-  out.hfu = out.hardware_tflops_per_gpu * 1e12 / r.peak_flops;
-  out.steps = tr.tokens > 0 ? tr.tokens / out.tokens_per_step : 1;
-  out.total_s = out.steps * out.step_s;
-  out.gpu_hours = out.total_s * gpus / 3600;
+  const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
+  out[TimeTerm::kDpComm] =
+      DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
+                          micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
+  AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, out);
+  Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   return out;
 }
 

@@ -141,7 +141,7 @@ TEST(Platform, InfeasibleSaysWhyAndWhatWorks) {
   EXPECT_FALSE(r.unpriced);
   EXPECT_NE(r.reason.find("deadline"), std::string::npos) << r.reason;
   bool no_deadline = false;
-  for (const auto& a : r.alternatives) no_deadline |= a.change == "no deadline" && a.feasible;
+  for (const auto& a : r.alternatives) no_deadline |= a.change == AlternativeChange::kNoDeadline && a.feasible;
   EXPECT_TRUE(no_deadline);
 }
 

@@ -19,13 +19,6 @@ std::string Bytes(double b) {
   return b >= 1e12 ? fmt::format("{:.2f} TB", b / 1e12) : fmt::format("{:.1f} GB", b / 1e9);
 }
 
-/// The first alternative that works, as a suggested change; empty when none does.
-std::string FirstFeasible(const std::vector<Alternative>& alternatives) {
-  for (const auto& a : alternatives)
-    if (a.feasible) return a.change + ": " + a.summary;
-  return "";
-}
-
 int PositiveInt(const json& doc, const char* key, int fallback) {
   if (!doc.contains(key)) return fallback;
   int v = doc.at(key).get<int>();
@@ -78,37 +71,31 @@ BuildSpec BuildFromJson(const json& doc) {
   return b;
 }
 
-BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed, int threads) {
-  BuildReview r;
-  r.build = build;
-  r.job = job;
-  PlanConstraints c;
-  c.gpu_types = {build.gpu.id};
-  c.gpus = build.gpus;
-  c.gpus_per_node = build.gpus;
-  c.objective = Objective::kTime;
-  c.top = 1;
-  c.framework_fixed = framework_fixed;
+namespace {
+
+/// Appends to a review's findings.
+struct AddFinding {
+  std::vector<BuildFinding>& findings;
+  void operator()(std::string area, std::string level, std::string message, std::string fix = "",
+                  BuildFinding::Quote quote = BuildFinding::Quote::kNone, const Plan& quoted = {}) const {
+    findings.push_back({std::move(area), std::move(level), std::move(message), std::move(fix), quote, quoted});
+  }
+};
+
+/// The fastest plan on the build, or the fastest without offload when the host cannot hold what the
+/// fastest offloads; fills r.fits, r.plan and r.needed, or r.reason and r.alternatives.
+bool PlanOnBuild(const BuildSpec& build, const Scenario& job, PlanConstraints c, const BomOptions& options,
+                 int threads, BuildReview& r, const AddFinding& add) {
   PlanResult result = SearchPlans(job, c, threads);
-  auto add = [&](std::string area, std::string level, std::string message, std::string fix = "") {
-    r.findings.push_back({std::move(area), std::move(level), std::move(message), std::move(fix)});
-  };
-  if (build.nvlink_claimed && NvlinkOf(build.gpu) == nullptr)
-    add("nvlink", "fail", fmt::format("the build claims NVLink, but the {} has none", build.gpu.name),
-        "plan for PCIe peer-to-peer, or choose a GPU with NVLink");
   if (!result.feasible) {
     r.fits = false;
     r.reason = result.reason;
     r.alternatives = result.alternatives;
     add("gpu-memory", "fail",
-        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason),
-        FirstFeasible(result.alternatives));
-    return r;
+        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason), "",
+        BuildFinding::Quote::kFirstAlternativeAsFix);
+    return false;
   }
-  BomOptions options;
-  options.psu_spares = 0;
-  options.cpu_id = build.cpu.id;
-  options.cpu_sockets = build.sockets;
   Plan plan_found = result.plans.front();
   NodeBom needed = DeriveBom(job, plan_found, options);
   if (needed.ram.needed_bytes > build.ram_bytes && plan_found.strategy.offload != Offload::kNone) {
@@ -123,24 +110,29 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
       r.reason = offload_note + "; without offload: " + on_gpu.reason;
       r.alternatives = on_gpu.alternatives;
       add("ram", "fail", offload_note, fmt::format("at least {} of RAM", Bytes(needed.ram.needed_bytes)));
-      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, FirstFeasible(on_gpu.alternatives));
-      return r;
+      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, "", BuildFinding::Quote::kFirstAlternativeAsFix);
+      return false;
     }
     add("ram", "warn", offload_note + ": the plan below keeps everything on the GPUs",
-        fmt::format("{} of RAM allows the offloading plan ({})", Bytes(needed.ram.needed_bytes), plan_found.why));
+        fmt::format("{} of RAM allows the offloading plan", Bytes(needed.ram.needed_bytes)),
+        BuildFinding::Quote::kPlanInFix, plan_found);
     plan_found = on_gpu.plans.front();
     needed = DeriveBom(job, plan_found, options);
   }
   r.fits = true;
   r.plan = plan_found;
   r.needed = needed;
-  const NodeBom& need = r.needed;
   const Plan& plan = r.plan;
   add("gpu-memory", "ok",
-      fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU; {}", plan.memory.per_gpu_bytes / kGiB,
-                  plan.memory.capacity_bytes / kGiB, plan.why));
+      fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU", plan.memory.per_gpu_bytes / kGiB,
+                  plan.memory.capacity_bytes / kGiB),
+      "", BuildFinding::Quote::kPlanInMessage, plan);
+  return true;
+}
 
-  // Interconnect: what share of a step goes to communication without NVLink.
+/// Interconnect: the share of a step exposed as communication without NVLink, and PCIe lanes (each GPU
+/// x16, NVMe x4, NICs) against the CPUs'.
+void CheckLinks(const BuildSpec& build, const Plan& plan, const NodeBom& need, const AddFinding& add) {
   if (build.gpus > 1 && NvlinkOf(build.gpu) == nullptr) {
     const double comm = plan.time[TimeTerm::kDpComm] + plan.time[TimeTerm::kTpComm] + plan.time[TimeTerm::kPpComm];
     add("nvlink", comm > 0.1 * plan.time.step_s ? "warn" : "ok",
@@ -149,7 +141,6 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
         comm > 0.1 * plan.time.step_s ? "GPUs with NVLink, or fewer, larger GPUs" : "");
   }
 
-  // PCIe lanes: each GPU x16, NVMe x4, NICs.
   int lanes = build.gpus * build.gpu.pcie_lanes;
   for (const auto& d : build.storage) lanes += d.count * d.drive.pcie_lanes;
   for (const auto& l : build.links) {
@@ -172,6 +163,10 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   } else {
     add("pcie-lanes", "ok", fmt::format("{} lanes wanted, {} available", lanes, have));
   }
+}
+
+/// CPU cores and RAM against what the plan needs.
+void CheckHost(const BuildSpec& build, const NodeBom& need, const AddFinding& add) {
   const int cores = build.cpu.cores * build.sockets;
   add("cpu-cores", cores >= need.cpu.cores_needed ? "ok" : "warn",
       fmt::format("{} cores for {} wanted (one process and its loader workers per GPU)", cores, need.cpu.cores_needed),
@@ -184,8 +179,10 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
                   build.ram_bytes / kGB, build.ram_bytes / need.ram.vram_bytes, need.ram.vram_bytes / kGB,
                   need.ram.needed_bytes / kGB, need.ram.needed_bytes / need.ram.vram_bytes),
       build.ram_bytes >= need.ram.needed_bytes ? "" : fmt::format("at least {:.0f} GB", need.ram.needed_bytes / kGB));
+}
 
-  // Storage capacity and checkpoint write speed (the flash drives, striped when RAID 0).
+/// Storage capacity and checkpoint write speed (the flash drives, striped when RAID 0).
+void CheckStorage(const BuildSpec& build, const NodeBom& need, const BomOptions& options, const AddFinding& add) {
   double capacity = 0, flash_write = 0, flash_best = 0;
   for (const auto& d : build.storage) {
     capacity += d.count * d.capacity_bytes;
@@ -212,8 +209,10 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
       fmt::format("a {} checkpoint takes {:.1f} s at {:.2f} GB/s; target {:.0f} s",
                   Bytes(need.storage.checkpoint_bytes), write_s, write / kGB, need.storage.checkpoint_write_target_s),
       write >= need.storage.write_needed_bytes_per_s ? "" : "faster NVMe, or several striped (RAID 0)");
+}
 
-  // Power: PSU capacity against the millisecond peak.
+/// PSU capacity against the millisecond peak, redundancy, cooling and the network.
+void CheckPowerAndCooling(const BuildSpec& build, const NodeBom& need, const AddFinding& add) {
   const double psu_total = build.psu_w * build.psus;
   const std::string psu_level = psu_total >= need.power.peak_w        ? "ok"
                                 : psu_total >= need.power.sustained_w ? "warn"
@@ -237,6 +236,34 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
     for (const auto& l : build.links) names += (names.empty() ? "" : ", ") + FindLink(l).name;
     add("network", "ok", fmt::format("one node: {} carry data and management, not this job's collectives", names));
   }
+}
+
+}  // namespace
+
+BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed, int threads) {
+  BuildReview r;
+  r.build = build;
+  r.job = job;
+  const AddFinding add{r.findings};
+  if (build.nvlink_claimed && NvlinkOf(build.gpu) == nullptr)
+    add("nvlink", "fail", fmt::format("the build claims NVLink, but the {} has none", build.gpu.name),
+        "plan for PCIe peer-to-peer, or choose a GPU with NVLink");
+  PlanConstraints c;
+  c.gpu_types = {build.gpu.id};
+  c.gpus = build.gpus;
+  c.gpus_per_node = build.gpus;
+  c.objective = Objective::kTime;
+  c.top = 1;
+  c.framework_fixed = framework_fixed;
+  BomOptions options;
+  options.psu_spares = 0;
+  options.cpu_id = build.cpu.id;
+  options.cpu_sockets = build.sockets;
+  if (!PlanOnBuild(build, job, c, options, threads, r, add)) return r;
+  CheckLinks(build, r.plan, r.needed, add);
+  CheckHost(build, r.needed, add);
+  CheckStorage(build, r.needed, options, add);
+  CheckPowerAndCooling(build, r.needed, add);
   return r;
 }
 

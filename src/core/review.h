@@ -37,12 +37,17 @@ struct BuildSpec {
 /// (more sockets than the CPU allows, more RAM than it addresses, no GPUs).
 BuildSpec BuildFromJson(const nlohmann::json& doc);
 
-struct Finding {
+struct BuildFinding {
   std::string
       area;  // gpu-memory, nvlink, pcie-lanes, cpu-cores, ram, storage-capacity, storage-speed, psu, cooling, network
   std::string level;  // ok | warn | fail
   std::string message;
   std::string fix;  // empty when nothing needs changing
+  /// A search sentence the finding quotes, which text/explain.h writes (FindingMessage, FindingFix): a
+  /// plan's reason after the message or in the fix, or the first working alternative as the fix.
+  enum class Quote { kNone, kPlanInMessage, kPlanInFix, kFirstAlternativeAsFix };
+  Quote quote = Quote::kNone;
+  Plan plan;  // the plan quoted
 };
 
 struct BuildReview {
@@ -51,7 +56,7 @@ struct BuildReview {
   bool fits = false;
   Plan plan;       // the best plan on this build when the job fits
   NodeBom needed;  // what the plan needs, derived
-  std::vector<Finding> findings;
+  std::vector<BuildFinding> findings;
   std::string reason;  // when the job does not fit
   std::vector<Alternative> alternatives;
 };

@@ -27,7 +27,7 @@ Scenario JobOf(const BuildSpec& b, const std::string& method = "") {
   return ScenarioFromJson(doc, false);
 }
 
-const Finding* Find(const BuildReview& r, const std::string& area, const std::string& level) {
+const BuildFinding* Find(const BuildReview& r, const std::string& area, const std::string& level) {
   for (const auto& f : r.findings)
     if (f.area == area && f.level == level) return &f;
   return nullptr;
@@ -40,7 +40,7 @@ TEST(Review, GuideAQloraRunsWithBottlenecks) {
   BuildReview r = ReviewBuild(b, JobOf(b));
   EXPECT_TRUE(r.fits);
   EXPECT_NE(Find(r, "nvlink", "fail"), nullptr);
-  const Finding* lanes = Find(r, "pcie-lanes", "warn");
+  const BuildFinding* lanes = Find(r, "pcie-lanes", "warn");
   ASSERT_NE(lanes, nullptr);
   EXPECT_NE(lanes->message.find("x8"), std::string::npos);
   EXPECT_NE(Find(r, "psu", "ok"), nullptr);
@@ -53,7 +53,7 @@ TEST(Review, GuideAFullFineTuneDoesNotRun) {
   BuildSpec b = BuildFromJson(Load("guide-a.json"));
   BuildReview r = ReviewBuild(b, JobOf(b, "full"));
   EXPECT_FALSE(r.fits);
-  const Finding* ram = Find(r, "ram", "fail");
+  const BuildFinding* ram = Find(r, "ram", "fail");
   ASSERT_NE(ram, nullptr);
   EXPECT_FALSE(ram->fix.empty());
   EXPECT_NE(Find(r, "gpu-memory", "fail"), nullptr);

@@ -189,6 +189,159 @@ struct WorkerState {
   }
 };
 
+/// One (GPU type, GPU count) search walking the strategies of each candidate engine.
+class TaskSearch {
+ public:
+  TaskSearch(const SearchSpace& space, Scenario& s, int gpus, int gpn, double price)
+      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(price), order_{c_.objective} {}
+
+  /// Tensor, pipeline and context sizes that divide the GPUs and the batch, for one engine.
+  void Walk(Framework framework, const PreparedModel& prepared, TaskResult& result) {
+    framework_ = framework;
+    megatron_ = IsMegatron(framework);
+    prepared_ = &prepared;
+    result_ = &result;
+    static const std::vector<int> kOne = {1};
+    const bool long_context = s_.training.seq_len >= 16384;
+    const std::vector<int>& tps = megatron_ ? space_.tensor_sizes : kOne;
+    const std::vector<int>& pps = megatron_ ? space_.pipeline_sizes : kOne;
+    const std::vector<int>& cps = megatron_ && long_context ? space_.context_sizes : kOne;
+    for (int tp : tps) {
+      if (tp > gpn_) break;
+      if (space_.heads_gcd % tp != 0 || gpus_ % tp != 0) continue;
+      for (int pp : pps) {
+        if (gpus_ % (tp * pp) != 0) continue;
+        for (int cp : cps) {
+          if (gpus_ % (tp * pp * cp) != 0) continue;
+          const int dp = gpus_ / (tp * pp * cp);
+          if (space_.global_batch % dp == 0) Layouts(tp, pp, cp, dp);
+        }
+      }
+    }
+  }
+
+ private:
+  /// Expert, interleave, ZeRO and offload choices for one (tp, pp, cp, dp).
+  void Layouts(int tp, int pp, int cp, int dp) {
+    SmallInts eps;
+    eps.push(1);
+    if (megatron_ && space_.experts > 1)
+      for (int ep = 2; ep <= dp * cp && ep <= space_.experts; ep *= 2)
+        if (space_.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
+    // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
+    // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
+    SmallInts interleaves;
+    interleaves.push(1);
+    if (pp > 1)
+      for (int v = 2; v <= 8; ++v)
+        if (space_.layers >= pp * v && (v <= 4 || space_.layers % (pp * v) == 0)) interleaves.push(v);
+    // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
+    // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
+    // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
+    const bool single_replica = dp * cp == 1;
+    SmallInts zeros;
+    if (megatron_) {
+      zeros.push(single_replica ? 0 : 1);
+    } else {
+      for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
+    }
+    Strategy& st = s_.strategy;
+    st.tp = tp;
+    st.pp = pp;
+    st.dp = dp;
+    st.cp = cp;
+    st.sequence_parallel = megatron_ && tp > 1;
+    st.flash_attention = true;
+    for (int ep : eps) {
+      for (int v : interleaves) {
+        for (int zero : zeros) {
+          std::array<Offload, 3> offloads;
+          size_t offload_count = 0;
+          if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
+          if (c_.allow_offload && !megatron_ && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
+          if (c_.allow_offload && !megatron_ && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
+          for (size_t o = 0; o < offload_count; ++o) {
+            st.ep = ep;
+            st.zero = zero;
+            st.offload = offloads[o];
+            st.interleave = v;
+            Batches(space_.global_batch / dp);
+          }
+        }
+      }
+    }
+  }
+
+  /// Recomputation and micro-batch sizes for the strategy in s_.strategy, after a memory bound.
+  void Batches(int64_t per_replica) {
+    Strategy& st = s_.strategy;
+    TaskResult& result = *result_;
+    // Lower bound first: full recompute with one sequence is the least memory this
+    // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
+    st.recompute = Recompute::kFull;
+    s_.training.micro_batch = 1;
+    ++result.enumerated;
+    MemoryEstimate floor = EstimateMemory(s_, *prepared_);
+    ++result.evaluated;
+    result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
+    if (!floor.fits) {
+      result.enumerated += 3 * MicroBatchCount(per_replica) - 1;  // pruned by the bound
+      return;
+    }
+    for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      st.recompute = recompute;
+      for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
+        if (per_replica % mb != 0) continue;
+        // Interleaving needs a micro-batch count divisible by pp.
+        if (st.pp > 1 && st.interleave > 1 && (per_replica / mb) % st.pp != 0) continue;
+        s_.training.micro_batch = mb;
+        ++result.enumerated;
+        MemoryEstimate mem = EstimateMemory(s_, *prepared_);
+        ++result.evaluated;
+        if (!mem.fits) break;  // memory only grows with the micro-batch
+        Keep(mem, EstimateTime(s_, *prepared_), mb);
+      }
+    }
+  }
+
+  /// Records a candidate that fits; only contenders on the leading measures become Plans.
+  void Keep(const MemoryEstimate& mem, const TimeEstimate& time, int64_t mb) {
+    TaskResult& result = *result_;
+    const double cost_usd = price_ * time.gpu_hours;
+    result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
+    if (price_ > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
+    const bool meets = (c_.deadline_s <= 0 || time.total_s <= c_.deadline_s) &&
+                       (c_.budget_usd <= 0 || (price_ > 0 && cost_usd <= c_.budget_usd));
+    const bool may_be_fastest = result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
+    const bool may_be_best = meets && (result.best.size() < static_cast<size_t>(c_.top) ||
+                                       !order_.LeadingWorse(time.total_s, cost_usd, price_, gpus_, result.best.back()));
+    if (!may_be_fastest && !may_be_best) return;
+    Plan plan;
+    plan.framework = framework_;
+    plan.gpus = gpus_;
+    plan.gpus_per_node = gpn_;
+    plan.strategy = s_.strategy;
+    plan.micro_batch = mb;
+    plan.memory = mem;
+    plan.time = time;
+    plan.price_per_gpu_hour = price_;
+    plan.cost_usd = cost_usd;
+    if (may_be_fastest) InsertTop(result.fastest, plan, 1, PlanOrder{Objective::kTime});
+    if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c_.top), order_);
+  }
+
+  const SearchSpace& space_;
+  const PlanConstraints& c_;
+  Scenario& s_;
+  const int gpus_, gpn_;
+  const double price_;
+  const PlanOrder order_;
+  Framework framework_ = Framework::kDeepSpeed;
+  bool megatron_ = false;
+  const PreparedModel* prepared_ = nullptr;
+  TaskResult* result_ = nullptr;
+};
+
 TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
                       double price) {
   const PlanConstraints& c = *space.constraints;
@@ -197,8 +350,6 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   result.fastest_fit_s = INFINITY;
   result.cheapest_fit_usd = INFINITY;
   result.capacity_bytes = gpu.memory_bytes;
-  const PlanOrder order{c.objective};
-  const PlanOrder by_time{Objective::kTime};
   result.best.reserve(static_cast<size_t>(c.top) + 1);
   result.fastest.reserve(2);
 
@@ -213,128 +364,12 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.intra_node = DefaultIntraNodeLink(gpu);
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = space.global_batch;
-  const TrainableParams& trainable = space.trainable;
-  const bool long_context = s.training.seq_len >= 16384;
 
+  TaskSearch search(space, s, gpus, gpn, price);
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     s.training.framework = framework;
-    const bool megatron = IsMegatron(framework);
-    const PreparedModel& prepared = worker.Prepared(framework, space.params, trainable);
-    static const std::vector<int> kOne = {1};
-    const std::vector<int>& tps = megatron ? space.tensor_sizes : kOne;
-    const std::vector<int>& pps = megatron ? space.pipeline_sizes : kOne;
-    const std::vector<int>& cps = megatron && long_context ? space.context_sizes : kOne;
-    for (int tp : tps) {
-      if (tp > gpn) break;
-      if (space.heads_gcd % tp != 0 || gpus % tp != 0) continue;
-      for (int pp : pps) {
-        if (gpus % (tp * pp) != 0) continue;
-        for (int cp : cps) {
-          if (gpus % (tp * pp * cp) != 0) continue;
-          const int dp = gpus / (tp * pp * cp);
-          if (space.global_batch % dp != 0) continue;
-          const int64_t per_replica = space.global_batch / dp;
-          const int64_t micro_batch_count = MicroBatchCount(per_replica);
-          SmallInts eps;
-          eps.push(1);
-          if (megatron && space.experts > 1)
-            for (int ep = 2; ep <= dp * cp && ep <= space.experts; ep *= 2)
-              if (space.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
-          // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
-          // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
-          SmallInts interleaves;
-          interleaves.push(1);
-          if (pp > 1)
-            for (int v = 2; v <= 8; ++v)
-              if (space.layers >= pp * v && (v <= 4 || space.layers % (pp * v) == 0)) interleaves.push(v);
-          // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
-          // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
-          // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
-          const bool single_replica = dp * cp == 1;
-          SmallInts zeros;
-          if (megatron) {
-            zeros.push(single_replica ? 0 : 1);
-          } else {
-            for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
-          }
-          for (int ep : eps) {
-            for (int v : interleaves) {
-              for (int zero : zeros) {
-                std::array<Offload, 3> offloads;
-                size_t offload_count = 0;
-                if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
-                if (c.allow_offload && !megatron && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
-                if (c.allow_offload && !megatron && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
-                for (size_t o = 0; o < offload_count; ++o) {
-                  const Offload offload = offloads[o];
-                  Strategy& st = s.strategy;
-                  st.tp = tp;
-                  st.pp = pp;
-                  st.dp = dp;
-                  st.cp = cp;
-                  st.ep = ep;
-                  st.zero = zero;
-                  st.offload = offload;
-                  st.interleave = v;
-                  st.sequence_parallel = megatron && tp > 1;
-                  st.flash_attention = true;
-                  // Lower bound first: full recompute with one sequence is the least memory this
-                  // (tp, pp, dp, zero, offload) can use; if it does not fit, nothing below will.
-                  st.recompute = Recompute::kFull;
-                  s.training.micro_batch = 1;
-                  ++result.enumerated;
-                  MemoryEstimate floor = EstimateMemory(s, prepared);
-                  ++result.evaluated;
-                  result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
-                  if (!floor.fits) {
-                    result.enumerated += 3 * micro_batch_count - 1;  // pruned by the bound
-                    continue;
-                  }
-                  for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                    st.recompute = recompute;
-                    for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
-                      if (per_replica % mb != 0) continue;
-                      if (pp > 1 && v > 1 && (per_replica / mb) % pp != 0) continue;  // interleaving needs m % pp == 0
-                      s.training.micro_batch = mb;
-                      ++result.enumerated;
-                      MemoryEstimate mem = EstimateMemory(s, prepared);
-                      ++result.evaluated;
-                      if (!mem.fits) break;  // memory only grows with the micro-batch
-                      TimeEstimate time = EstimateTime(s, prepared);
-                      const double cost_usd = price * time.gpu_hours;
-                      result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
-                      if (price > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
-                      const bool meets = (c.deadline_s <= 0 || time.total_s <= c.deadline_s) &&
-                                         (c.budget_usd <= 0 || (price > 0 && cost_usd <= c.budget_usd));
-                      // Most candidates lose on the leading measures; only contenders become Plans.
-                      const bool may_be_fastest =
-                          result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
-                      const bool may_be_best =
-                          meets && (result.best.size() < static_cast<size_t>(c.top) ||
-                                    !order.LeadingWorse(time.total_s, cost_usd, price, gpus, result.best.back()));
-                      if (!may_be_fastest && !may_be_best) continue;
-                      Plan plan;
-                      plan.framework = framework;
-                      plan.gpus = gpus;
-                      plan.gpus_per_node = gpn;
-                      plan.strategy = st;
-                      plan.micro_batch = mb;
-                      plan.memory = mem;
-                      plan.time = time;
-                      plan.price_per_gpu_hour = price;
-                      plan.cost_usd = cost_usd;
-                      if (may_be_fastest) InsertTop(result.fastest, plan, 1, by_time);
-                      if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c.top), order);
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
+    search.Walk(framework, worker.Prepared(framework, space.params, space.trainable), result);
   }
   for (auto* plans : {&result.best, &result.fastest})
     for (Plan& p : *plans) {
@@ -360,32 +395,8 @@ std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
 
 
 
-void ExplainPlans(std::vector<Plan>& plans, const PlanConstraints& c) {
-  for (size_t i = 0; i < plans.size(); ++i) {
-    Plan& p = plans[i];
-    const char* framework = ToString(p.framework);
-    std::string lead = i == 0 ? (c.objective == Objective::kTime   ? "fastest"
-                                 : c.objective == Objective::kCost ? "cheapest"
-                                                                   : "fewest GPUs")
-                              : fmt::format("#{}", i + 1);
-    std::string bottleneck;
-    double largest = 0;
-    for (size_t t = 0; t < p.time.seconds.size(); ++t) {
-      if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
-      if (p.time.seconds[t] > largest) {
-        largest = p.time.seconds[t];
-        bottleneck = TimeTermName(static_cast<TimeTerm>(t));
-      }
-    }
-    const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
-    p.why = fmt::format("{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead,
-                        p.gpus, p.gpu_id, framework, StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu,
-                        cost, 100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
-                        largest > 0.05 * p.time.step_s
-                            ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck,
-                                          100 * largest / p.time.step_s)
-                            : "");
-  }
+void RankPlans(std::vector<Plan>& plans, Objective objective) {
+  for (size_t i = 0; i < plans.size(); ++i) plans[i].rank = {.position = i, .objective = objective, .cheaper = {}};
 }
 
 void ValidateConstraints(const PlanConstraints& c) {
@@ -430,18 +441,6 @@ Objective ParseObjective(const std::string& s, const std::string& field) {
   throw InputError(field, s, "one of: time, cost, gpus");
 }
 
-std::string StrategyText(const Plan& p) {
-  const Strategy& st = p.strategy;
-  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
-  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
-  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
-  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
-  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
-  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
-  out += fmt::format(" mb{} recompute:{}", p.micro_batch, ToString(st.recompute));
-  return out;
-}
-
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
     if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
@@ -451,7 +450,7 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
 namespace {
 
 /// The fastest plan often buys its last minutes with many more GPUs at low utilisation; when a plan on
-/// the Pareto front is at most 15% slower and at most half the cost, the winner's reason says so.
+/// the Pareto front is at most 15% slower and at most half the cost, the winner notes it.
 void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
   if (c.objective != Objective::kTime || plans.empty() || plans[0].price_per_gpu_hour <= 0) return;
   Plan& best = plans[0];
@@ -461,10 +460,7 @@ void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& p
     if (p.cost_usd <= 0.5 * best.cost_usd && (c.deadline_s <= 0 || p.time.total_s <= c.deadline_s)) cheaper = &p;
   }
   if (cheaper == nullptr) return;
-  best.why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", cheaper->gpus,
-                          cheaper->gpu_id, 100 * (cheaper->time.total_s / best.time.total_s - 1),
-                          FormatDuration(cheaper->time.total_s), 100 * (1 - cheaper->cost_usd / best.cost_usd),
-                          cheaper->cost_usd);
+  best.rank.cheaper = {cheaper->gpus, cheaper->gpu_id, cheaper->time.total_s, cheaper->cost_usd};
 }
 
 PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
@@ -542,10 +538,8 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
     cheapest_fit = std::min(cheapest_fit, r.cheapest_fit_usd);
   }
   out.pareto = ParetoFront(fastest);
-  ExplainPlans(out.plans, c);
-  PlanConstraints by_time;
-  by_time.objective = Objective::kTime;
-  ExplainPlans(out.pareto, by_time);
+  RankPlans(out.plans, c.objective);
+  RankPlans(out.pareto, Objective::kTime);
   NoteCheaperNearFastest(out.plans, out.pareto, c);
   out.feasible = !out.plans.empty();
   if (!out.feasible) {
@@ -572,13 +566,15 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
 /// other or more GPUs, or no deadline/budget.
 std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
   struct Change {
-    std::string text;
+    Alternative alternative;
     Scenario job;
     PlanConstraints constraints;
   };
   std::vector<Change> changes;
-  auto add = [&](std::string text, auto&& edit) {
-    Change change{std::move(text), job, c};
+  auto add = [&](AlternativeChange code, auto&& edit, int max_gpus = 0) {
+    Change change{Alternative{}, job, c};
+    change.alternative.change = code;
+    change.alternative.max_gpus = max_gpus;
     change.constraints.top = 1;
     change.constraints.progress = nullptr;
     edit(change.job, change.constraints);
@@ -586,32 +582,46 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
   };
   const Method method = job.training.method;
   if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze)
-    add("method lora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
+    add(AlternativeChange::kMethodLora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
   if (method != Method::kQlora)
-    add("method qlora", [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
+    add(AlternativeChange::kMethodQlora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
   if (job.training.optimizer == Optimizer::kAdamW && !IsAdapterMethod(method))
-    add("optimizer adamw-8bit", [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
+    add(AlternativeChange::kAdamW8bit,
+        [](Scenario& s, PlanConstraints&) { s.training.optimizer = Optimizer::kAdamW8bit; });
   if (!c.allow_offload)
-    add("allow CPU offload", [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
+    add(AlternativeChange::kAllowOffload, [](Scenario&, PlanConstraints& k) { k.allow_offload = true; });
   if (c.framework_fixed)
-    add("any framework", [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
+    add(AlternativeChange::kAnyFramework, [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
   if (!c.gpu_types.empty())
-    add("any GPU in the catalog", [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
-  if (c.gpus > 0)
-    add(fmt::format("up to {} GPUs", std::max(c.gpus * 16, 64)), [&](Scenario&, PlanConstraints& k) {
-      k.max_gpus = std::max(c.gpus * 16, 64);
-      k.gpus = 0;
-    });
-  else if (c.max_gpus < 16384)
-    add(fmt::format("up to {} GPUs", std::min(c.max_gpus * 16, 16384)),
-        [&](Scenario&, PlanConstraints& k) { k.max_gpus = std::min(c.max_gpus * 16, 16384); });
-  if (c.deadline_s > 0) add("no deadline", [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
-  if (c.budget_usd > 0) add("no budget limit", [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
+    add(AlternativeChange::kAnyGpu, [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
+  if (c.gpus > 0) {
+    const int more = std::max(c.gpus * 16, 64);
+    add(
+        AlternativeChange::kMoreGpus,
+        [&](Scenario&, PlanConstraints& k) {
+          k.max_gpus = more;
+          k.gpus = 0;
+        },
+        more);
+  } else if (c.max_gpus < 16384) {
+    const int more = std::min(c.max_gpus * 16, 16384);
+    add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = more; }, more);
+  }
+  if (c.deadline_s > 0)
+    add(AlternativeChange::kNoDeadline, [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
+  if (c.budget_usd > 0)
+    add(AlternativeChange::kNoBudget, [](Scenario&, PlanConstraints& k) { k.budget_usd = 0; });
 
   std::vector<Alternative> out;
   for (auto& change : changes) {
     PlanResult r = SearchCore(change.job, change.constraints, threads);
-    out.push_back({change.text, r.feasible, r.feasible ? r.plans[0].why : r.reason});
+    Alternative a = change.alternative;
+    a.feasible = r.feasible;
+    if (r.feasible)
+      a.best = r.plans[0];
+    else
+      a.reason = r.reason;
+    out.push_back(std::move(a));
   }
   // Feasible alternatives first, keeping the order above (least disruptive change first).
   std::stable_partition(out.begin(), out.end(), [](const Alternative& a) { return a.feasible; });
@@ -627,40 +637,18 @@ PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int thread
   return result;
 }
 
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& r) {
-  using nlohmann::json;
-  auto plan_json = [&](const Plan& p) {
-    Scenario s = job;
-    s.hardware.gpu = FindGpu(p.gpu_id);
-    s.hardware.gpus = p.gpus;
-    s.hardware.gpus_per_node = p.gpus_per_node;
-    s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
-    s.hardware.inter_node = FindLink(p.inter_link);
-    s.strategy = p.strategy;
-    s.training.framework = p.framework;
-    s.training.micro_batch = p.micro_batch;
-    s.training.global_batch = DefaultGlobalBatch(job.training);
-    Estimate e = EstimateScenario(s);
-    json j = EstimateToJson(s, e);
-    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
-    j["why"] = p.why;
-    return j;
-  };
-  json plans = json::array();
-  for (const auto& p : r.plans) plans.push_back(plan_json(p));
-  json pareto = json::array();
-  for (const auto& p : r.pareto) pareto.push_back(plan_json(p));
-  json alternatives = json::array();
-  for (const auto& a : r.alternatives)
-    alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
-  json out = {{"feasible", r.feasible},
-              {"alternatives", alternatives},
-              {"plans", plans},
-              {"pareto", pareto},
-              {"search",
-               {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
-  if (!r.feasible) out["reason"] = r.reason;
-  return out;
+Scenario PlanScenario(const Scenario& job, const Plan& plan) {
+  Scenario s = job;
+  s.hardware.gpu = FindGpu(plan.gpu_id);
+  s.hardware.gpus = plan.gpus;
+  s.hardware.gpus_per_node = plan.gpus_per_node;
+  s.hardware.intra_node = DefaultIntraNodeLink(s.hardware.gpu);
+  s.hardware.inter_node = FindLink(plan.inter_link);
+  s.strategy = plan.strategy;
+  s.training.framework = plan.framework;
+  s.training.micro_batch = plan.micro_batch;
+  s.training.global_batch = DefaultGlobalBatch(job.training);
+  return s;
 }
 
 }  // namespace trainplan

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "core/estimate.h"
 #include "catalog/hardware.h"
 #include "core/scenario.h"
@@ -38,6 +36,22 @@ struct PlanConstraints {
   std::function<void(size_t, size_t)> progress;
 };
 
+/// A plan a search would take instead of its fastest: on the Pareto front, at most 15% slower and at most
+/// half the cost (`gpus` 0: none).
+struct CheaperPlan {
+  int gpus = 0;
+  std::string gpu_id;
+  double total_s = 0;
+  double cost_usd = 0;
+};
+
+/// Where a plan ranks in its list and by what, for the sentence that explains it (text/explain.h).
+struct PlanRank {
+  size_t position = 0;  // 0: the best
+  Objective objective = Objective::kCost;
+  CheaperPlan cheaper;  // the best plan by time only
+};
+
 /// One evaluated way to run the job.
 struct Plan {
   std::string gpu_id;
@@ -51,14 +65,29 @@ struct Plan {
   TimeEstimate time;
   double price_per_gpu_hour = 0;
   double cost_usd = 0;
-  std::string why;  // one line: why this plan ranks where it does
+  PlanRank rank;
 };
 
-/// A change to the job that makes it feasible when nothing fits as asked.
+/// A change to the job tried when nothing fits as asked.
+enum class AlternativeChange {
+  kMethodLora,
+  kMethodQlora,
+  kAdamW8bit,
+  kAllowOffload,
+  kAnyFramework,
+  kAnyGpu,
+  kMoreGpus,  // up to Alternative::max_gpus
+  kNoDeadline,
+  kNoBudget,
+};
+
+/// A change to the job and what the search found with it.
 struct Alternative {
-  std::string change;    // "method lora", "optimizer adamw-8bit", "gpu h200", ...
+  AlternativeChange change = AlternativeChange::kMethodLora;
+  int max_gpus = 0;  // kMoreGpus
   bool feasible = false;
-  std::string summary;   // its best plan in one line, or why it still fails
+  Plan best;           // when feasible
+  std::string reason;  // when not: why it still fails
 };
 
 struct PlanResult {
@@ -73,10 +102,6 @@ struct PlanResult {
   int threads = 0;
 };
 
-/// "tp8 pp16 dp128 v2 zero1 mb1 recompute:selective": a plan's strategy in one line (sizes above 1 and
-/// non-defaults only, besides tp/pp/dp).
-std::string StrategyText(const Plan& plan);
-
 /// Price in USD per GPU-hour for a GPU: the override, else the catalog's default offer; 0 when unknown.
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constraints);
 
@@ -85,8 +110,7 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constra
 /// Deterministic whatever the thread count. Throws InputError for invalid constraints.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
 
-
-/// The result as JSON with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);
+/// The job as `plan` runs it: its GPUs, links, strategy, framework and batch sizes.
+Scenario PlanScenario(const Scenario& job, const Plan& plan);
 
 }  // namespace trainplan

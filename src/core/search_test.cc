@@ -8,6 +8,8 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "io/writers.h"
+#include "text/explain.h"
 
 namespace trainplan {
 namespace {
@@ -96,7 +98,7 @@ void ExpectSameAsBruteForce(Scenario job, const std::string& gpu, int gpus, Fram
   Plan reference = BruteForceFastest(job, gpu, gpus, fw);
   ASSERT_EQ(r.feasible, std::isfinite(reference.time.total_s)) << r.reason;
   if (r.feasible) {
-    EXPECT_DOUBLE_EQ(r.plans[0].time.total_s, reference.time.total_s) << r.plans[0].why;
+    EXPECT_DOUBLE_EQ(r.plans[0].time.total_s, reference.time.total_s) << PlanWhy(r.plans[0]);
   }
 }
 
@@ -122,7 +124,7 @@ TEST(Search, ResultDoesNotDependOnThreadCount) {
   for (size_t i = 0; i < one.plans.size(); ++i) {
     EXPECT_EQ(one.plans[i].gpu_id, two.plans[i].gpu_id);
     EXPECT_EQ(one.plans[i].gpus, two.plans[i].gpus);
-    EXPECT_EQ(one.plans[i].why, two.plans[i].why);
+    EXPECT_EQ(PlanWhy(one.plans[i]), PlanWhy(two.plans[i]));
   }
   EXPECT_EQ(one.evaluated, two.evaluated);
   ASSERT_EQ(one.pareto.size(), two.pareto.size());
@@ -152,7 +154,9 @@ TEST(Search, FastestPlanNamesAMuchCheaperNearlyAsFastOne) {
   bool exists = false;
   for (const Plan& p : r.pareto)
     exists |= p.time.total_s <= 1.15 * best.time.total_s && p.cost_usd <= 0.5 * best.cost_usd;
-  EXPECT_EQ(exists, best.why.find("% less ($") != std::string::npos) << best.why;
+  EXPECT_EQ(exists, best.rank.cheaper.gpus > 0);
+  const std::string why = PlanWhy(best);
+  EXPECT_EQ(exists, why.find("% less ($") != std::string::npos) << why;
 }
 
 TEST(Search, DeadlineIsMetAndGpusObjectiveTakesTheFewest) {
@@ -183,7 +187,8 @@ TEST(Search, InfeasibleJobGivesReasonAndAlternatives) {
   EXPECT_NE(r.reason.find("GiB"), std::string::npos) << r.reason;
   bool lora_fits = false;
   for (const auto& a : r.alternatives)
-    if (a.change == "method qlora" || a.change == "method lora") lora_fits |= a.feasible;
+    if (a.change == AlternativeChange::kMethodQlora || a.change == AlternativeChange::kMethodLora)
+      lora_fits |= a.feasible;
   EXPECT_TRUE(lora_fits);
   json j = PlanResultToJson(job, r);
   EXPECT_FALSE(j["feasible"].get<bool>());

@@ -1,6 +1,6 @@
 #include "io/requests.h"
 
-#include "core/estimate.h"
+#include "io/writers.h"
 
 #include <cmath>
 #include <initializer_list>

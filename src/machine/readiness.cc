@@ -1,5 +1,6 @@
 #include "machine/readiness.h"
 
+#include "text/explain.h"
 #include "text/format.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "core/estimate.h"
 #include "catalog/hardware.h"
 #include "core/units.h"
+#include "io/writers.h"
 
 namespace trainplan {
 
@@ -220,7 +222,7 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
     Add(r, Finding::Severity::kBlocker, "gpu memory",
         fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, r.result.reason));
     for (const auto& alt : r.result.alternatives)
-      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", alt.change + ": " + alt.summary);
+      if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", AlternativeChangeText(alt) + ": " + AlternativeSummary(alt));
   } else {
     CheckPlanMemory(r, r.result.plans.front(), probe, least_free);
     CheckTopology(r, r.result.plans.front(), probe);

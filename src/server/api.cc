@@ -7,8 +7,8 @@
 
 #include "base/error.h"
 #include "core/estimate.h"
-#include "text/report.h"
 #include "io/requests.h"
+#include "io/writers.h"
 #include "core/review.h"
 
 namespace trainplan {

@@ -4,22 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/units.h"
 #include "text/bom_text.h"
+#include "text/explain.h"
 #include "text/format.h"
 #include "text/recommend_text.h"
 
 namespace trainplan {
 
 namespace {
-
-using nlohmann::json;
-
-json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
 
 std::string Usd(const CostBreakdown& c) { return c.known ? FormatUsd(c.total_usd) : "no price"; }
 
@@ -48,81 +44,6 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string PlanSummary(const Plan& p) { return fmt::format("{} {}", ToString(p.framework), StrategyText(p)); }
-
-json ReliabilityJson(const Reliability& r) {
-  return {{"gpus", r.gpus},
-          {"interruptions_per_gpu_hour", r.interruptions_per_gpu_hour},
-          {"mtbf_s", r.mtbf_s},
-          {"checkpoint_bytes", r.checkpoint_bytes},
-          {"checkpoint_write_s", r.checkpoint_write_s},
-          {"restart_s", r.restart_s},
-          {"young_interval_s", r.young_interval_s},
-          {"checkpoint_interval_s", r.checkpoint_interval_s},
-          {"expected_interruptions", r.expected_interruptions},
-          {"expected_lost_s", r.expected_lost_s},
-          {"goodput", r.goodput}};
-}
-
-json OptionJson(const PlatformOption& o) {
-  const Plan& p = o.plan;
-  const Strategy& s = p.strategy;
-  json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
-                 {"capacity_bytes", p.memory.capacity_bytes},
-                 {"host_bytes", p.memory.host_bytes}};
-  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
-    memory["terms"][MemTermName(static_cast<MemTerm>(i))] = p.memory.bytes[i];
-  json j = {{"kind", ToString(o.kind)},
-            {"dedicated", o.dedicated},
-            {"gpu", p.gpu_id},
-            {"gpus", p.gpus},
-            {"gpus_per_node", p.gpus_per_node},
-            {"nodes", (p.gpus + p.gpus_per_node - 1) / p.gpus_per_node},
-            {"plan",
-             {{"framework", ToString(p.framework)},
-              {"tp", s.tp},
-              {"pp", s.pp},
-              {"dp", std::max(1, p.gpus / (s.tp * s.pp * s.cp))},
-              {"cp", s.cp},
-              {"ep", s.ep},
-              {"zero", s.zero},
-              {"recompute", ToString(s.recompute)},
-              {"offload", ToString(s.offload)},
-              {"micro_batch", p.micro_batch},
-              {"summary", PlanSummary(p)},
-              {"why", p.why}}},
-            {"memory", memory},
-            {"time",
-             {{"train_s", o.reliability.train_s},
-              {"total_s", o.reliability.wall_s},
-              {"step_s", p.time.step_s},
-              {"mfu", p.time.mfu},
-              {"goodput", o.reliability.goodput}}},
-            {"cost",
-             {{"total_usd", o.cost.known ? json(o.cost.total_usd) : json()},
-              {"hardware_usd", o.cost.hardware_usd},
-              {"power_usd", o.cost.power_usd},
-              {"hosting_usd", o.cost.hosting_usd},
-              {"rental_usd", o.cost.rental_usd},
-              {"usd_per_gpu_hour", p.price_per_gpu_hour},
-              {"known", o.cost.known}}},
-            {"suits", o.suits},
-            {"why", OptionWhy(o)},
-            {"reliability", ReliabilityJson(o.reliability)}};
-  if (o.kind == OptionKind::kOnPrem) {
-    j["bom"] = BomToJson(WithSentences(o.bom));
-    j["break_even_months"] = Finite(o.break_even_months);
-    j["usd_per_month_owned"] = o.usd_per_month_owned;
-    j["usd_per_month_rented"] = o.usd_per_month_rented;
-  }
-  if (o.kind == OptionKind::kHybrid) {
-    const StorageTier& t = o.bom.storage.tiers.back();
-    j["local_storage"] = {
-        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", TierWhy(o.bom, t)}};
-  }
-  return j;
-}
-
 std::string OptionTitle(const PlatformOption& o) {
   return fmt::format("{}{}: {} x {}", ToString(o.kind), o.dedicated ? " (dedicated)" : "", o.plan.gpus,
                      FindGpu(o.plan.gpu_id).name);
@@ -145,7 +66,8 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   if (!r.feasible) {
     md += "**No option:** " + NoOptionText(r) + "\n\n";
     for (const auto& a : r.alternatives)
-      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", a.change, a.summary);
+      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", AlternativeChangeText(a),
+                        AlternativeSummary(a));
     return md;
   }
   md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
@@ -314,6 +236,8 @@ const char* KindColor(OptionKind k) {
 
 }  // namespace
 
+std::string PlanSummary(const Plan& p) { return fmt::format("{} {}", ToString(p.framework), StrategyText(p)); }
+
 ReportFormat ParseReportFormat(const std::string& s, const std::string& field) {
   const std::string k = NormalizeName(s);
   if (k == "text") return ReportFormat::kText;
@@ -438,51 +362,10 @@ std::string TimeCostSvg(const Recommendation& r) {
   return svg + "</svg>";
 }
 
-json RecommendationToJson(const Recommendation& r) {
-  json options = json::array();
-  for (const auto& o : r.options) options.push_back(OptionJson(o));
-  json considered = json::array();
-  for (const auto& o : r.considered)
-    considered.push_back({{"kind", ToString(o.kind)},
-                          {"gpu", o.plan.gpu_id},
-                          {"gpus", o.plan.gpus},
-                          {"time_s", o.reliability.wall_s},
-                          {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()}});
-  const PlatformPolicy& p = r.policy;
-  json out = {{"job",
-               {{"model", r.job.model.name},
-                {"method", ToString(r.job.training.method)},
-                {"tokens", r.job.training.tokens},
-                {"params", CountParams(r.job.model).total}}},
-              {"scenario",
-               {{"deadline_s", p.deadline_s},
-                {"budget_usd", p.budget_usd},
-                {"usage", ToString(p.usage)},
-                {"months", p.months},
-                {"data_sensitivity", ToString(p.sensitivity)},
-                {"region", p.region},
-                {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
-                {"pue", p.pue}}},
-              {"feasible", r.feasible},
-              {"options", options},
-              {"considered", considered},
-              {"break_even_months", Finite(r.break_even_months)},
-              {"reliability", ReliabilityJson(r.reliability)},
-              {"assumptions", AssumptionLines(r.assumptions)}};
-  if (!r.feasible) {
-    out["reason"] = NoOptionText(r);
-    json alternatives = json::array();
-    for (const auto& a : r.alternatives)
-      alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
-    out["alternatives"] = alternatives;
-  }
-  return out;
-}
-
 std::string RenderRecommendation(const Recommendation& r, ReportFormat format) {
   switch (format) {
     case ReportFormat::kJson:
-      return RecommendationToJson(r).dump(2) + "\n";
+      throw InternalError("a JSON recommendation is written by RecommendationToJson (io/writers.h)");
     case ReportFormat::kMarkdown:
       return MarkdownBody(r, true);
     case ReportFormat::kHtml:
@@ -493,39 +376,15 @@ std::string RenderRecommendation(const Recommendation& r, ReportFormat format) {
   return Text(r);
 }
 
-json ReviewToJson(const BuildReview& r) {
-  json findings = json::array();
-  for (const auto& f : r.findings)
-    findings.push_back({{"area", f.area}, {"level", f.level}, {"message", f.message}, {"fix", f.fix}});
-  json out = {{"build", r.build.name},
-              {"source", r.build.source},
-              {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
-              {"fits", r.fits},
-              {"findings", findings}};
-  if (r.fits) {
-    out["plan"] = {{"summary", PlanSummary(r.plan)},
-                   {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
-                   {"total_s", r.plan.time.total_s},
-                   {"why", r.plan.why}};
-    out["needed"] = BomToJson(WithSentences(r.needed));
-  } else {
-    out["reason"] = r.reason;
-    json alternatives = json::array();
-    for (const auto& a : r.alternatives)
-      alternatives.push_back({{"change", a.change}, {"feasible", a.feasible}, {"summary", a.summary}});
-    out["alternatives"] = alternatives;
-  }
-  return out;
-}
-
 std::string RenderReview(const BuildReview& r, ReportFormat format) {
-  if (format == ReportFormat::kJson) return ReviewToJson(r).dump(2) + "\n";
+  if (format == ReportFormat::kJson)
+    throw InternalError("a JSON review is written by ReviewToJson (io/writers.h)");
   std::string md = fmt::format(
       "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
       r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
              : "Does not run: " + r.reason);
   md += "| area | level | finding | change |\n|---|---|---|---|\n";
-  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, f.message, f.fix);
+  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
   if (format == ReportFormat::kMarkdown) return md;
   if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
   std::string text =
@@ -534,8 +393,9 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
               ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
               : "Does not run: " + r.reason + "\n\n";
   for (const auto& f : r.findings) {
-    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, f.message);
-    if (!f.fix.empty()) text += fmt::format("{:24}-> {}\n", "", f.fix);
+    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f));
+    const std::string fix = FindingFix(r, f);
+    if (!fix.empty()) text += fmt::format("{:24}-> {}\n", "", fix);
   }
   return text;
 }

@@ -1,5 +1,4 @@
 #pragma once
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "core/platform.h"
@@ -10,16 +9,15 @@ namespace trainplan {
 enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
 ReportFormat ParseReportFormat(const std::string& s, const std::string& field = "format");
 
-/// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost.total_usd,
-/// on-prem bom with cpu, ram_bytes, storage, network, psu_watts, cooling), break_even_months,
-/// reliability (checkpoint_bytes, checkpoint_interval_s, expected_interruptions). Infinity is null.
-nlohmann::json RecommendationToJson(const Recommendation& r);
-/// Text for a terminal, JSON, Markdown, or a self-contained HTML page with inline SVG charts.
+/// Text for a terminal, Markdown, or a self-contained HTML page with inline SVG charts. JSON is io's
+/// (RecommendationReport in io/writers.h takes every format).
 std::string RenderRecommendation(const Recommendation& r, ReportFormat format);
 
-nlohmann::json ReviewToJson(const BuildReview& r);
-/// Text, JSON or Markdown (HTML renders the Markdown body in a page).
+/// Text or Markdown (HTML renders the Markdown body in a page); JSON is io's (ReviewReport).
 std::string RenderReview(const BuildReview& r, ReportFormat format);
+
+/// "megatron tp8 pp2 dp4 mb1 recompute:none": a plan's engine and strategy in one line.
+std::string PlanSummary(const Plan& plan);
 
 /// Stacked horizontal bars of each option's memory terms per GPU against its capacity.
 std::string MemorySvg(const Recommendation& r);

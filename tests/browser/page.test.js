@@ -117,6 +117,26 @@ test('a job renders the same plans, memory and Pareto front the CLI prints', asy
   assert.deepEqual(page.jsErrors, []);
 });
 
+test('the strategy and time columns show the engine\'s own text, interleave included', async (browser) => {
+  const page = await newPage(browser);
+  const job = {model: 'llama-3-70b', method: 'full', tokens: '1e10', seq_len: '4096', global_batch: '512',
+               gpu: 'h100-sxm', gpus: '64'};
+  await enterJob(page, job);
+  await waitForResults(page);
+  const plan = cli('plan', '--model', job.model, '--method', job.method, '--tokens', job.tokens, '--seq-len',
+                   job.seq_len, '--global-batch', job.global_batch, '--gpu', job.gpu, '--gpus', job.gpus, '--top', '10',
+                   '--json');
+  const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) =>
+    [tr.children[3].textContent, tr.children[5].textContent]));
+  assert.deepEqual(shown, plan.plans.map((p) => [p.strategy_text, p.time.duration]));
+  // Interleaved pipeline stages ("v3") are part of the strategy the page shows.
+  const interleaved = plan.plans.filter((p) => p.strategy.interleave > 1);
+  assert.ok(interleaved.length > 0);
+  for (const p of interleaved) assert.match(p.strategy_text, new RegExp(` v${p.strategy.interleave} `));
+  assert.ok(shown.some(([strategy]) => / v\d+ /.test(strategy)), JSON.stringify(shown));
+  assert.deepEqual(page.jsErrors, []);
+});
+
 test('a budget and a deadline search every GPU type, as the CLI does', async (browser) => {
   const page = await newPage(browser);
   await page.goto(BASE);

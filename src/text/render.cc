@@ -1,15 +1,15 @@
-#include "cli/render.h"
+#include "text/render.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "text/explain.h"
 #include "text/format.h"
 #include "catalog/hardware.h"
-#include "io/model_catalog.h"
 #include "core/units.h"
 
-namespace trainplan::cli {
+namespace trainplan {
 
 namespace {
 
@@ -83,7 +83,7 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   if (!e.options.empty()) {
     out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
     for (const auto& o : e.options)
-      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", o.change, Gib(o.per_gpu_bytes),
+      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", FitChangeText(o), Gib(o.per_gpu_bytes),
                          o.host_bytes > 0 ? fmt::format(", host {}", Gib(o.host_bytes)) : "");
   }
 
@@ -107,9 +107,9 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   }
 
   out += "\nassumptions:\n";
-  for (const auto& a : e.assumptions) out += fmt::format("  - {}\n", a);
-  for (const auto& w : e.warnings) out += fmt::format("warning: {}\n", w);
-  out += fmt::format("confidence: {}\n", e.confidence);
+  for (const auto& a : EstimateAssumptions(s)) out += fmt::format("  - {}\n", a);
+  for (const auto& w : EstimateWarnings(s, e)) out += fmt::format("warning: {}\n", w);
+  out += fmt::format("confidence: {}\n", ConfidenceText(e.confidence));
   return out;
 }
 
@@ -129,7 +129,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                          FormatDuration(p.time.total_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
-    out += fmt::format("\nwhy #1: {}\n", r.plans[0].why);
+    out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0]));
   }
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
@@ -140,19 +140,17 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.alternatives.empty()) {
     out += "\nalternatives:\n";
     for (const auto& a : r.alternatives)
-      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", a.change, a.summary);
+      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a));
   }
   out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads: {:.2f} M evaluations/s\n",
                      r.enumerated, r.evaluated, r.seconds, r.threads, r.evaluated / std::max(r.seconds, 1e-9) / 1e6);
   return out;
 }
 
-std::string RenderModelCatalog() {
+std::string RenderModelCatalog(const std::vector<CatalogModel>& models) {
   std::string out = fmt::format("{:<24} {:<44} {:>10} {:>10}\n", "id", "hugging face", "total", "active");
-  for (const auto& entry : ModelCatalog()) {
-    ModelSpec m = FindModel(entry.id);
-    ParamCounts p = CountParams(m);
-    out += fmt::format("{:<24} {:<44} {:>10} {:>10}\n", entry.id, entry.hf_id, HumanCount(p.total),
+  for (const auto& [id, hf_id, p] : models) {
+    out += fmt::format("{:<24} {:<44} {:>10} {:>10}\n", id, hf_id, HumanCount(p.total),
                        p.active == p.total ? "" : HumanCount(p.active));
   }
   out += "generic-<N>b             any size (approximate Llama-style shape, e.g. generic-1000b)\n";
@@ -171,4 +169,4 @@ std::string RenderGpuCatalog() {
   return out;
 }
 
-}  // namespace trainplan::cli
+}  // namespace trainplan

@@ -1,0 +1,100 @@
+#include "io/writers.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/units.h"
+#include "text/explain.h"
+#include "text/format.h"
+
+namespace trainplan {
+
+nlohmann::json ParamComponentsToJson(const ParamCounts& p) {
+  return {{"embedding", p.embedding}, {"attention", p.attention},        {"mlp", p.mlp},
+          {"experts", p.experts},     {"shared_experts", p.shared_experts}, {"router", p.router},
+          {"norms", p.norms},         {"lm_head", p.lm_head}};
+}
+
+nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
+  using nlohmann::json;
+  json params = {{"total", e.params.total},
+                 {"active", e.params.active},
+                 {"trainable", static_cast<int64_t>(e.trainable.trainable)},
+                 {"frozen", static_cast<int64_t>(e.trainable.frozen)},
+                 {"lora", static_cast<int64_t>(e.trainable.lora)},
+                 {"components", ParamComponentsToJson(e.params)},
+                 {"checkpoint_extra", e.params.checkpoint_extra}};
+  json mem_components = json::object();
+  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
+    mem_components[MemTermName(static_cast<MemTerm>(i))] = e.memory.bytes[i];
+  json memory = {{"per_gpu_bytes", e.memory.per_gpu_bytes},
+                 {"per_gpu_gib", e.memory.per_gpu_bytes / kGiB},
+                 {"capacity_bytes", e.memory.capacity_bytes},
+                 {"components", mem_components},
+                 {"host_bytes", e.memory.host_bytes},
+                 {"fits", e.memory.fits}};
+  json time_breakdown = json::object();
+  for (size_t i = 0; i < static_cast<size_t>(TimeTerm::kCount); ++i)
+    time_breakdown[TimeTermName(static_cast<TimeTerm>(i))] = e.time.seconds[i];
+  const TimeEstimate& t = e.time;
+  json time = {{"step_s", t.step_s},
+               {"breakdown_s", time_breakdown},
+               {"tokens_per_step", t.tokens_per_step},
+               {"tokens_per_s", t.tokens_per_s},
+               {"model_flops_per_step", t.model_flops_per_step},
+               {"hardware_flops_per_step", t.hardware_flops_per_step},
+               {"model_tflops_per_gpu", t.model_tflops_per_gpu},
+               {"hardware_tflops_per_gpu", t.hardware_tflops_per_gpu},
+               {"mfu", t.mfu},
+               {"hfu", t.hfu},
+               {"steps", t.steps},
+               {"total_s", t.total_s},
+               {"gpu_hours", t.gpu_hours},
+               {"duration", FormatDuration(t.total_s)}};
+  const Strategy& st = s.strategy;
+  json strategy = {{"tp", st.tp},
+                   {"pp", st.pp},
+                   {"dp", st.dp},
+                   {"cp", st.cp},
+                   {"ep", st.ep},
+                   {"zero", st.zero},
+                   {"recompute", ToString(st.recompute)},
+                   {"sequence_parallel", st.sequence_parallel},
+                   {"offload", ToString(st.offload)},
+                   {"flash_attention", st.flash_attention},
+                   {"interleave", st.interleave},
+                   {"micro_batch", s.training.micro_batch},
+                   {"global_batch", GlobalBatch(s)},
+                   {"grad_accum_steps", GradAccumSteps(s)}};
+  json training = {{"method", ToString(s.training.method)},
+                   {"precision", ToString(s.training.precision)},
+                   {"optimizer", ToString(s.training.optimizer)},
+                   {"framework", ToString(s.training.framework)},
+                   {"seq_len", s.training.seq_len},
+                   {"tokens", s.training.tokens}};
+  if (IsAdapterMethod(s.training.method))
+    training["lora_rank"] = s.training.lora_rank;
+  json hardware = {{"gpu", s.hardware.gpu.id},
+                   {"gpu_name", s.hardware.gpu.name},
+                   {"gpus", s.hardware.gpus},
+                   {"gpus_per_node", s.hardware.gpus_per_node},
+                   {"nodes", s.hardware.nodes()},
+                   {"intra_node", s.hardware.intra_node.id},
+                   {"inter_node", s.hardware.inter_node.id}};
+  json model = {{"name", s.model.name},
+                {"hf_id", s.model.hf_id},
+                {"model_type", s.model.model_type},
+                {"approximate", s.model.approximate},
+                {"source", s.model.source}};
+  json options = json::array();
+  for (const auto& o : e.options)
+    options.push_back({{"change", FitChangeText(o)}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
+                       {"fits", o.fits}});
+  memory["options"] = options;
+  return {{"model", model},       {"training", training},          {"hardware", hardware},
+          {"strategy", strategy}, {"strategy_text", StrategyText(st, s.training.micro_batch)},
+          {"params", params},     {"memory", memory},
+          {"time", time},         {"assumptions", EstimateAssumptions(s)},
+          {"warnings", EstimateWarnings(s, e)},  {"confidence", ConfidenceText(e.confidence)}};
+}
+
+}  // namespace trainplan

@@ -1,0 +1,40 @@
+#include "io/writers.h"
+
+#include <nlohmann/json.hpp>
+
+#include "text/explain.h"
+
+namespace trainplan {
+
+using nlohmann::json;
+
+json AlternativesToJson(const std::vector<Alternative>& alternatives) {
+  json out = json::array();
+  for (const auto& a : alternatives)
+    out.push_back({{"change", AlternativeChangeText(a)}, {"feasible", a.feasible}, {"summary", AlternativeSummary(a)}});
+  return out;
+}
+
+json PlanResultToJson(const Scenario& job, const PlanResult& r) {
+  auto plan_json = [&](const Plan& p) {
+    const Scenario s = PlanScenario(job, p);
+    json j = EstimateToJson(s, EstimateScenario(s));
+    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
+    j["why"] = PlanWhy(p);
+    return j;
+  };
+  json plans = json::array();
+  for (const auto& p : r.plans) plans.push_back(plan_json(p));
+  json pareto = json::array();
+  for (const auto& p : r.pareto) pareto.push_back(plan_json(p));
+  json out = {{"feasible", r.feasible},
+              {"alternatives", AlternativesToJson(r.alternatives)},
+              {"plans", plans},
+              {"pareto", pareto},
+              {"search",
+               {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
+  if (!r.feasible) out["reason"] = r.reason;
+  return out;
+}
+
+}  // namespace trainplan

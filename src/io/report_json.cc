@@ -1,0 +1,265 @@
+#include "io/writers.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "text/bom_text.h"
+#include "text/explain.h"
+#include "text/format.h"
+#include "text/recommend_text.h"
+
+namespace trainplan {
+
+using nlohmann::json;
+
+namespace {
+
+json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+json ReliabilityJson(const Reliability& r) {
+  return {{"gpus", r.gpus},
+          {"interruptions_per_gpu_hour", r.interruptions_per_gpu_hour},
+          {"mtbf_s", r.mtbf_s},
+          {"checkpoint_bytes", r.checkpoint_bytes},
+          {"checkpoint_write_s", r.checkpoint_write_s},
+          {"restart_s", r.restart_s},
+          {"young_interval_s", r.young_interval_s},
+          {"checkpoint_interval_s", r.checkpoint_interval_s},
+          {"expected_interruptions", r.expected_interruptions},
+          {"expected_lost_s", r.expected_lost_s},
+          {"goodput", r.goodput}};
+}
+
+json OptionJson(const PlatformOption& o) {
+  const Plan& p = o.plan;
+  const Strategy& s = p.strategy;
+  json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
+                 {"capacity_bytes", p.memory.capacity_bytes},
+                 {"host_bytes", p.memory.host_bytes}};
+  for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
+    memory["terms"][MemTermName(static_cast<MemTerm>(i))] = p.memory.bytes[i];
+  json j = {{"kind", ToString(o.kind)},
+            {"dedicated", o.dedicated},
+            {"gpu", p.gpu_id},
+            {"gpus", p.gpus},
+            {"gpus_per_node", p.gpus_per_node},
+            {"nodes", (p.gpus + p.gpus_per_node - 1) / p.gpus_per_node},
+            {"plan",
+             {{"framework", ToString(p.framework)},
+              {"tp", s.tp},
+              {"pp", s.pp},
+              {"dp", std::max(1, p.gpus / (s.tp * s.pp * s.cp))},
+              {"cp", s.cp},
+              {"ep", s.ep},
+              {"zero", s.zero},
+              {"recompute", ToString(s.recompute)},
+              {"offload", ToString(s.offload)},
+              {"micro_batch", p.micro_batch},
+              {"summary", PlanSummary(p)},
+              {"why", PlanWhy(p)}}},
+            {"memory", memory},
+            {"time",
+             {{"train_s", o.reliability.train_s},
+              {"total_s", o.reliability.wall_s},
+              {"step_s", p.time.step_s},
+              {"mfu", p.time.mfu},
+              {"goodput", o.reliability.goodput},
+              {"duration", FormatDuration(o.reliability.wall_s)}}},
+            {"cost",
+             {{"total_usd", o.cost.known ? json(o.cost.total_usd) : json()},
+              {"hardware_usd", o.cost.hardware_usd},
+              {"power_usd", o.cost.power_usd},
+              {"hosting_usd", o.cost.hosting_usd},
+              {"rental_usd", o.cost.rental_usd},
+              {"usd_per_gpu_hour", p.price_per_gpu_hour},
+              {"known", o.cost.known}}},
+            {"suits", o.suits},
+            {"why", OptionWhy(o)},
+            {"reliability", ReliabilityJson(o.reliability)}};
+  if (o.kind == OptionKind::kOnPrem) {
+    j["bom"] = BomToJson(o.bom);
+    j["break_even_months"] = Finite(o.break_even_months);
+    j["usd_per_month_owned"] = o.usd_per_month_owned;
+    j["usd_per_month_rented"] = o.usd_per_month_rented;
+  }
+  if (o.kind == OptionKind::kHybrid) {
+    const StorageTier& t = o.bom.storage.tiers.back();
+    j["local_storage"] = {
+        {"drive", t.drive.id}, {"count", t.count}, {"capacity_bytes", t.capacity_bytes}, {"why", TierWhy(o.bom, t)}};
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json BomToJson(const NodeBom& derived) {
+  const NodeBom b = WithSentences(derived);  // the why lines are text's
+  auto terms = [](const std::vector<BomTerm>& list) {
+    json out = json::array();
+    for (const auto& t : list) out.push_back({{"name", t.name}, {"value", t.value}, {"why", t.why}});
+    return out;
+  };
+  json tiers = json::array();
+  for (const auto& t : b.storage.tiers)
+    tiers.push_back({{"role", t.role},
+                     {"drive", t.drive.id},
+                     {"drive_name", t.drive.name},
+                     {"count", t.count},
+                     {"capacity_bytes", t.capacity_bytes},
+                     {"read_bytes_per_s", t.read_bytes_per_s},
+                     {"write_bytes_per_s", t.write_bytes_per_s},
+                     {"why", t.why}});
+  auto price_list = [](const std::vector<PriceLine>& lines) {
+    json out = json::array();
+    for (const auto& p : lines) out.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
+    return out;
+  };
+  return {{"node_class", b.node_class},
+          {"nodes", b.nodes},
+          {"gpus_per_node", b.gpus_per_node},
+          {"gpu", b.gpu.id},
+          {"cpu",
+           {{"id", b.cpu.cpu.id},
+            {"name", b.cpu.cpu.name},
+            {"sockets", b.cpu.sockets},
+            {"cores", b.cpu.cpu.cores * b.cpu.sockets},
+            {"cores_needed", b.cpu.cores_needed},
+            {"pcie_lanes", b.cpu.lanes_available},
+            {"pcie_lanes_needed", b.cpu.lanes_needed},
+            {"lanes", terms(b.cpu.lanes)},
+            {"source", b.cpu.cpu.source},
+            {"why", b.cpu.why}}},
+          {"ram_bytes", b.ram.total_bytes},
+          {"ram",
+           {{"needed_bytes", b.ram.needed_bytes},
+            {"dimms", b.ram.dimms},
+            {"dimm_bytes", b.ram.dimm_bytes},
+            {"vram_bytes", b.ram.vram_bytes},
+            {"ratio_to_vram", b.ram.total_bytes / b.ram.vram_bytes},
+            {"guide_rule_1_5_to_2x_bytes", {1.5 * b.ram.vram_bytes, 2 * b.ram.vram_bytes}},
+            {"guide_rule_2_to_4x_bytes", {2 * b.ram.vram_bytes, 4 * b.ram.vram_bytes}},
+            {"terms", terms(b.ram.terms)},
+            {"why", b.ram.why}}},
+          {"storage",
+           {{"capacity", terms(b.storage.capacity)},
+            {"checkpoint_bytes", b.storage.checkpoint_bytes},
+            {"checkpoint_write_target_s", b.storage.checkpoint_write_target_s},
+            {"write_needed_bytes_per_s", b.storage.write_needed_bytes_per_s},
+            {"read_needed_bytes_per_s", b.storage.read_needed_bytes_per_s},
+            {"tiers", tiers}}},
+          {"network",
+           {{"intra_node", b.network.intra_link},
+            {"nvlink", b.network.nvlink},
+            {"inter_node", b.network.inter_link},
+            {"nic", b.network.nics > 0 ? json(b.network.nic.id) : json()},
+            {"nics_per_node", b.network.nics},
+            {"dp_bytes_per_step_per_gpu", b.network.dp_bytes_per_step},
+            {"pp_bytes_per_step_per_gpu", b.network.pp_bytes_per_step},
+            {"needed_bytes_per_s_per_gpu", b.network.needed_bytes_per_s},
+            {"available_bytes_per_s_per_gpu", b.network.available_bytes_per_s},
+            {"why", b.network.why}}},
+          {"psu_watts", b.power.psu_rating_w * b.power.psus},
+          {"power",
+           {{"gpu_w", b.power.gpu_w},
+            {"gpu_peak_w", b.power.gpu_peak_w},
+            {"cpu_w", b.power.cpu_w},
+            {"platform_w", b.power.platform_w},
+            {"drives_w", b.power.drives_w},
+            {"sustained_w", b.power.sustained_w},
+            {"peak_w", b.power.peak_w},
+            {"wall_w", b.power.wall_w},
+            {"psu_rating_w", b.power.psu_rating_w},
+            {"psus", b.power.psus},
+            {"psus_needed", b.power.psus_needed},
+            {"redundancy", b.power.redundancy},
+            {"node_kw", b.power.peak_w / 1000},
+            {"why", b.power.why}}},
+          {"cooling",
+           {{"kind", b.cooling.kind},
+            {"nodes_per_rack", b.cooling.nodes_per_rack},
+            {"racks", b.cooling.racks},
+            {"rack_kw", b.cooling.rack_kw},
+            {"node_btu_per_h", b.cooling.node_btu_per_h},
+            {"room_btu_per_h", b.cooling.room_btu_per_h},
+            {"facility_kw", b.cooling.facility_kw},
+            {"why", b.cooling.why}}},
+          {"prices", price_list(b.prices)},
+          {"shared_prices", price_list(b.shared_prices)},
+          {"unpriced", b.unpriced},
+          {"node_usd", b.node_usd},
+          {"total_usd", b.priced ? json(b.total_usd) : json()}};
+}
+
+json RecommendationToJson(const Recommendation& r) {
+  json options = json::array();
+  for (const auto& o : r.options) options.push_back(OptionJson(o));
+  json considered = json::array();
+  for (const auto& o : r.considered)
+    considered.push_back({{"kind", ToString(o.kind)},
+                          {"gpu", o.plan.gpu_id},
+                          {"gpus", o.plan.gpus},
+                          {"time_s", o.reliability.wall_s},
+                          {"duration", FormatDuration(o.reliability.wall_s)},
+                          {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()}});
+  const PlatformPolicy& p = r.policy;
+  json out = {{"job",
+               {{"model", r.job.model.name},
+                {"method", ToString(r.job.training.method)},
+                {"tokens", r.job.training.tokens},
+                {"params", CountParams(r.job.model).total}}},
+              {"scenario",
+               {{"deadline_s", p.deadline_s},
+                {"budget_usd", p.budget_usd},
+                {"usage", ToString(p.usage)},
+                {"months", p.months},
+                {"data_sensitivity", ToString(p.sensitivity)},
+                {"region", p.region},
+                {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
+                {"pue", p.pue}}},
+              {"feasible", r.feasible},
+              {"options", options},
+              {"considered", considered},
+              {"break_even_months", Finite(r.break_even_months)},
+              {"reliability", ReliabilityJson(r.reliability)},
+              {"assumptions", AssumptionLines(r.assumptions)}};
+  if (!r.feasible) {
+    out["reason"] = NoOptionText(r);
+    out["alternatives"] = AlternativesToJson(r.alternatives);
+  }
+  return out;
+}
+
+json ReviewToJson(const BuildReview& r) {
+  json findings = json::array();
+  for (const auto& f : r.findings)
+    findings.push_back(
+        {{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f)}, {"fix", FindingFix(r, f)}});
+  json out = {{"build", r.build.name},
+              {"source", r.build.source},
+              {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
+              {"fits", r.fits},
+              {"findings", findings}};
+  if (r.fits) {
+    out["plan"] = {{"summary", PlanSummary(r.plan)},
+                   {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
+                   {"total_s", r.plan.time.total_s},
+                   {"why", PlanWhy(r.plan)}};
+    out["needed"] = BomToJson(r.needed);
+  } else {
+    out["reason"] = r.reason;
+    out["alternatives"] = AlternativesToJson(r.alternatives);
+  }
+  return out;
+}
+
+std::string RecommendationReport(const Recommendation& r, ReportFormat format) {
+  return format == ReportFormat::kJson ? RecommendationToJson(r).dump(2) + "\n" : RenderRecommendation(r, format);
+}
+
+std::string ReviewReport(const BuildReview& r, ReportFormat format) {
+  return format == ReportFormat::kJson ? ReviewToJson(r).dump(2) + "\n" : RenderReview(r, format);
+}
+
+}  // namespace trainplan

@@ -1,0 +1,44 @@
+#pragma once
+// Every JSON answer trainplan writes (the CLI's --json and the HTTP API share them): numbers from core,
+// sentences from text/.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/bom.h"
+#include "core/estimate.h"
+#include "core/platform.h"
+#include "core/review.h"
+#include "core/search.h"
+#include "text/report.h"
+
+namespace trainplan {
+
+/// Parameters by component as a JSON object (embedding, attention, mlp, experts, ...).
+nlohmann::json ParamComponentsToJson(const ParamCounts& params);
+
+/// The estimate as JSON, with the contract keys (params.*, memory.*, time.*).
+nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
+
+/// The search result with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
+nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);
+
+/// Changes that make an infeasible job feasible: [{change, feasible, summary}].
+nlohmann::json AlternativesToJson(const std::vector<Alternative>& alternatives);
+
+/// A node's bill of materials with each derivation's terms and reasons.
+nlohmann::json BomToJson(const NodeBom& bom);
+
+/// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost.total_usd,
+/// on-prem bom with cpu, ram_bytes, storage, network, psu_watts, cooling), break_even_months,
+/// reliability (checkpoint_bytes, checkpoint_interval_s, expected_interruptions). Infinity is null.
+nlohmann::json RecommendationToJson(const Recommendation& recommendation);
+
+nlohmann::json ReviewToJson(const BuildReview& review);
+
+/// A report in any format: JSON from the writers above, text, Markdown and HTML from text/report.h.
+std::string RecommendationReport(const Recommendation& recommendation, ReportFormat format);
+std::string ReviewReport(const BuildReview& review, ReportFormat format);
+
+}  // namespace trainplan

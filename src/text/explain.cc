@@ -1,0 +1,184 @@
+#include "text/explain.h"
+
+#include <fmt/format.h>
+
+#include "core/framework.h"
+#include "core/units.h"
+#include "text/format.h"
+
+namespace trainplan {
+
+namespace {
+
+std::string RecomputeText(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "no activation recomputation";
+    case Recompute::kSelective: return "selective recomputation of the attention core (Korthikanti et al. 2022)";
+    case Recompute::kFull: return "full recomputation: only each layer's input is kept, one extra forward pass";
+  }
+  return "";
+}
+
+std::string WarningText(const Scenario& s, const EstimateWarning& w) {
+  switch (w.code) {
+    case WarningCode::kApproximateModel:
+      return fmt::format("{} is a generic shape, not a published config: counts are approximate", s.model.name);
+    case WarningCode::kModelNote: return s.model.warnings.at(w.model_note);
+    case WarningCode::kDoesNotFit:
+      return fmt::format("does not fit: needs {:.1f} GiB per GPU on {:.1f} GiB", w.needed_bytes / kGiB,
+                         w.capacity_bytes / kGiB);
+    case WarningCode::kTpSpansNodes:
+      return fmt::format("tp={} spans nodes ({} GPUs per node): TP traffic crosses {}", w.tp, w.gpus_per_node,
+                         s.hardware.inter_node.name);
+    case WarningCode::kNoNvlink:
+      return fmt::format("{} has no NVLink: GPU-to-GPU traffic goes over {}", s.hardware.gpu.name,
+                         s.hardware.intra_node.name);
+  }
+  return "";
+}
+
+const char* ReasonText(ConfidenceReason r) {
+  switch (r) {
+    case ConfidenceReason::kGenericModel: return "generic model shape";
+    case ConfidenceReason::kLowGpuData: return "GPU datasheet figures of low confidence";
+    case ConfidenceReason::kSecondaryGpuData: return "GPU figures partly from secondary sources";
+    case ConfidenceReason::kNonNvidia: return "efficiency model calibrated on NVIDIA measurements";
+    case ConfidenceReason::kLibraryDependent: return "4-bit and fused-kernel speeds vary with library versions";
+    case ConfidenceReason::kLargeScale: return "at this scale stragglers and network congestion are not modelled";
+  }
+  return "";
+}
+
+const char* LevelText(ConfidenceLevel level) {
+  switch (level) {
+    case ConfidenceLevel::kLow: return "low";
+    case ConfidenceLevel::kMedium: return "medium";
+    case ConfidenceLevel::kHigh: return "high";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> EstimateAssumptions(const Scenario& s) {
+  const FrameworkProfile& fw = GetFrameworkProfile(s.training.framework);
+  return {fmt::format("framework profile: {} ({})", fw.name, fw.source),
+          fmt::format("precision {}, optimizer {}, method {}", ToString(s.training.precision),
+                      ToString(s.training.optimizer), ToString(s.training.method)),
+          RecomputeText(s.strategy.recompute),
+          s.strategy.flash_attention ? "flash attention: no s x s score matrix is stored"
+                                     : "eager attention: scores, softmax and dropout mask are stored",
+          fmt::format("GPU peaks are dense datasheet figures for {} ({})", s.hardware.gpu.name,
+                      s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
+          fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
+                      s.hardware.inter_node.name)};
+}
+
+std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) {
+  std::vector<std::string> out;
+  for (const auto& w : e.warnings) out.push_back(WarningText(s, w));
+  return out;
+}
+
+std::string ConfidenceText(const Confidence& c) {
+  const std::string level = LevelText(c.level);
+  if (c.reasons.empty()) return level + ": dense model, datasheet figures, calibrated efficiency model";
+  std::vector<std::string> reasons;
+  for (ConfidenceReason r : c.reasons) reasons.push_back(ReasonText(r));
+  return level + ": " + fmt::format("{}", fmt::join(reasons, "; "));
+}
+
+std::string FitChangeText(const FitOption& o) {
+  switch (o.change) {
+    case FitChange::kFullRecompute: return "full activation recomputation";
+    case FitChange::kOptimizerOffload:
+      return fmt::format("optimizer offloaded to the host (ZeRO-{}) with full recomputation", o.zero);
+    case FitChange::kAdamW8bit: return "8-bit AdamW with full recomputation";
+    case FitChange::kMethod:
+      return fmt::format("method {} (rank {}) with full recomputation", ToString(o.method), o.lora_rank);
+  }
+  return "";
+}
+
+std::string StrategyText(const Strategy& st, int64_t micro_batch) {
+  std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
+  if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
+  if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
+  if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
+  if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
+  out += fmt::format(" mb{} recompute:{}", micro_batch, ToString(st.recompute));
+  return out;
+}
+
+std::string StrategyText(const Plan& p) { return StrategyText(p.strategy, p.micro_batch); }
+
+std::string PlanWhy(const Plan& p) {
+  const PlanRank& rank = p.rank;
+  const std::string lead = rank.position == 0 ? (rank.objective == Objective::kTime   ? "fastest"
+                                                 : rank.objective == Objective::kCost ? "cheapest"
+                                                                                      : "fewest GPUs")
+                                              : fmt::format("#{}", rank.position + 1);
+  std::string bottleneck;
+  double largest = 0;
+  for (size_t t = 0; t < p.time.seconds.size(); ++t) {
+    if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
+    if (p.time.seconds[t] > largest) {
+      largest = p.time.seconds[t];
+      bottleneck = TimeTermName(static_cast<TimeTerm>(t));
+    }
+  }
+  const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+  std::string why = fmt::format(
+      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead, p.gpus, p.gpu_id,
+      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, cost,
+      100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+      largest > 0.05 * p.time.step_s
+          ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
+          : "");
+  const CheaperPlan& c = rank.cheaper;
+  if (c.gpus > 0)
+    why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", c.gpus, c.gpu_id,
+                       100 * (c.total_s / p.time.total_s - 1), FormatDuration(c.total_s),
+                       100 * (1 - c.cost_usd / p.cost_usd), c.cost_usd);
+  return why;
+}
+
+std::string AlternativeChangeText(const Alternative& a) {
+  switch (a.change) {
+    case AlternativeChange::kMethodLora: return "method lora";
+    case AlternativeChange::kMethodQlora: return "method qlora";
+    case AlternativeChange::kAdamW8bit: return "optimizer adamw-8bit";
+    case AlternativeChange::kAllowOffload: return "allow CPU offload";
+    case AlternativeChange::kAnyFramework: return "any framework";
+    case AlternativeChange::kAnyGpu: return "any GPU in the catalog";
+    case AlternativeChange::kMoreGpus: return fmt::format("up to {} GPUs", a.max_gpus);
+    case AlternativeChange::kNoDeadline: return "no deadline";
+    case AlternativeChange::kNoBudget: return "no budget limit";
+  }
+  return "";
+}
+
+std::string AlternativeSummary(const Alternative& a) { return a.feasible ? PlanWhy(a.best) : a.reason; }
+
+std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {
+  for (const auto& a : alternatives)
+    if (a.feasible) return AlternativeChangeText(a) + ": " + AlternativeSummary(a);
+  return "";
+}
+
+std::string FindingMessage(const BuildReview& r, const BuildFinding& f) {
+  return f.quote == BuildFinding::Quote::kPlanInMessage ? f.message + "; " + PlanWhy(f.plan) : f.message;
+}
+
+std::string FindingFix(const BuildReview& r, const BuildFinding& f) {
+  switch (f.quote) {
+    case BuildFinding::Quote::kPlanInFix: return f.fix + " (" + PlanWhy(f.plan) + ")";
+    case BuildFinding::Quote::kFirstAlternativeAsFix: return FirstWorkingAlternative(r.alternatives);
+    case BuildFinding::Quote::kNone:
+    case BuildFinding::Quote::kPlanInMessage: break;
+  }
+  return f.fix;
+}
+
+}  // namespace trainplan

@@ -1,0 +1,48 @@
+#pragma once
+// The sentences that explain core's answers, made from its reason codes and numbers. Every face (terminal
+// text, reports, the JSON writers in io) takes them from here, so they read the same everywhere.
+#include <string>
+#include <vector>
+
+#include "core/estimate.h"
+#include "core/review.h"
+#include "core/scenario.h"
+#include "core/search.h"
+
+namespace trainplan {
+
+/// What an estimate of `scenario` assumes, with sources: framework profile, precision, recomputation,
+/// attention, the GPU's datasheet and the links.
+std::vector<std::string> EstimateAssumptions(const Scenario& scenario);
+
+/// "does not fit: needs 61.2 GiB per GPU on 24.0 GiB", one per warning of `estimate`.
+std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate);
+
+/// "medium: GPU figures partly from secondary sources; ...".
+std::string ConfidenceText(const Confidence& confidence);
+
+/// "optimizer offloaded to the host (ZeRO-2) with full recomputation".
+std::string FitChangeText(const FitOption& option);
+
+/// "tp8 pp16 dp128 v2 zero1 mb1 recompute:selective": a plan's strategy in one line (sizes above 1 and
+/// non-defaults only, besides tp/pp/dp).
+std::string StrategyText(const Strategy& strategy, int64_t micro_batch);
+std::string StrategyText(const Plan& plan);
+
+/// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU
+/// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)", and the cheaper plan
+/// near the fastest when there is one.
+std::string PlanWhy(const Plan& plan);
+
+/// "method lora", "up to 64 GPUs", "no deadline".
+std::string AlternativeChangeText(const Alternative& alternative);
+/// Its best plan's reason when it works, else why it still fails.
+std::string AlternativeSummary(const Alternative& alternative);
+/// "method lora: fastest: ..." for the first alternative that works; empty when none does.
+std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives);
+
+/// A review finding's sentence and suggested change, with the search sentences it quotes.
+std::string FindingMessage(const BuildReview& review, const BuildFinding& finding);
+std::string FindingFix(const BuildReview& review, const BuildFinding& finding);
+
+}  // namespace trainplan
