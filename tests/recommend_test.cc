@@ -11,6 +11,8 @@
 #include "core/reliability.h"
 #include "text/report.h"
 #include "core/review.h"
+#include "io/build_reader.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -41,6 +41,14 @@ std::string Field::Shown() const {
 
 void Field::Fail(const std::string& allowed) const { Throw(origin_, path_, Shown(), allowed); }
 
+void Field::FailWith(const std::string& shown, const std::string& allowed) const {
+  Throw(origin_, path_, shown, allowed);
+}
+
+void Field::FailMember(std::string_view key, const std::string& shown, const std::string& allowed) const {
+  Throw(origin_, Child(path_, key), shown, allowed);
+}
+
 std::string Field::String() const {
   if (!value_->is_string()) Fail("a string");
   return value_->get<std::string>();
@@ -52,7 +60,7 @@ bool Field::Bool() const {
 }
 
 int64_t Field::Int(IntRange range) const {
-  const std::string allowed = fmt::format("an integer from {} to {}", range.lo, range.hi);
+  const std::string allowed = range.Allowed();
   if (!value_->is_number()) Fail(allowed);
   const double d = value_->get<double>();
   if (std::floor(d) != d || d < static_cast<double>(range.lo) || d > static_cast<double>(range.hi)) Fail(allowed);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/errors.h"
 #include "cli/flags.h"
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
@@ -24,6 +25,7 @@
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"
 #include "io/requests.h"
+#include "io/text_io.h"
 #include "core/search.h"
 
 namespace trainplan::cli {
@@ -31,30 +33,6 @@ namespace trainplan::cli {
 namespace {
 
 using nlohmann::json;
-
-constexpr int kExitBadInput = 2;
-
-json ReadJsonFile(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw InputError(field, path, "a readable JSON file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
-  }
-}
-
-void WriteOutput(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw InputError("-o", path, "a writable file path");
-  out << text;
-}
 
 /// The job flags shared by `estimate` (and later `plan`), gathered into a scenario document so that
 /// flags and scenario files go through one parser and one validator.
@@ -154,7 +132,7 @@ struct JobFlags {
 };
 
 ModelSpec ResolveModel(const std::string& name) {
-  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfig(ReadJsonFile(name, "model"), name);
+  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfigFile(name, "model");
   return FindModel(name);
 }
 
@@ -301,18 +279,10 @@ int Main(int argc, char** argv) {
       return RunServer(serve);
     } else if (accuracy_cmd->parsed()) {
       AccuracyReport report = RunAccuracy(reference_path);
-      WriteOutput(AccuracyMarkdown(report), output_path);
-      if (!output_path.empty()) std::cerr << "wrote " << output_path << "\n";
+      WriteText(AccuracyMarkdown(report), output_path);
     }
-  } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const json::exception& e) {
-    std::cerr << "error: malformed input: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 1;
+  } catch (...) {
+    return ReportError(std::current_exception(), std::vector<std::string>(argv + 1, argv + argc));
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "machine/nvml.h"
 #include "core/search.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan::cli {
 namespace {

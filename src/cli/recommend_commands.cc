@@ -18,6 +18,7 @@
 #include "text/report.h"
 #include "core/review.h"
 #include "core/search.h"
+#include "io/build_reader.h"
 
 namespace trainplan::cli {
 

@@ -8,6 +8,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

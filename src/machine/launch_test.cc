@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/search.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {
