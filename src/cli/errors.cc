@@ -92,8 +92,11 @@ bool Given(std::string_view flag, const std::vector<std::string>& args) {
 }  // namespace
 
 std::string FieldAsGiven(const std::string& field, const std::vector<std::string>& args) {
+  // `review` reads its job from the build's "job" object, with the job flags written over it.
+  const std::string_view job_field = std::string_view(field).starts_with("job.") ? std::string_view(field).substr(4)
+                                                                                : std::string_view(field);
   for (const FlagPath& f : kFlagPaths) {
-    if (Under(field, f.path) && Given(f.flag, args)) return std::string(f.flag);
+    if (Under(job_field, f.path) && Given(f.flag, args)) return std::string(f.flag);
   }
   return field;
 }

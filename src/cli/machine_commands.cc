@@ -190,7 +190,7 @@ int MachineCommands::Check() {
     job_doc = job_flags_.document();
   }
   const std::string gpu_id = probe.gpus.empty() || probe.gpus[0].catalog_id.empty() ? "h100-sxm" : probe.gpus[0].catalog_id;
-  const Scenario job = JobFromDocument(job_doc, /*allow_paths=*/true, readiness_options.framework_fixed, gpu_id);
+  const Scenario job = JobFromDocument(Field(job_doc, ""), /*allow_paths=*/true, readiness_options.framework_fixed, gpu_id);
   const Readiness readiness = CheckReadiness(job, probe, readiness_options);
   std::cout << (json_ ? ReadinessToJson(readiness).dump(2) + "\n" : RenderReadiness(readiness));
   return readiness.ready ? 0 : kExitMachineCannot;

@@ -85,10 +85,8 @@ BuildSpec BuildFromDocument(const Field& doc) {
     b.cooling = v->String();
     if (b.cooling != "air" && b.cooling != "liquid") v->Fail("air | liquid");
   }
-  if (const auto v = doc.Get("job")) {
-    v->RequireObject("a scenario document without hardware");
-    b.job = v->value();
-  }
+  const Field job = doc.Section("job");
+  b.job = job.value();
   return b;
 }
 

@@ -60,10 +60,8 @@ Field Split(const Field& doc, const char* section, json& rest) {
 
 }  // namespace
 
-Scenario JobFromDocument(const json& doc, bool allow_paths, bool& framework_fixed, const std::string& gpu) {
-  const Field root(doc, "");
-  if (!root.IsObject()) throw InputError("scenario", root.Shown(), "a JSON object with model, training, hardware, strategy");
-  if (!root.Has("model")) root.FailMember("model", "", "required: a catalog name, {\"config\": {...}} or {\"config_path\": \"...\"}");
+Scenario JobFromDocument(const Field& root, bool allow_paths, bool& framework_fixed, const std::string& gpu) {
+  CheckScenarioShape(root);
   // The strategy and hardware are the search's to choose, but a document's own are read all the same, so
   // that a bad value is refused as `estimate` refuses it rather than dropped.
   Strategy strategy;
@@ -72,11 +70,11 @@ Scenario JobFromDocument(const json& doc, bool allow_paths, bool& framework_fixe
   ReadHardware(root.Section("hardware"), hardware, strategy);
   const Field training = root.Section("training");
   framework_fixed = training.Has("framework");
-  json job = doc;
+  json job = root.value();
   job.erase("strategy");
   if (training.Has("micro_batch")) job["training"].erase("micro_batch");
   job["hardware"] = {{"gpu", gpu}, {"gpus", 1}};
-  return ScenarioFromJson(job, allow_paths);
+  return ScenarioFromDocument(Field(job, root.path()), allow_paths);
 }
 
 PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
@@ -100,7 +98,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
   if (const auto v = p.Get("prices")) c.prices = Prices(*v, "USD per GPU-hour");
-  r.job = JobFromDocument(scenario, allow_paths, c.framework_fixed,
+  r.job = JobFromDocument(Field(scenario, ""), allow_paths, c.framework_fixed,
                           c.gpu_types.empty() ? std::string("h100-sxm") : c.gpu_types[0]);
   return r;
 }
@@ -138,7 +136,7 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
     policy.bom.checkpoints_kept = static_cast<int>(v->Int(limits::kCheckpointsKept));
   }
   if (const auto v = p.Get("psu_n_plus_n"); v && v->Bool()) policy.bom.psu_spares = -2;
-  r.job = JobFromDocument(scenario, allow_paths, policy.framework_fixed);
+  r.job = JobFromDocument(Field(scenario, ""), allow_paths, policy.framework_fixed);
   return r;
 }
 

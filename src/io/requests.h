@@ -14,8 +14,9 @@ namespace trainplan {
 /// The job a scenario document describes for a search, validated on one GPU of `gpu`: the search chooses
 /// the hardware, strategy and micro-batch, though the document's own are read (a bad value fails as in
 /// ScenarioFromJson). `framework_fixed` is set when the document names a framework. Keys outside the
-/// scenario schema are the caller's to remove first. Every face that plans a job reads it here.
-Scenario JobFromDocument(const nlohmann::json& doc, bool allow_paths, bool& framework_fixed,
+/// scenario schema are the caller's to remove first. Every face that plans a job reads it here; errors
+/// name fields under `doc`'s path (a build's job: "job.training.method").
+Scenario JobFromDocument(const Field& doc, bool allow_paths, bool& framework_fixed,
                          const std::string& gpu = "h100-sxm");
 
 struct PlanRequest {

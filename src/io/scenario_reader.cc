@@ -266,11 +266,16 @@ void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
   hw.inter_node = inter ? ReadLink(*inter, hw.gpu) : DefaultInterNodeLink(hw.gpu);
 }
 
-Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
+void CheckScenarioShape(const Field& doc) {
   if (!doc.IsObject()) {
-    throw InputError("scenario", doc.Shown(), "a JSON object with model, training, hardware, strategy");
+    throw InputError(doc.path().empty() ? "scenario" : doc.path(), doc.Shown(),
+                     "a JSON object with model, training, hardware, strategy");
   }
   doc.CheckKeys({"model", "training", "hardware", "strategy", "description"});
+}
+
+Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
+  CheckScenarioShape(doc);
   const Field t = doc.Section("training");
   const Field h = doc.Section("hardware");
   const Field st = doc.Section("strategy");

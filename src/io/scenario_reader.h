@@ -15,6 +15,9 @@ namespace trainplan {
 Scenario ScenarioFromDocument(const Field& doc, bool allow_paths);
 Scenario ScenarioFromJson(const nlohmann::json& doc, bool allow_paths);
 
+/// Fails unless `doc` is an object holding only the scenario's top-level keys.
+void CheckScenarioShape(const Field& doc);
+
 // The sections of a scenario document, read over the defaults already in the output (each fails naming
 // the field): the `strategy` object, and the `hardware` object on that strategy.
 void ReadStrategy(const Field& strategy, Strategy& out);

@@ -67,7 +67,7 @@ json Review(const json& doc, const ApiLimits& limits) {
   BuildSpec build = BuildFromJson(doc);
   if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
   bool framework_fixed = false;
-  Scenario job = JobFromDocument(build.job, /*allow_paths=*/false, framework_fixed);
+  Scenario job = JobFromDocument(Field(build.job, "job"), /*allow_paths=*/false, framework_fixed);
   return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads));
 }
 
