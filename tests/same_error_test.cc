@@ -99,7 +99,8 @@ TEST(SameError, ReviewOnTheCliAndTheApiNamesTheBuildField) {
     std::string field, value, allowed;
   };
   const Case cases[] = {
-      {{{"gpus", "eight"}}, "gpus", "eight", "an integer from 1 to 1000000"},
+      {{{"gpus", "eight"}}, "gpus", "eight", "an integer from 1 to 72"},
+      {{{"gpus", 100}}, "gpus", "100", "an integer from 1 to 72"},
       {{{"coolling", "liquid"}}, "coolling", "liquid",
        "unknown key; allowed keys: name, source, gpu, gpus, nvlink, cpu, sockets, ram_gb, storage, raid0, psu, "
        "network, cooling, job"},

@@ -15,6 +15,8 @@ TEST(CliErrors, AFieldIsSpeltAsTheFlagOnlyWhenTheFlagWasGiven) {
   EXPECT_EQ(FieldAsGiven("training.lora_targets[1]", {"estimate", "--lora-targets", "q_proj,x"}), "--lora-targets");
   EXPECT_EQ(FieldAsGiven("job.training.method", {"review", "b.json", "--method", "x"}), "--method");
   EXPECT_EQ(FieldAsGiven("training.methods", {"estimate", "--method", "x"}), "training.methods");
+  EXPECT_EQ(FieldAsGiven("output", {"snapshot", "-o", "/absent/x.json"}), "-o");
+  EXPECT_EQ(FieldAsGiven("output", {"recommend", "--output", "/absent/x.json"}), "-o");
 }
 
 int Status(std::exception_ptr e) {

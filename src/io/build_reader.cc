@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "core/limits.h"
 #include "core/units.h"
 #include "io/scenario_reader.h"
 
@@ -55,7 +56,8 @@ BuildSpec BuildFromDocument(const Field& doc) {
   if (const auto v = doc.Get("source")) b.source = v->String();
   if (!doc.Has("gpu")) doc.FailMember("gpu", "", "a GPU type (see the GPU catalog)");
   b.gpu = ReadGpu(doc.At("gpu"));
-  b.gpus = CountOr(doc, "gpus", 1);
+  // A build is one node: its GPUs are a node's.
+  if (const auto v = doc.Get("gpus")) b.gpus = static_cast<int>(v->Int(limits::kGpusPerNode));
   if (const auto v = doc.Get("nvlink")) b.nvlink_claimed = v->Bool();
   if (!doc.Has("cpu")) doc.FailMember("cpu", "", "a CPU from the CPU catalog");
   const Field cpu = doc.At("cpu");

@@ -165,3 +165,32 @@ TEST(Api, EachSearchIsBoundedByTheServer) {
 
 }  // namespace
 }  // namespace trainplan
+
+namespace trainplan {
+namespace {
+
+TEST(Api, ErrorsNameDocumentPathsNeverFlags) {
+  for (const char* endpoint : {"/api/estimate", "/api/plan", "/api/recommend"}) {
+    const json e = Post(endpoint, {{"training", {{"method", "lora"}}}}, 400);
+    EXPECT_EQ(e["field"], "model") << endpoint;
+    EXPECT_EQ(e["allowed"].get<std::string>().find("--"), std::string::npos) << e.dump();
+  }
+  const json price = Post("/api/plan", {{"model", "llama-3-8b"}, {"plan", {{"prices", {{"h100-sxm", -1}}}}}}, 400);
+  EXPECT_EQ(price["field"], "plan.prices.h100-sxm");
+  EXPECT_EQ(price["allowed"], "a positive USD per GPU-hour");
+  const json gpu = Post("/api/recommend", {{"model", "llama-3-8b"}, {"recommend", {{"purchase_prices", {{"h1OO", 1}}}}}}, 400);
+  EXPECT_EQ(gpu["field"], "recommend.purchase_prices.h1OO");
+}
+
+TEST(Api, ADeepBodyIsRefusedByTheOneDepthRule) {
+  const std::string at_limit = "{\"model\": \"llama-3-8b\", \"x\": " + std::string(62, '[') + std::string(62, ']') + "}";
+  const json e = json::parse(HandleRequest("POST", "/api/estimate", at_limit).body);
+  EXPECT_EQ(e["field"], "x");  // parsed, then refused as an unknown key
+  const std::string deeper = "{\"model\": \"llama-3-8b\", \"x\": " + std::string(64, '[') + std::string(64, ']') + "}";
+  const json deep = json::parse(HandleRequest("POST", "/api/estimate", deeper).body);
+  EXPECT_EQ(deep["field"], "body");
+  EXPECT_EQ(deep["allowed"], "a JSON document nested at most 64 levels");
+}
+
+}  // namespace
+}  // namespace trainplan
