@@ -57,6 +57,8 @@ std::vector<BadScenario> BadScenarios() {
        "an integer from 1 to 1000000"},
       {"gpus_per_node_100", {{"model", "llama-3-8b"}, {"hardware", {{"gpus_per_node", 100}}}},
        "hardware.gpus_per_node", "100", "an integer from 1 to 72"},
+      {"recompute_bogus", {{"model", "llama-3-8b"}, {"strategy", {{"recompute", "sometimes"}}}}, "strategy.recompute",
+       "sometimes", "one of: none, selective, full"},
       {"unknown_key", {{"model", "llama-3-8b"}, {"training", {{"methd", "lora"}}}}, "training.methd", "lora",
        "unknown key; allowed keys: method, precision, optimizer, framework, seq_len, micro_batch, global_batch, "
        "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers"},

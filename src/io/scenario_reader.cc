@@ -32,7 +32,6 @@ E ParseEnum(const std::string& s, const std::string& field, const Spelling<E> (&
   throw InputError(field, s, fmt::format("one of: {}", allowed));
 }
 
-
 constexpr const char* kModelAllowed = "a catalog name, {\"config\": {...}} or {\"config_path\": \"...\"}";
 
 ModelSpec ReadModel(const Field& doc, bool allow_paths) {
@@ -248,6 +247,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();
   if (const auto v = st.Get("flash_attention")) sg.flash_attention = v->Bool();
   if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());
+  if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
 }
 
 void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
@@ -289,9 +289,7 @@ Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
   const auto framework = t.Get("framework");
   s.training.framework = framework ? ParseFramework(framework->String(), framework->path())
                                    : DefaultFramework(s.training.method, s.hardware.gpus, s.hardware.gpus_per_node);
-  const auto recompute = st.Get("recompute");
-  s.strategy.recompute = recompute ? ParseRecompute(recompute->String(), recompute->path())
-                                   : GetFrameworkProfile(s.training.framework).default_recompute;
+  if (!st.Has("recompute")) s.strategy.recompute = GetFrameworkProfile(s.training.framework).default_recompute;
   ValidateScenario(s);
   return s;
 }

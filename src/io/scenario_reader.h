@@ -19,7 +19,8 @@ Scenario ScenarioFromJson(const nlohmann::json& doc, bool allow_paths);
 void CheckScenarioShape(const Field& doc);
 
 // The sections of a scenario document, read over the defaults already in the output (each fails naming
-// the field): the `strategy` object, and the `hardware` object on that strategy.
+// the field): the `strategy` object (an absent recompute is left for the framework's default), and the
+// `hardware` object on that strategy.
 void ReadStrategy(const Field& strategy, Strategy& out);
 void ReadHardware(const Field& hardware, Hardware& out, const Strategy& strategy);
 /// A GPU named at `v` (catalog id, name or alias); an unknown name fails naming the field.
