@@ -557,10 +557,17 @@ void CheckModelSize(const ConfigReader& c, const Field& config, const ModelSpec&
                     fmt::format("a model of at most {:.0e} parameters", kMaxParams));
 }
 
+/// The config itself as its errors name it: a file's "path: " prefix without the separator.
+Field Whole(const Field& config) {
+  std::string path = config.path();
+  if (path.ends_with(": ")) path.resize(path.size() - 2);
+  return Field(config.value(), path, config.origin());
+}
+
 }  // namespace
 
 ModelSpec ModelFromHfConfig(const Field& config, const std::string& source) {
-  config.RequireObject("a JSON object (config.json)");
+  Whole(config).RequireObject("a JSON object (config.json)");
   const ConfigReader c(config);
   const std::string type = c.StringOr("model_type", "");
   const bool megatron = type == "gpt" || type == "megatron_gpt" || (type.empty() && c.Has("num_layers"));
@@ -600,7 +607,7 @@ ModelSpec ModelFromHfConfig(const Field& config, const std::string& source) {
   m.model_type = type;
   m.source = source;
   m.name = c.StringOr("_name_or_path", "");
-  CheckModelSize(c, config, m);
+  CheckModelSize(c, Whole(config), m);
   return m;
 }
 

@@ -52,6 +52,14 @@ TEST(HfConfig, AConfigFileNamesTheFileAndTheKey) {
     EXPECT_EQ(e.field(), "model.config_path");
     EXPECT_EQ(e.value(), path + ".absent");
   }
+  std::ofstream(path) << "[1, 2]";
+  try {
+    ModelFromHfConfigFile(path, "model.config_path");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), path);
+    EXPECT_EQ(e.allowed(), "a JSON object (config.json)");
+  }
   config["vocab_size"] = 1000;
   std::ofstream(path) << config.dump();
   EXPECT_EQ(CountParams(ModelFromHfConfigFile(path, "model.config_path")).total,
