@@ -4,7 +4,7 @@
 # build documents (src/io/readers_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
 # Usage: scripts/fuzz.sh [SECONDS] (default 120, half to each target).
 # An ASan error, an unexpected error (a 500, or a reader's exception other than InputError) or a hang stops
-# that target's run and leaves its input in build-fuzz/<target>/crash-* or timeout-*; UBSan reports each
+# that target's run and leaves its input in build-fuzz/<target>.run/crash-* or timeout-*; UBSan reports each
 # undefined-behaviour site once and lets the run go on, so that one run lists them all.
 # Each finding keeps its input in the target's fuzz_found/ (replayed by every run) and becomes a test case
 # once fixed.
@@ -18,7 +18,7 @@ cmake --build build-fuzz --target trainplan_fuzz trainplan_readers_fuzz -j "$(np
 found=0
 # fuzz TARGET SOURCE_DIR SECONDS: one bounded run over the target's seeds and earlier findings.
 fuzz() {
-  local target="$1" dir="$2" time="$3" out="build-fuzz/$1" status=0
+  local target="$1" dir="$2" time="$3" out="build-fuzz/$1.run" status=0
   echo "== $target (${time}s)"
   mkdir -p "$out/corpus" "$dir/fuzz_found"
   rm -f "$out"/crash-* "$out"/timeout-* "$out"/oom-*

@@ -183,8 +183,10 @@ json ParseDocument(std::string_view text, const std::string& path, DocumentOrigi
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    const std::string shown(text.substr(0, kMaxShown));
-    Throw(origin, path, shown, fmt::format("valid JSON ({})", e.what()));
+    Throw(origin, path, std::string(text.substr(0, kMaxShown)), fmt::format("valid JSON ({})", e.what()));
+  } catch (const json::out_of_range& e) {
+    // The parser's only out_of_range is a number beyond double (1e800): malformed text like any other.
+    Throw(origin, path, std::string(text.substr(0, kMaxShown)), fmt::format("valid JSON ({})", e.what()));
   }
 }
 

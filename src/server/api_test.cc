@@ -190,6 +190,10 @@ TEST(Api, ADeepBodyIsRefusedByTheOneDepthRule) {
   const json deep = json::parse(HandleRequest("POST", "/api/estimate", deeper).body);
   EXPECT_EQ(deep["field"], "body");
   EXPECT_EQ(deep["allowed"], "a JSON document nested at most 64 levels");
+  // A number beyond double is a bad body, not a server error (fuzz_found/number-overflow).
+  const ApiResponse overflow = HandleRequest("POST", "/api/estimate", R"({"model": {"config": {"hidden_size": 1e800}}})");
+  EXPECT_EQ(overflow.status, 400);
+  EXPECT_EQ(json::parse(overflow.body)["field"], "body");
 }
 
 }  // namespace
