@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/search.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -1,32 +1,41 @@
 #!/usr/bin/env bash
-# Fuzzes the HTTP API's request handler (src/server/api_fuzz.cc) with libFuzzer for a bounded time:
-# a clang build with ASan and UBSan in build-fuzz/. Usage: scripts/fuzz.sh [SECONDS] (default 120).
-# An ASan error, a 500 or a hang stops the run and leaves its input in build-fuzz/crash-* or timeout-*;
-# UBSan reports each undefined-behaviour site once and lets the run go on, so that one run lists them all.
-# Each finding keeps its input in src/server/fuzz_found/ (replayed by every run) and becomes a case in
-# src/server/api_test.cc once fixed.
+# Fuzzes with libFuzzer for a bounded time, split between two targets: the HTTP API's request handler
+# (src/server/api_fuzz.cc), then the file readers: scenario documents, Hugging Face config.json files and
+# build documents (src/io/readers_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
+# Usage: scripts/fuzz.sh [SECONDS] (default 120, half to each target).
+# An ASan error, an unexpected error (a 500, or a reader's exception other than InputError) or a hang stops
+# that target's run and leaves its input in build-fuzz/<target>.run/crash-* or timeout-*; UBSan reports each
+# undefined-behaviour site once and lets the run go on, so that one run lists them all.
+# Each finding keeps its input in the target's fuzz_found/ (replayed by every run) and becomes a test case
+# once fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 command -v clang++ >/dev/null || { echo "error: clang++ is missing (apt-get install clang)" >&2; exit 1; }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINPLAN_FUZZ=ON >/dev/null
-cmake --build build-fuzz --target trainplan_fuzz -j "$(nproc)"
-mkdir -p build-fuzz/corpus
-rm -f build-fuzz/crash-* build-fuzz/timeout-* build-fuzz/oom-*
-status=0
-build-fuzz/trainplan_fuzz build-fuzz/corpus src/server/fuzz_seeds src/server/fuzz_found -max_total_time="$seconds" -max_len=16384 \
-  -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ >build-fuzz/fuzz.log 2>&1 ||
-  status=$?
-grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' build-fuzz/fuzz.log || true
+cmake --build build-fuzz --target trainplan_fuzz trainplan_readers_fuzz -j "$(nproc)"
+
 found=0
-if grep -q 'runtime error' build-fuzz/fuzz.log; then
-  echo "undefined behaviour (UBSan), by site:"
-  grep 'runtime error' build-fuzz/fuzz.log | sed 's/: runtime error: /\t/' | sort -u -t$'\t' -k1,1
-  found=1
-fi
-if ((status != 0)); then
-  grep -E '==[0-9]+==ERROR|^SUMMARY|Test unit written|ALARM' build-fuzz/fuzz.log || true
-  found=1
-fi
-((found == 0)) && echo "no crashes, hangs, sanitizer reports or 500s"
+# fuzz TARGET SOURCE_DIR SECONDS: one bounded run over the target's seeds and earlier findings.
+fuzz() {
+  local target="$1" dir="$2" time="$3" out="build-fuzz/$1.run" status=0
+  echo "== $target (${time}s)"
+  mkdir -p "$out/corpus" "$dir/fuzz_found"
+  rm -f "$out"/crash-* "$out"/timeout-* "$out"/oom-*
+  "build-fuzz/$target" "$out/corpus" "$dir/fuzz_seeds" "$dir/fuzz_found" -max_total_time="$time" -max_len=16384 \
+    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$out/" >"$out/fuzz.log" 2>&1 || status=$?
+  grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$out/fuzz.log" || true
+  if grep -q 'runtime error' "$out/fuzz.log"; then
+    echo "undefined behaviour (UBSan), by site:"
+    grep 'runtime error' "$out/fuzz.log" | sed 's/: runtime error: /\t/' | sort -u -t$'\t' -k1,1
+    found=1
+  fi
+  if ((status != 0)); then
+    grep -E '==[0-9]+==ERROR|^SUMMARY|Test unit written|ALARM|not an InputError' "$out/fuzz.log" || true
+    found=1
+  fi
+}
+fuzz trainplan_fuzz src/server $(((seconds + 1) / 2))
+fuzz trainplan_readers_fuzz src/io $((seconds / 2))
+((found == 0)) && echo "no crashes, hangs, sanitizer reports or unexpected errors"
 exit "$found"

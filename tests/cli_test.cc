@@ -62,7 +62,7 @@ TEST(Cli, UnknownModelSuggestsClosestAndExits2) {
 TEST(Cli, UnknownGpuSuggestsClosestAndExits2) {
   CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm6 --gpus 8");
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.out.find("hardware.gpu"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("invalid --gpu: 'h100-sxm6'"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("h100"), std::string::npos) << run.out;
 }
 
@@ -76,7 +76,7 @@ TEST(Cli, MalformedScenarioExits2) {
 TEST(Cli, TpNotDividingHeadsExits2NamingField) {
   CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 3 --tp 3");
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.out.find("strategy.tp"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("invalid --tp: '3'; must divide num_attention_heads (32)"), std::string::npos) << run.out;
 }
 
 TEST(Cli, GpuCountMismatchExits2) {
@@ -88,7 +88,7 @@ TEST(Cli, GpuCountMismatchExits2) {
 TEST(Cli, NegativeNumberExits2) {
   CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --seq-len -5");
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.out.find("seq_len"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("invalid --seq-len: '-5'; an integer from 1 to 10000000"), std::string::npos) << run.out;
 }
 
 TEST(Cli, UnknownFlagExits2) { EXPECT_EQ(Trainplan("estimate --modle llama-3-8b").status, 2); }
@@ -173,6 +173,56 @@ TEST(Cli, CatalogsList) {
   EXPECT_GE(gpus.size(), 20u);
   auto models = TrainplanJson("models");
   EXPECT_GE(models.size(), 30u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, LaunchUsesTheStrategyAScenarioGives) {
+  const std::string path = WriteTemp("given_strategy.json", R"({"model": "llama-3-8b",
+    "training": {"method": "full", "micro_batch": 3, "global_batch": 48},
+    "hardware": {"gpu": "h100-sxm", "gpus": 4}, "strategy": {"zero": 3}})");
+  CommandResult run = Trainplan("launch " + path + " --format deepspeed");
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json ds = nlohmann::json::parse(run.out.substr(0, run.out.rfind('}') + 1));
+  EXPECT_EQ(ds["zero_optimization"]["stage"], 3);
+  EXPECT_EQ(ds["train_micro_batch_size_per_gpu"], 3);
+  EXPECT_EQ(ds["gradient_accumulation_steps"], 4);  // 48 / (3 x 4 GPUs)
+  EXPECT_EQ(ds["train_batch_size"], 48);
+}
+
+TEST(Cli, LaunchRefusesABadStrategyInAScenario) {
+  const std::string path = WriteTemp("bad_strategy.json", R"({"model": "llama-3-8b", "strategy": {"tp": 3}})");
+  CommandResult run = Trainplan("launch " + path + " --format torchrun");
+  EXPECT_EQ(run.status, 2) << run.out;
+  EXPECT_EQ(run.out, "error: invalid strategy.tp: '3'; must divide num_attention_heads (32)\n");
+}
+
+TEST(Cli, DeeplyNestedScenarioExits2WithAMessage) {
+  const std::string path = WriteTemp("deep.json", std::string(100000, '{') + std::string(100000, '}'));
+  CommandResult run = Trainplan("estimate " + path);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.out, "error: invalid scenario: '" + path + "'; a JSON document nested at most 64 levels\n");
+}
+
+TEST(Cli, ScenarioFileFieldsKeepTheirPathFlagsAreSpeltAsFlags) {
+  const std::string path = WriteTemp("bad_method.json", R"({"model": "llama-3-8b", "training": {"method": "lorra"}})");
+  CommandResult file = Trainplan("estimate " + path);
+  EXPECT_EQ(file.status, 2);
+  EXPECT_NE(file.out.find("invalid training.method: 'lorra'"), std::string::npos) << file.out;
+  CommandResult flag = Trainplan("estimate --model llama-3-8b --method lorra");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_NE(flag.out.find("invalid --method: 'lorra'"), std::string::npos) << flag.out;
+  CommandResult price = Trainplan("plan --model llama-3-8b --price h100-sxm=-1");
+  EXPECT_EQ(price.status, 2);
+  EXPECT_EQ(price.out, "error: invalid --price: '-1.0'; a positive USD per GPU-hour\n");
+}
+
+TEST(Cli, AModelIsRequiredNamesTheFlag) {
+  CommandResult run = Trainplan("plan --method lora");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("--model"), std::string::npos) << run.out;
 }
 
 }  // namespace

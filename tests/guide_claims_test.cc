@@ -6,6 +6,7 @@
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"
 #include "core/scenario.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "core/search.h"
 #include "text/explain.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -12,6 +12,8 @@
 #include "text/report.h"
 #include "core/review.h"
 #include "io/writers.h"
+#include "io/build_reader.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

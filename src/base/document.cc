@@ -41,6 +41,14 @@ std::string Field::Shown() const {
 
 void Field::Fail(const std::string& allowed) const { Throw(origin_, path_, Shown(), allowed); }
 
+void Field::FailWith(const std::string& shown, const std::string& allowed) const {
+  Throw(origin_, path_, shown, allowed);
+}
+
+void Field::FailMember(std::string_view key, const std::string& shown, const std::string& allowed) const {
+  Throw(origin_, Child(path_, key), shown, allowed);
+}
+
 std::string Field::String() const {
   if (!value_->is_string()) Fail("a string");
   return value_->get<std::string>();
@@ -52,7 +60,7 @@ bool Field::Bool() const {
 }
 
 int64_t Field::Int(IntRange range) const {
-  const std::string allowed = fmt::format("an integer from {} to {}", range.lo, range.hi);
+  const std::string allowed = range.Allowed();
   if (!value_->is_number()) Fail(allowed);
   const double d = value_->get<double>();
   if (std::floor(d) != d || d < static_cast<double>(range.lo) || d > static_cast<double>(range.hi)) Fail(allowed);
@@ -175,8 +183,10 @@ json ParseDocument(std::string_view text, const std::string& path, DocumentOrigi
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    const std::string shown(text.substr(0, kMaxShown));
-    Throw(origin, path, shown, fmt::format("valid JSON ({})", e.what()));
+    Throw(origin, path, std::string(text.substr(0, kMaxShown)), fmt::format("valid JSON ({})", e.what()));
+  } catch (const json::out_of_range& e) {
+    // The parser's only out_of_range is a number beyond double (1e800): malformed text like any other.
+    Throw(origin, path, std::string(text.substr(0, kMaxShown)), fmt::format("valid JSON ({})", e.what()));
   }
 }
 

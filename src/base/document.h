@@ -11,15 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/range.h"
+
 namespace trainplan {
 
 /// Whose document it is, which decides the error a bad value raises.
 enum class DocumentOrigin { kUser, kCatalog };
-
-/// Inclusive bounds of an integer field; declared once beside the reader of that field.
-struct IntRange {
-  int64_t lo, hi;
-};
 
 /// A value inside a document and where it sits.
 class Field {
@@ -34,6 +31,10 @@ class Field {
 
   /// Throws the origin's error naming this field, its value and `allowed`.
   [[noreturn]] void Fail(const std::string& allowed) const;
+  /// The same with the value shown as `shown` (a derived or defaulted value).
+  [[noreturn]] void FailWith(const std::string& shown, const std::string& allowed) const;
+  /// Throws the origin's error naming the member `key` (present or not), shown as `shown`.
+  [[noreturn]] void FailMember(std::string_view key, const std::string& shown, const std::string& allowed) const;
 
   // Typed reads; each fails with what is allowed.
   std::string String() const;

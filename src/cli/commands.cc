@@ -2,10 +2,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -13,11 +11,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/errors.h"
 #include "cli/flags.h"
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
-#include "io/writers.h"
-#include "text/render.h"
 #include "server/server.h"
 #include "io/accuracy.h"
 #include "base/error.h"
@@ -25,6 +22,9 @@
 #include "catalog/hardware.h"
 #include "io/model_catalog.h"
 #include "io/requests.h"
+#include "io/text_io.h"
+#include "io/writers.h"
+#include "text/render.h"
 #include "core/search.h"
 
 namespace trainplan::cli {
@@ -32,30 +32,6 @@ namespace trainplan::cli {
 namespace {
 
 using nlohmann::json;
-
-constexpr int kExitBadInput = 2;
-
-json ReadJsonFile(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  if (!in) throw InputError(field, path, "a readable JSON file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
-  }
-}
-
-void WriteOutput(const std::string& text, const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw InputError("-o", path, "a writable file path");
-  out << text;
-}
 
 /// The job flags shared by `estimate` (and later `plan`), gathered into a scenario document so that
 /// flags and scenario files go through one parser and one validator.
@@ -155,34 +131,16 @@ struct JobFlags {
 };
 
 ModelSpec ResolveModel(const std::string& name) {
-  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfig(ReadJsonFile(name, "model"), name);
+  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfigFile(name, "model");
   return FindModel(name);
 }
 
-}  // namespace
-
-int Main(int argc, char** argv) {
-  CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
-  app.require_subcommand(1);
+/// What the command-line flags of the commands below are parsed into.
+struct Options {
   bool as_json = false;
   std::string output_path;
-
-  auto* models_cmd = app.add_subcommand("models", "list the built-in model catalog");
-  models_cmd->add_flag("--json", as_json, "machine-readable output");
-
-  auto* gpus_cmd = app.add_subcommand("gpus", "list the built-in GPU catalog");
-  gpus_cmd->add_flag("--json", as_json, "machine-readable output");
-
   std::string model_name;
-  auto* model_cmd = app.add_subcommand("model", "exact parameter breakdown of a model");
-  model_cmd->add_option("name", model_name, "catalog name, Hugging Face id or config.json path")->required();
-  model_cmd->add_flag("--json", as_json, "machine-readable output");
-
-  JobFlags job;
-  auto* estimate_cmd = app.add_subcommand("estimate", "memory per GPU and training time for one job");
-  job.Register(estimate_cmd, /*with_strategy=*/true);
-  estimate_cmd->add_flag("--json", as_json, "machine-readable output");
-
+  JobFlags job;  // estimate
   JobFlags plan_job;
   std::vector<std::string> plan_gpu_types, price_overrides;
   std::optional<int> plan_gpus, max_gpus, plan_gpus_per_node, top;
@@ -190,33 +148,147 @@ int Main(int argc, char** argv) {
   std::string deadline, objective, plan_inter_link;
   bool no_offload = false;
   int threads = 0;
-  auto* plan_cmd = app.add_subcommand("plan", "search GPU types, counts and strategies for the best plan");
-  plan_job.Register(plan_cmd, /*with_strategy=*/false);
-  plan_cmd->add_option("--gpu", plan_gpu_types, "GPU types to consider (comma-separated; default: all)")
-      ->delimiter(',');
-  plan_cmd->add_option("--gpus", plan_gpus, "exact GPU count (default: search)");
-  plan_cmd->add_option("--max-gpus", max_gpus, "largest GPU count to consider");
-  plan_cmd->add_option("--gpus-per-node", plan_gpus_per_node, "GPUs per node (default 8)");
-  plan_cmd->add_option("--inter-link", plan_inter_link, "network between nodes (e.g. ib-ndr400)");
-  plan_cmd->add_option("--deadline", deadline, "finish within this time: 15d, 36h, 90m");
-  plan_cmd->add_option("--budget", budget, "spend at most this many USD");
-  plan_cmd->add_option("--objective", objective, "time | cost | gpus (default: cost, or time with --budget)");
-  plan_cmd->add_flag("--no-offload", no_offload, "exclude CPU offload from the search");
-  plan_cmd->add_option("--top", top, "plans to show");
-  plan_cmd->add_option("--price", price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');
-  plan_cmd->add_option("--threads", threads, "search threads (default: all cores)");
-  plan_cmd->add_flag("--json", as_json, "machine-readable output");
-
   ServeOptions serve;
-  auto* serve_cmd = app.add_subcommand("serve", "the web page and JSON API over the same engine");
-  serve_cmd->add_option("--host", serve.host, "address to bind (default loopback; 0.0.0.0 exposes it to the network)");
-  serve_cmd->add_option("--port", serve.port, "TCP port (0: any free port, printed on start)");
-  serve_cmd->add_option("--workers", serve.workers, "searches computing at once (default: the cores)");
+  std::string reference_path;
+};
 
+int RunPlan(Options& o) {
+  // The flags become the same request document the HTTP API takes, read by the same parser.
+  json doc = o.plan_job.ToDocument();
+  json& p = doc["plan"];
+  p = json::object();
+  if (!o.plan_gpu_types.empty()) p["gpu"] = o.plan_gpu_types;
+  if (o.plan_gpus) p["gpus"] = *o.plan_gpus;
+  if (o.max_gpus) p["max_gpus"] = *o.max_gpus;
+  if (o.plan_gpus_per_node) p["gpus_per_node"] = *o.plan_gpus_per_node;
+  if (!o.plan_inter_link.empty()) p["inter_link"] = o.plan_inter_link;
+  if (!o.deadline.empty()) p["deadline"] = o.deadline;
+  if (o.budget) p["budget_usd"] = *o.budget;
+  if (!o.objective.empty()) p["objective"] = o.objective;
+  if (o.no_offload) p["offload"] = false;
+  if (o.top) p["top"] = *o.top;
+  if (!o.price_overrides.empty()) p["prices"] = PricesFromFlags(o.price_overrides, "--price");
+  PlanRequest request = PlanRequestFromJson(doc, /*allow_paths=*/true);
+  const Scenario& job = request.job;
+  PlanConstraints& constraints = request.constraints;
+  const auto started = std::chrono::steady_clock::now();
+  bool shown = false;
+  if (isatty(STDERR_FILENO)) {
+    constraints.progress = [&](size_t done, size_t total) {
+      if (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(300)) return;
+      std::cerr << fmt::format("\rsearching: {}/{} GPU types and counts", done, total) << std::flush;
+      shown = true;
+    };
+  }
+  PlanResult result = SearchPlans(job, constraints, o.threads);
+  if (shown) std::cerr << "\r\033[K" << std::flush;
+  std::cout << (o.as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
+  return 0;
+}
+
+void AddPlanFlags(CLI::App* cmd, Options& o) {
+  o.plan_job.Register(cmd, /*with_strategy=*/false);
+  cmd->add_option("--gpu", o.plan_gpu_types, "GPU types to consider (comma-separated; default: all)")->delimiter(',');
+  cmd->add_option("--gpus", o.plan_gpus, "exact GPU count (default: search)");
+  cmd->add_option("--max-gpus", o.max_gpus, "largest GPU count to consider");
+  cmd->add_option("--gpus-per-node", o.plan_gpus_per_node, "GPUs per node (default 8)");
+  cmd->add_option("--inter-link", o.plan_inter_link, "network between nodes (e.g. ib-ndr400)");
+  cmd->add_option("--deadline", o.deadline, "finish within this time: 15d, 36h, 90m");
+  cmd->add_option("--budget", o.budget, "spend at most this many USD");
+  cmd->add_option("--objective", o.objective, "time | cost | gpus (default: cost, or time with --budget)");
+  cmd->add_flag("--no-offload", o.no_offload, "exclude CPU offload from the search");
+  cmd->add_option("--top", o.top, "plans to show");
+  cmd->add_option("--price", o.price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');
+  cmd->add_option("--threads", o.threads, "search threads (default: all cores)");
+  cmd->add_flag("--json", o.as_json, "machine-readable output");
+}
+
+/// One subcommand: its name and help, the flags it registers, and what it runs (returning the exit status).
+struct Command {
+  const char* name;
+  const char* help;
+  void (*add)(CLI::App* cmd, Options& o);
+  int (*run)(Options& o);
+};
+
+constexpr Command kCommands[] = {
+    {"models", "list the built-in model catalog",
+     [](CLI::App* cmd, Options& o) { cmd->add_flag("--json", o.as_json, "machine-readable output"); },
+     [](Options& o) {
+       if (o.as_json) {
+         std::cout << ModelCatalogJson().dump(2) << "\n";
+         return 0;
+       }
+       std::vector<CatalogModel> models;
+       for (const auto& entry : ModelCatalog())
+         models.push_back({entry.id, entry.hf_id, CountParams(FindModel(entry.id))});
+       std::cout << RenderModelCatalog(models);
+       return 0;
+     }},
+    {"gpus", "list the built-in GPU catalog",
+     [](CLI::App* cmd, Options& o) { cmd->add_flag("--json", o.as_json, "machine-readable output"); },
+     [](Options& o) {
+       std::cout << (o.as_json ? GpuCatalogJson().dump(2) + "\n" : RenderGpuCatalog());
+       return 0;
+     }},
+    {"model", "exact parameter breakdown of a model",
+     [](CLI::App* cmd, Options& o) {
+       cmd->add_option("name", o.model_name, "catalog name, Hugging Face id or config.json path")->required();
+       cmd->add_flag("--json", o.as_json, "machine-readable output");
+     },
+     [](Options& o) {
+       const ModelSpec m = ResolveModel(o.model_name);
+       const ParamCounts p = CountParams(m);
+       std::cout << (o.as_json ? ModelToJson(m, p).dump(2) + "\n" : RenderModel(m, p));
+       return 0;
+     }},
+    {"estimate", "memory per GPU and training time for one job",
+     [](CLI::App* cmd, Options& o) {
+       o.job.Register(cmd, /*with_strategy=*/true);
+       cmd->add_flag("--json", o.as_json, "machine-readable output");
+     },
+     [](Options& o) {
+       const Scenario scenario = ScenarioFromJson(o.job.ToDocument(), /*allow_paths=*/true);
+       const Estimate estimate = EstimateScenario(scenario);
+       std::cout << (o.as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n" : RenderEstimate(scenario, estimate));
+       return 0;
+     }},
+    {"plan", "search GPU types, counts and strategies for the best plan", AddPlanFlags, RunPlan},
+    {"serve", "the web page and JSON API over the same engine",
+     [](CLI::App* cmd, Options& o) {
+       cmd->add_option("--host", o.serve.host, "address to bind (default loopback; 0.0.0.0 exposes it to the network)");
+       cmd->add_option("--port", o.serve.port, "TCP port (0: any free port, printed on start)");
+       cmd->add_option("--workers", o.serve.workers, "searches computing at once (default: the cores)");
+     },
+     [](Options& o) { return RunServer(o.serve); }},
+    {"accuracy", "compare estimates with published measurements",
+     [](CLI::App* cmd, Options& o) {
+       cmd->add_option("--reference", o.reference_path, "measurements.jsonl (tests/reference/ in the source tree)")
+           ->required();
+       cmd->add_option("-o,--output", o.output_path, "write the Markdown report here");
+     },
+     [](Options& o) {
+       WriteText(AccuracyMarkdown(RunAccuracy(o.reference_path)), o.output_path);
+       return 0;
+     }},
+};
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
+  app.require_subcommand(1);
+  Options options;
+  std::vector<std::pair<CLI::App*, const Command*>> commands;
+  for (const Command& c : kCommands) {
+    CLI::App* cmd = app.add_subcommand(c.name, c.help);
+    c.add(cmd, options);
+    commands.emplace_back(cmd, &c);
+  }
+  // The machine commands and recommend/review take the `plan` job flags (without the hardware and strategy).
   JobFlags machine_job;
   MachineCommands machine(app, {[&](CLI::App* cmd) { machine_job.Register(cmd, /*with_strategy=*/false); },
                                 [&] { return machine_job.ToDocument(); }, {}, {}});
-
   JobFlags recommend_job;
   RegisterRecommendCommands(app, {[&](CLI::App* cmd) { recommend_job.Register(cmd, /*with_strategy=*/false); },
                                   [&] { return recommend_job.ToDocument(); },
@@ -224,12 +296,6 @@ int Main(int argc, char** argv) {
                                     recommend_job.Register(cmd, /*with_strategy=*/false, /*with_scenario=*/false);
                                   },
                                   [&](json doc) { return recommend_job.ApplyTo(std::move(doc)); }});
-
-  std::string reference_path;
-  auto* accuracy_cmd = app.add_subcommand("accuracy", "compare estimates with published measurements");
-  accuracy_cmd->add_option("--reference", reference_path, "measurements.jsonl (tests/reference/ in the source tree)")
-      ->required();
-  accuracy_cmd->add_option("-o,--output", output_path, "write the Markdown report here");
 
   try {
     app.parse(argc, argv);
@@ -243,82 +309,15 @@ int Main(int argc, char** argv) {
   }
 
   try {
-    int machine_status = 0;
-    if (machine.Run(machine_status)) return machine_status;
-    if (int status = 0; RunRecommendCommands(status)) return status;
-    if (models_cmd->parsed()) {
-      if (as_json) {
-        std::cout << ModelCatalogJson().dump(2) << "\n";
-      } else {
-        std::vector<CatalogModel> models;
-        for (const auto& entry : ModelCatalog())
-          models.push_back({entry.id, entry.hf_id, CountParams(FindModel(entry.id))});
-        std::cout << RenderModelCatalog(models);
-      }
-    } else if (gpus_cmd->parsed()) {
-      if (as_json) {
-        std::cout << GpuCatalogJson().dump(2) << "\n";
-      } else {
-        std::cout << RenderGpuCatalog();
-      }
-    } else if (model_cmd->parsed()) {
-      ModelSpec m = ResolveModel(model_name);
-      ParamCounts p = CountParams(m);
-      std::cout << (as_json ? ModelToJson(m, p).dump(2) + "\n" : RenderModel(m, p));
-    } else if (estimate_cmd->parsed()) {
-      Scenario scenario = ScenarioFromJson(job.ToDocument(), /*allow_paths=*/true);
-      Estimate estimate = EstimateScenario(scenario);
-      std::cout << (as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n"
-                            : RenderEstimate(scenario, estimate));
-    } else if (plan_cmd->parsed()) {
-      // The flags become the same request document the HTTP API takes, read by the same parser.
-      json doc = plan_job.ToDocument();
-      json& p = doc["plan"];
-      p = json::object();
-      if (!plan_gpu_types.empty()) p["gpu"] = plan_gpu_types;
-      if (plan_gpus) p["gpus"] = *plan_gpus;
-      if (max_gpus) p["max_gpus"] = *max_gpus;
-      if (plan_gpus_per_node) p["gpus_per_node"] = *plan_gpus_per_node;
-      if (!plan_inter_link.empty()) p["inter_link"] = plan_inter_link;
-      if (!deadline.empty()) p["deadline"] = deadline;
-      if (budget) p["budget_usd"] = *budget;
-      if (!objective.empty()) p["objective"] = objective;
-      if (no_offload) p["offload"] = false;
-      if (top) p["top"] = *top;
-      if (!price_overrides.empty()) p["prices"] = PricesFromFlags(price_overrides, "--price");
-      PlanRequest request = PlanRequestFromJson(doc, /*allow_paths=*/true);
-      const Scenario& job = request.job;
-      PlanConstraints& constraints = request.constraints;
-      const auto started = std::chrono::steady_clock::now();
-      bool shown = false;
-      if (isatty(STDERR_FILENO)) {
-        constraints.progress = [&](size_t done, size_t total) {
-          if (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(300)) return;
-          std::cerr << fmt::format("\rsearching: {}/{} GPU types and counts", done, total) << std::flush;
-          shown = true;
-        };
-      }
-      PlanResult result = SearchPlans(job, constraints, threads);
-      if (shown) std::cerr << "\r\033[K" << std::flush;
-      std::cout << (as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
-    } else if (serve_cmd->parsed()) {
-      return RunServer(serve);
-    } else if (accuracy_cmd->parsed()) {
-      AccuracyReport report = RunAccuracy(reference_path);
-      WriteOutput(AccuracyMarkdown(report), output_path);
-      if (!output_path.empty()) std::cerr << "wrote " << output_path << "\n";
+    for (const auto& [cmd, command] : commands) {
+      if (cmd->parsed()) return command->run(options);
     }
-  } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const json::exception& e) {
-    std::cerr << "error: malformed input: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 1;
+    int status = 0;
+    if (machine.Run(status) || RunRecommendCommands(status)) return status;
+    return 0;
+  } catch (...) {
+    return ReportError(std::current_exception(), std::vector<std::string>(argv + 1, argv + argc));
   }
-  return 0;
 }
 
 }  // namespace trainplan::cli

@@ -12,6 +12,8 @@
 
 #include "base/document.h"
 #include "base/error.h"
+#include "core/estimate.h"
+#include "io/requests.h"
 #include "io/text_io.h"
 #include "io/writers.h"
 #include "machine/launch.h"
@@ -45,16 +47,6 @@ std::string Positional(CLI::App* cmd) {
 /// A document written by `plan --json` or `estimate --json` rather than a scenario.
 bool IsPlanDocument(const json& doc) {
   return doc.is_object() && (doc.contains("plans") || (doc.contains("strategy") && doc.contains("memory")));
-}
-
-/// The job as `plan` reads it: the strategy and micro-batch are for the search to choose; the hardware
-/// is a placeholder of the given type that the search replaces.
-Scenario JobFromDocument(json doc, const std::string& gpu_id, bool* framework_fixed) {
-  doc.erase("strategy");
-  if (doc.contains("training")) doc["training"].erase("micro_batch");
-  *framework_fixed = doc.contains("training") && doc["training"].contains("framework");
-  doc["hardware"] = {{"gpu", gpu_id}, {"gpus", 1}};
-  return ScenarioFromJson(doc, /*allow_paths=*/true);
 }
 
 /// The plan file given as the positional argument, or null when it is absent or a scenario file.
@@ -156,18 +148,24 @@ int MachineCommands::Launch() {
   json plan_doc = PlanFile(positional);
   std::string source = positional;
   if (plan_doc.is_null()) {
-    PlanConstraints constraints;
-    constraints.gpu_types = gpu_types_;
-    constraints.gpus = gpus_;
-    constraints.gpus_per_node = gpus_per_node_;
-    if (max_gpus_ > 0) constraints.max_gpus = max_gpus_;
-    constraints.objective = Objective::kTime;
-    constraints.top = 1;
-    const Scenario job = JobFromDocument(job_flags_.document(), gpu_types_.empty() ? "h100-sxm" : gpu_types_[0],
-                                         &constraints.framework_fixed);
-    const PlanResult result = SearchPlans(job, constraints);
-    plan_doc = PlanResultToJson(job, result);
-    source = "job";
+    const json job_doc = job_flags_.document();
+    source = positional.empty() ? "job" : positional;
+    if (job_doc.contains("strategy")) {
+      // A scenario that gives its strategy is launched as given, once it validates.
+      const Scenario scenario = ScenarioFromJson(job_doc, /*allow_paths=*/true);
+      plan_doc = EstimateToJson(scenario, EstimateScenario(scenario));
+    } else {
+      // The fastest plan, asked for as `plan` asks: the same request document and reader.
+      json request = job_doc;
+      json& p = request["plan"];
+      p = {{"objective", "time"}, {"top", 1}};
+      if (!gpu_types_.empty()) p["gpu"] = gpu_types_;
+      if (gpus_ > 0) p["gpus"] = gpus_;
+      if (gpus_per_node_ > 0) p["gpus_per_node"] = gpus_per_node_;
+      if (max_gpus_ > 0) p["max_gpus"] = max_gpus_;
+      const PlanRequest r = PlanRequestFromJson(request, /*allow_paths=*/true);
+      plan_doc = PlanResultToJson(r.job, SearchPlans(r.job, r.constraints));
+    }
   }
   const LaunchPlan plan = LaunchPlanFromJson(plan_doc, source);
   WriteText(RenderLaunch(plan, format, options), output_path_);
@@ -193,7 +191,7 @@ int MachineCommands::Check() {
     job_doc = job_flags_.document();
   }
   const std::string gpu_id = probe.gpus.empty() || probe.gpus[0].catalog_id.empty() ? "h100-sxm" : probe.gpus[0].catalog_id;
-  const Scenario job = JobFromDocument(job_doc, gpu_id, &readiness_options.framework_fixed);
+  const Scenario job = JobFromDocument(Field(job_doc, ""), /*allow_paths=*/true, readiness_options.framework_fixed, gpu_id);
   const Readiness readiness = CheckReadiness(job, probe, readiness_options);
   std::cout << (json_ ? ReadinessToJson(readiness).dump(2) + "\n" : RenderReadiness(readiness));
   return readiness.ready ? 0 : kExitMachineCannot;

@@ -9,6 +9,7 @@
 #include "machine/nvml.h"
 #include "core/search.h"
 #include "io/writers.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan::cli {
 namespace {

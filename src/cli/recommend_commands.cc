@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/flags.h"
+#include "base/document.h"
 #include "base/error.h"
 #include "io/requests.h"
 #include "io/text_io.h"
@@ -19,6 +20,7 @@
 #include "text/report.h"
 #include "core/review.h"
 #include "core/search.h"
+#include "io/build_reader.h"
 
 namespace trainplan::cli {
 
@@ -121,7 +123,8 @@ bool RunRecommendCommands(int& exit_status) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
     BuildSpec build = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
-    Scenario job = JobFromDocument(s.job.apply(build.job), /*allow_paths=*/true, framework_fixed);
+    const json job_doc = s.job.apply(build.job);
+    Scenario job = JobFromDocument(Field(job_doc, "job"), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(build, job, framework_fixed);
     WriteText(ReviewReport(review, format), s.review_output);
     exit_status = 0;

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/reliability.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "core/estimate.h"
 #include "core/model.h"
+#include "io/hf_config.h"
 
 namespace trainplan {
 namespace {

@@ -13,6 +13,7 @@
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/model.h"
+#include "io/hf_config.h"
 
 // Counts heap allocations so a test can prove EstimateMemory makes none. GCC cannot see that the replaced
 // operator new allocates with malloc, hence the pragma.

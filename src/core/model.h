@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace trainplan {
 
 /// Which part of a transformer layer a weight matrix belongs to; LoRA targets and FLOP accounting use it.
@@ -108,17 +106,30 @@ struct ParamCounts {
 /// Counts every parameter of the model exactly.
 ParamCounts CountParams(const ModelSpec& model);
 
-/// Builds the canonical spec from a Hugging Face config.json. Supports llama, mistral, mixtral, qwen2,
-/// qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, phi3, deepseek_v2, deepseek_v3, chatglm/glm4, gpt2,
-/// gpt_neox, mpt, falcon, bloom and Megatron-style GPT fields; an unknown model_type with Llama-style
-/// fields is read as Llama with a warning. Throws InputError naming the missing or invalid field.
-ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source);
-
 /// A generic dense decoder of about `billions` parameters (Llama-style shape), marked approximate.
 ModelSpec GenericModel(double billions);
 
 /// The largest single layer's parameters (ZeRO-3 gathers one layer at a time).
 int64_t LargestLayerParams(const ModelSpec& model);
+
+/// The widths of a standard multi-head (or grouped-query) attention block.
+struct AttentionDims {
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;
+  bool qkv_bias = false;
+  bool o_bias = false;
+};
+
+
+/// q/k/v/o projections. Fused layouts (GPT-2 c_attn, Falcon/NeoX query_key_value, Phi-3 qkv_proj) hold
+/// the same weights, so they are expressed as the separate canonical matrices.
+void AddAttention(LayerSpec& layer, const AttentionDims& d);
+
+/// A feed-forward block: gate/up/down (gated) or up/down (plain), `copies` of it with `active` used per token.
+void AddMlp(LayerSpec& layer, Module module, MlpKind kind, int64_t hidden, int64_t width, bool bias,
+            int64_t copies = 1, int64_t active = 1);
 
 /// Parameters of one layer group's layer (all copies of all linears plus norms).
 int64_t LayerParams(const LayerSpec& layer);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "io/hf_config.h"
 
 namespace trainplan {
 namespace {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

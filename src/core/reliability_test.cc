@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/estimate.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

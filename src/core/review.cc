@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "core/units.h"
@@ -13,65 +12,10 @@ namespace trainplan {
 
 namespace {
 
-using nlohmann::json;
-
 std::string Bytes(double b) {
   return b >= 1e12 ? fmt::format("{:.2f} TB", b / 1e12) : fmt::format("{:.1f} GB", b / 1e9);
 }
 
-int PositiveInt(const json& doc, const char* key, int fallback) {
-  if (!doc.contains(key)) return fallback;
-  int v = doc.at(key).get<int>();
-  if (v <= 0) throw InputError(key, std::to_string(v), "a positive count");
-  return v;
-}
-
-}  // namespace
-
-BuildSpec BuildFromJson(const json& doc) {
-  if (!doc.is_object()) throw InputError("build", doc.dump(), "a JSON object");
-  BuildSpec b;
-  b.name = doc.value("name", "build");
-  b.source = doc.value("source", "");
-  if (!doc.contains("gpu")) throw InputError("gpu", "", "a GPU type (see `trainplan gpus`)");
-  b.gpu = FindGpu(doc.at("gpu").get<std::string>());
-  b.gpus = PositiveInt(doc, "gpus", 1);
-  b.nvlink_claimed = doc.value("nvlink", false);
-  if (!doc.contains("cpu")) throw InputError("cpu", "", "a CPU from data/cpus.json");
-  b.cpu = FindCpu(doc.at("cpu").get<std::string>());
-  b.sockets = PositiveInt(doc, "sockets", 1);
-  if (b.sockets > b.cpu.max_sockets)
-    throw InputError("sockets", std::to_string(b.sockets),
-                     fmt::format("at most {} for the {} (impossible build)", b.cpu.max_sockets, b.cpu.name));
-  if (!doc.contains("ram_gb") || !(doc.at("ram_gb").get<double>() > 0))
-    throw InputError("ram_gb", doc.value("ram_gb", json()).dump(), "a positive amount of RAM in GB");
-  b.ram_bytes = doc.at("ram_gb").get<double>() * kGB;
-  if (b.ram_bytes > b.cpu.max_memory_bytes * b.sockets)
-    throw InputError("ram_gb", fmt::format("{:.0f}", b.ram_bytes / kGB),
-                     fmt::format("at most {:.0f} GB on {} x {} (impossible build)",
-                                 b.cpu.max_memory_bytes * b.sockets / kGB, b.sockets, b.cpu.name));
-  for (const auto& d : doc.value("storage", json::array())) {
-    BuildDrive drive;
-    drive.drive = FindDrive(d.at("drive").get<std::string>());
-    drive.count = PositiveInt(d, "count", 1);
-    drive.capacity_bytes =
-        d.contains("capacity_tb") ? d.at("capacity_tb").get<double>() * 1e12 : drive.drive.capacity_bytes;
-    if (!(drive.capacity_bytes > 0)) throw InputError("storage.capacity_tb", d.dump(), "a positive capacity");
-    b.storage.push_back(drive);
-  }
-  b.raid0 = doc.value("raid0", false);
-  if (!doc.contains("psu")) throw InputError("psu", "", "{\"watts\": W, \"count\": N}");
-  b.psu_w = doc.at("psu").at("watts").get<double>();
-  if (!(b.psu_w > 0)) throw InputError("psu.watts", fmt::format("{}", b.psu_w), "a positive rating in W");
-  b.psus = PositiveInt(doc.at("psu"), "count", 1);
-  for (const auto& l : doc.value("network", json::array())) b.links.push_back(FindLink(l.get<std::string>()).id);
-  b.cooling = doc.value("cooling", "air");
-  if (b.cooling != "air" && b.cooling != "liquid") throw InputError("cooling", b.cooling, "air | liquid");
-  b.job = doc.value("job", json::object());
-  return b;
-}
-
-namespace {
 
 /// Appends to a review's findings.
 struct AddFinding {

@@ -15,7 +15,7 @@ struct BuildDrive {
   double capacity_bytes = 0;  // per drive as bought (may be less than the catalog model's largest)
 };
 
-/// A proposed server (examples/builds/*.json): one node.
+/// A proposed server (examples/builds/*.json, read by io/build_reader.h): one node.
 struct BuildSpec {
   std::string name, source;
   GpuSpec gpu;
@@ -32,10 +32,6 @@ struct BuildSpec {
   std::string cooling = "air";
   nlohmann::json job;  // the job the build is meant for (a scenario document without hardware)
 };
-
-/// Reads a build document; throws InputError naming the field for unknown parts and impossible builds
-/// (more sockets than the CPU allows, more RAM than it addresses, no GPUs).
-BuildSpec BuildFromJson(const nlohmann::json& doc);
 
 struct BuildFinding {
   std::string

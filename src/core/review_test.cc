@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "io/scenario_reader.h"
+#include "io/build_reader.h"
 
 namespace trainplan {
 namespace {

@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "base/vocabulary.h"
 #include "catalog/hardware.h"
 #include "core/model.h"
@@ -52,11 +50,6 @@ struct Scenario {
   Strategy strategy;
 };
 
-/// Reads a scenario document (the schema in docs/scenario.md): `model` (catalog name, {"config": {...}}
-/// or {"config_path": "..."} when `allow_paths`), `training`, `hardware`, `strategy`. Fills defaults,
-/// derives dp, and validates; throws InputError naming the field, the value and what is allowed.
-Scenario ScenarioFromJson(const nlohmann::json& doc, bool allow_paths);
-
 /// Checks a filled scenario: positive sizes, heads divisible by tp, gpus == tp*pp*dp*cp, layers >= pp,
 /// ep dividing experts, micro/global batch consistency. Throws InputError.
 void ValidateScenario(Scenario& scenario);
@@ -70,18 +63,12 @@ bool IsLoraTarget(const Training& training, const Linear& linear);
 int64_t GlobalBatch(const Scenario& scenario);
 int64_t GradAccumSteps(const Scenario& scenario);
 
-// Names as written in scenario files and flags, and their parsers (throw InputError naming `field`).
+// Names as written in scenario files and flags (io/scenario_reader.h reads them).
 const char* ToString(Method m);
 const char* ToString(Precision p);
 const char* ToString(Optimizer o);
 const char* ToString(Recompute r);
 const char* ToString(Offload o);
 const char* ToString(Framework f);
-Method ParseMethod(const std::string& s, const std::string& field = "training.method");
-Precision ParsePrecision(const std::string& s, const std::string& field = "training.precision");
-Optimizer ParseOptimizer(const std::string& s, const std::string& field = "training.optimizer");
-Recompute ParseRecompute(const std::string& s, const std::string& field = "strategy.recompute");
-Offload ParseOffload(const std::string& s, const std::string& field = "strategy.offload");
-Framework ParseFramework(const std::string& s, const std::string& field = "training.framework");
 
 }  // namespace trainplan

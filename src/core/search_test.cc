@@ -10,6 +10,7 @@
 #include "core/framework.h"
 #include "io/writers.h"
 #include "text/explain.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

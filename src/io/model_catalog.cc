@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/embedded_data.h"
+#include "base/document.h"
 #include "base/error.h"
+#include "io/hf_config.h"
 
 namespace trainplan {
 namespace {
@@ -87,7 +89,9 @@ ModelSpec FindModel(const std::string& name) {
   const Catalog& catalog = GetCatalog();
   if (const ModelEntry* entry = FindModelEntry(name)) {
     const size_t index = static_cast<size_t>(entry - catalog.entries.data());
-    ModelSpec spec = ModelFromHfConfig(catalog.configs[index], entry->source);
+    ModelSpec spec = ModelFromHfConfig(
+        Field(catalog.configs[index], fmt::format("models.json: {}.config", entry->id), DocumentOrigin::kCatalog),
+        entry->source);
     spec.name = entry->id;
     spec.hf_id = entry->hf_id;
     return spec;

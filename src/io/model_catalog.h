@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "io/hf_config.h"  // ModelFromHfConfig: each catalog entry is a config.json
 
 namespace trainplan {
 

@@ -7,13 +7,16 @@
 #include "core/platform.h"
 #include "core/scenario.h"
 #include "core/search.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 
-/// The job a scenario document describes, validated on one GPU of `gpu` (the search replaces hardware and
-/// strategy). `framework_fixed` is set when the document names a framework. Keys outside the scenario
-/// schema are the caller's to remove first.
-Scenario JobFromDocument(nlohmann::json doc, bool allow_paths, bool& framework_fixed,
+/// The job a scenario document describes for a search, validated on one GPU of `gpu`: the search chooses
+/// the hardware, strategy and micro-batch, though the document's own are read (a bad value fails as in
+/// ScenarioFromJson). `framework_fixed` is set when the document names a framework. Keys outside the
+/// scenario schema are the caller's to remove first. Every face that plans a job reads it here; errors
+/// name fields under `doc`'s path (a build's job: "job.training.method").
+Scenario JobFromDocument(const Field& doc, bool allow_paths, bool& framework_fixed,
                          const std::string& gpu = "h100-sxm");
 
 struct PlanRequest {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
 
 namespace trainplan {
@@ -17,9 +18,9 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& field, c
   std::stringstream text;
   text << in.rdbuf();
   try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(field, path, fmt::format("valid JSON ({})", e.what()));
+    return ParseDocument(text.str(), field);
+  } catch (const InputError& e) {
+    throw InputError(field, path, e.allowed());  // the file's name says more than its first bytes
   }
 }
 
@@ -29,9 +30,9 @@ void WriteText(const std::string& text, const std::string& path) {
     return;
   }
   std::ofstream out(path);
-  if (!out) throw InputError("-o", path, "a writable file path");
+  if (!out) throw InputError("output", path, "a writable file path");
   out << text;
-  if (!out.flush()) throw InputError("-o", path, "a file path with room to write");
+  if (!out.flush()) throw InputError("output", path, "a file path with room to write");
   std::cerr << "wrote " << path << "\n";
 }
 

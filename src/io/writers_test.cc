@@ -1,3 +1,5 @@
+#include "io/build_reader.h"
+#include "io/scenario_reader.h"
 #include "io/writers.h"
 
 #include <gtest/gtest.h>

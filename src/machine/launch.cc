@@ -7,6 +7,7 @@
 #include "core/framework.h"
 #include "io/model_catalog.h"
 #include "core/units.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 

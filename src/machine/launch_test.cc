@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/search.h"
 #include "io/writers.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "io/requests.h"
 #include "io/writers.h"
 #include "core/review.h"
+#include "io/build_reader.h"
 
 namespace trainplan {
 
@@ -28,22 +30,6 @@ ApiResponse Error(int status, const std::string& message, const std::string& fie
                   const std::string& value = "", const std::string& allowed = "") {
   std::string shown = value.size() > kMaxShownValue ? value.substr(0, kMaxShownValue) + "..." : value;
   return Json(status, {{"error", message}, {"field", field}, {"value", shown}, {"allowed", allowed}});
-}
-
-json ParseBody(std::string_view body, int max_depth) {
-  // The parser's callback sees each value's depth; a deep body is refused before it is built.
-  auto depth_limit = [max_depth](int depth, json::parse_event_t, json&) {
-    if (depth > max_depth) {
-      throw InputError("body", fmt::format("nesting deeper than {}", max_depth),
-                       fmt::format("a JSON object nested at most {} levels", max_depth));
-    }
-    return true;
-  };
-  try {
-    return json::parse(body.begin(), body.end(), depth_limit);
-  } catch (const json::parse_error& e) {
-    throw InputError("body", std::string(body.substr(0, kMaxShownValue)), fmt::format("valid JSON ({})", e.what()));
-  }
 }
 
 /// The server's ceiling on a search's size: the default when the request names none, a 400 above it.
@@ -81,7 +67,7 @@ json Review(const json& doc, const ApiLimits& limits) {
   BuildSpec build = BuildFromJson(doc);
   if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
   bool framework_fixed = false;
-  Scenario job = JobFromDocument(build.job, /*allow_paths=*/false, framework_fixed);
+  Scenario job = JobFromDocument(Field(build.job, "job"), /*allow_paths=*/false, framework_fixed);
   return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads));
 }
 
@@ -115,7 +101,7 @@ ApiResponse Route(std::string_view method, std::string_view path, std::string_vi
       return Error(404, "no such endpoint", "path", std::string(path),
                    "/api/estimate, /api/plan, /api/recommend, /api/review, /api/models, /api/gpus");
     if (!post) return Error(405, "use POST with a JSON body", "method", std::string(method), "POST");
-    const json doc = ParseBody(body, limits.max_json_depth);
+    const json doc = ParseDocument(body, "body");
     if (name == "estimate") return Json(200, EstimateJson(doc));
     if (name == "plan") return Json(200, Plan(doc, limits));
     if (name == "recommend") return Json(200, RecommendJson(doc, limits));
@@ -136,8 +122,6 @@ ApiResponse HandleRequest(std::string_view method, std::string_view path, std::s
     return Route(method, path, body, limits);
   } catch (const InputError& e) {
     return Error(400, e.what(), e.field(), e.value(), e.allowed());
-  } catch (const json::exception& e) {
-    return Error(400, fmt::format("malformed input: {}", e.what()), "body");
   } catch (const std::exception& e) {
     return Error(500, fmt::format("internal error: {}", e.what()));
   } catch (...) {

@@ -11,7 +11,6 @@ struct ApiLimits {
   int max_gpus = 4096;     // largest GPU count a plan or recommendation searches (default and ceiling)
   int max_top = 50;        // plans returned at most
   int search_threads = 1;  // threads per search: the worker pool is the parallelism
-  int max_json_depth = 32; // nesting of the request body
 };
 
 struct ApiResponse {
@@ -22,8 +21,9 @@ struct ApiResponse {
 
 /// GET /, /app.js, /style.css (the embedded page), /healthz, /api/models, /api/gpus;
 /// POST /api/estimate, /api/plan, /api/recommend, /api/review with a JSON body.
-/// Never throws: bad input is a 400 with {error, field, value, allowed}; an unknown path 404; a wrong
-/// method 405; anything unexpected 500.
+/// Never throws: bad input (InputError, including a malformed or too deeply nested body) is a 400 with
+/// {error, field, value, allowed}; an unknown path 404; a wrong method 405; anything else, an
+/// InternalError included, 500.
 ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
                           const ApiLimits& limits = {});
 

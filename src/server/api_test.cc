@@ -91,7 +91,7 @@ TEST(Api, ServesTheEmbeddedPage) {
 TEST(Api, BadInputIs400NamingFieldValueAndAllowed) {
   json e = Post("/api/estimate", {{"model", "llama-3-8b"}, {"training", {{"tokens", "lots"}}}}, 400);
   EXPECT_EQ(e["field"], "training.tokens");
-  EXPECT_EQ(e["value"], "\"lots\"");
+  EXPECT_EQ(e["value"], "lots");
   EXPECT_FALSE(e["allowed"].get<std::string>().empty());
   EXPECT_FALSE(e["error"].get<std::string>().empty());
 
@@ -137,7 +137,7 @@ TEST(Api, AbsurdConfigSizesAreRefused) {
                  {"num_hidden_layers", 1},  {"num_attention_heads", 1}, {"num_key_value_heads", 1},
                  {"vocab_size", 1}};
   json e = Post("/api/plan", {{"model", {{"config", config}}}, {"plan", {{"max_gpus", 8}}}}, 400);
-  EXPECT_EQ(e["field"], "config.hidden_size");
+  EXPECT_EQ(e["field"], "model.config.hidden_size");
 }
 
 TEST(Api, MethodsAndPaths) {
@@ -161,6 +161,39 @@ TEST(Api, EachSearchIsBoundedByTheServer) {
   json plan = Post("/api/plan", {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}}}});
   EXPECT_EQ(plan["search"]["threads"], limits.search_threads);
   for (const auto& p : plan["pareto"]) EXPECT_LE(p["hardware"]["gpus"].get<int>(), limits.max_gpus);
+}
+
+}  // namespace
+}  // namespace trainplan
+
+namespace trainplan {
+namespace {
+
+TEST(Api, ErrorsNameDocumentPathsNeverFlags) {
+  for (const char* endpoint : {"/api/estimate", "/api/plan", "/api/recommend"}) {
+    const json e = Post(endpoint, {{"training", {{"method", "lora"}}}}, 400);
+    EXPECT_EQ(e["field"], "model") << endpoint;
+    EXPECT_EQ(e["allowed"].get<std::string>().find("--"), std::string::npos) << e.dump();
+  }
+  const json price = Post("/api/plan", {{"model", "llama-3-8b"}, {"plan", {{"prices", {{"h100-sxm", -1}}}}}}, 400);
+  EXPECT_EQ(price["field"], "plan.prices.h100-sxm");
+  EXPECT_EQ(price["allowed"], "a positive USD per GPU-hour");
+  const json gpu = Post("/api/recommend", {{"model", "llama-3-8b"}, {"recommend", {{"purchase_prices", {{"h1OO", 1}}}}}}, 400);
+  EXPECT_EQ(gpu["field"], "recommend.purchase_prices.h1OO");
+}
+
+TEST(Api, ADeepBodyIsRefusedByTheOneDepthRule) {
+  const std::string at_limit = "{\"model\": \"llama-3-8b\", \"x\": " + std::string(62, '[') + std::string(62, ']') + "}";
+  const json e = json::parse(HandleRequest("POST", "/api/estimate", at_limit).body);
+  EXPECT_EQ(e["field"], "x");  // parsed, then refused as an unknown key
+  const std::string deeper = "{\"model\": \"llama-3-8b\", \"x\": " + std::string(64, '[') + std::string(64, ']') + "}";
+  const json deep = json::parse(HandleRequest("POST", "/api/estimate", deeper).body);
+  EXPECT_EQ(deep["field"], "body");
+  EXPECT_EQ(deep["allowed"], "a JSON document nested at most 64 levels");
+  // A number beyond double is a bad body, not a server error (fuzz_found/number-overflow).
+  const ApiResponse overflow = HandleRequest("POST", "/api/estimate", R"({"model": {"config": {"hidden_size": 1e800}}})");
+  EXPECT_EQ(overflow.status, 400);
+  EXPECT_EQ(json::parse(overflow.body)["field"], "body");
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include "io/scenario_reader.h"
 #include "text/bom_text.h"
 
 #include <gtest/gtest.h>

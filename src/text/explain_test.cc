@@ -1,3 +1,4 @@
+#include "io/scenario_reader.h"
 #include "text/explain.h"
 
 #include <gtest/gtest.h>

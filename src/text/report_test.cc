@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "io/writers.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {

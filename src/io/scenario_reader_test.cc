@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "core/framework.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {
@@ -384,7 +385,7 @@ TEST(ScenarioFromJson, LinksAndLoraTargets) {
   s = ScenarioFromJson(Doc({}, {{"gpus", 1}}, {{"method", "lora"}, {"lora_targets", {"all-linear"}}}), false);
   EXPECT_TRUE(s.training.lora_targets.empty());
   e = ErrorOf(Doc({}, {{"gpus", 1}}, {{"method", "lora"}, {"lora_targets", {"query_key_value"}}}));
-  EXPECT_EQ(e.field(), "training.lora_targets");
+  EXPECT_EQ(e.field(), "training.lora_targets[0]");
   EXPECT_NE(e.allowed().find("q_proj"), std::string::npos);
 }
 

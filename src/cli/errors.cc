@@ -1,0 +1,119 @@
+#include "cli/errors.h"
+
+#include <algorithm>
+#include <iostream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+
+namespace trainplan::cli {
+
+namespace {
+
+struct FlagPath {
+  std::string_view path, flag;
+};
+
+/// Every flag that writes a document field, by that field's path (cli/commands.cc writes them).
+constexpr FlagPath kFlagPaths[] = {
+    {"model", "--model"},
+    {"training.method", "--method"},
+    {"training.precision", "--precision"},
+    {"training.optimizer", "--optimizer"},
+    {"training.framework", "--framework"},
+    {"training.seq_len", "--seq-len"},
+    {"training.micro_batch", "--micro-batch"},
+    {"training.global_batch", "--global-batch"},
+    {"training.tokens", "--tokens"},
+    {"training.lora_rank", "--lora-rank"},
+    {"training.lora_targets", "--lora-targets"},
+    {"training.trainable_layers", "--trainable-layers"},
+    {"hardware.gpu", "--gpu"},
+    {"hardware.gpus", "--gpus"},
+    {"hardware.gpus_per_node", "--gpus-per-node"},
+    {"hardware.links.intra_node", "--intra-link"},
+    {"hardware.links.inter_node", "--inter-link"},
+    {"strategy.tp", "--tp"},
+    {"strategy.pp", "--pp"},
+    {"strategy.dp", "--dp"},
+    {"strategy.cp", "--cp"},
+    {"strategy.ep", "--ep"},
+    {"strategy.zero", "--zero"},
+    {"strategy.interleave", "--interleave"},
+    {"strategy.recompute", "--recompute"},
+    {"strategy.offload", "--offload"},
+    {"strategy.sequence_parallel", "--sequence-parallel"},
+    {"strategy.flash_attention", "--no-flash-attention"},
+    {"plan.gpu", "--gpu"},
+    {"plan.gpus", "--gpus"},
+    {"plan.max_gpus", "--max-gpus"},
+    {"plan.gpus_per_node", "--gpus-per-node"},
+    {"plan.inter_link", "--inter-link"},
+    {"plan.deadline", "--deadline"},
+    {"plan.budget_usd", "--budget"},
+    {"plan.objective", "--objective"},
+    {"plan.offload", "--no-offload"},
+    {"plan.top", "--top"},
+    {"plan.prices", "--price"},
+    {"recommend.deadline", "--deadline"},
+    {"recommend.budget_usd", "--budget"},
+    {"recommend.usage", "--usage"},
+    {"recommend.months", "--months"},
+    {"recommend.data_sensitivity", "--data-sensitivity"},
+    {"recommend.region", "--region"},
+    {"recommend.electricity_usd_per_kwh", "--electricity"},
+    {"recommend.pue", "--pue"},
+    {"recommend.hosting_usd_per_kw_month", "--hosting"},
+    {"recommend.gpu", "--gpu"},
+    {"recommend.max_gpus", "--max-gpus"},
+    {"recommend.gpus", "--gpus"},
+    {"recommend.prices", "--price"},
+    {"recommend.purchase_prices", "--purchase"},
+    {"recommend.dataset_gb", "--dataset-gb"},
+    {"recommend.checkpoints_kept", "--checkpoints-kept"},
+    {"recommend.psu_n_plus_n", "--psu-n-plus-n"},
+    {"output", "-o"},
+};
+
+bool Under(std::string_view field, std::string_view path) {
+  return field == path ||
+         (field.size() > path.size() && field.starts_with(path) && (field[path.size()] == '.' || field[path.size()] == '['));
+}
+
+bool Given(std::string_view flag, const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+    return a == flag || (a.starts_with(flag) && a.size() > flag.size() && a[flag.size()] == '=') ||
+           (flag == "-o" && a == "--output");
+  });
+}
+
+}  // namespace
+
+std::string FieldAsGiven(const std::string& field, const std::vector<std::string>& args) {
+  // `review` reads its job from the build's "job" object, with the job flags written over it.
+  const std::string_view job_field = std::string_view(field).starts_with("job.") ? std::string_view(field).substr(4)
+                                                                                : std::string_view(field);
+  for (const FlagPath& f : kFlagPaths) {
+    if (Under(job_field, f.path) && Given(f.flag, args)) return std::string(f.flag);
+  }
+  return field;
+}
+
+int ReportError(std::exception_ptr e, const std::vector<std::string>& args) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& error) {
+    std::cerr << fmt::format("error: invalid {}: '{}'; {}\n", FieldAsGiven(error.field(), args), error.value(),
+                             error.allowed());
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    std::cerr << "internal error: " << error.what() << "\n";
+  } catch (...) {
+    std::cerr << "internal error\n";
+  }
+  return kExitInternal;
+}
+
+}  // namespace trainplan::cli

@@ -1,0 +1,623 @@
+#include "io/hf_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <initializer_list>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "io/text_io.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kPositive = "a positive integer";
+/// No config size of a real model comes near this (the largest vocabularies are ~2^18, context lengths
+/// ~2^23); the cap keeps every product of sizes inside int64 and the double arithmetic exact.
+constexpr int64_t kMaxConfigSize = int64_t{1} << 26;
+/// Decoder depth beyond any published model (the deepest are ~200 layers).
+constexpr int64_t kMaxLayers = 10000;
+/// Parameter counts are int64; 10^15 is three orders of magnitude above the largest trained models.
+constexpr double kMaxParams = 1e15;
+
+/// Reads typed fields of a config.json; every error names the field by its path under the config's.
+class ConfigReader {
+ public:
+  explicit ConfigReader(Field config) : config_(std::move(config)) {}
+
+  /// Present and not null (HF configs write null for "not used", e.g. q_lora_rank, sliding_window).
+  bool Has(const char* key) const {
+    const auto v = config_.Get(key);
+    return v && !v->value().is_null();
+  }
+
+  /// A required positive integer.
+  int64_t Positive(const char* key) const {
+    if (!Has(key)) Fail(key, "missing", kPositive);
+    return CheckPositive(config_.At(key));
+  }
+
+  /// The first of several synonymous names that is present (e.g. n_embd / hidden_size); errors name the first.
+  int64_t Positive(std::initializer_list<const char*> keys) const {
+    for (const char* key : keys) {
+      if (Has(key)) return Positive(key);
+    }
+    Fail(*keys.begin(), "missing", kPositive);
+  }
+
+  /// An optional positive integer; `fallback` when absent or null.
+  int64_t PositiveOr(const char* key, int64_t fallback) const {
+    return Has(key) ? CheckPositive(config_.At(key)) : fallback;
+  }
+
+  /// An optional integer that may be zero (first_k_dense_replace, shared expert widths).
+  int64_t NonNegativeOr(const char* key, int64_t fallback) const {
+    if (!Has(key)) return fallback;
+    const Field f = config_.At(key);
+    const int64_t v = ReadInt(f);
+    if (v < 0) f.FailWith(std::to_string(v), "a non-negative integer");
+    return v;
+  }
+
+  bool BoolOr(const char* key, bool fallback) const { return Has(key) ? config_.At(key).Bool() : fallback; }
+
+  double NumberOr(const char* key, double fallback) const {
+    if (!Has(key)) return fallback;
+    const Field f = config_.At(key);
+    if (!f.value().is_number()) f.Fail("a number");
+    return f.value().get<double>();
+  }
+
+  std::vector<int64_t> IntListOr(const char* key) const {
+    std::vector<int64_t> out;
+    if (!Has(key)) return out;
+    const Field list = config_.At(key);
+    for (const Field& item : list.Items("a list of layer indices")) {
+      if (!item.value().is_number_integer()) list.Fail("a list of layer indices");
+      out.push_back(item.value().get<int64_t>());
+    }
+    return out;
+  }
+
+  /// A nested object (MPT's attn_config), or an empty reader when absent or not an object.
+  ConfigReader Child(const char* key) const {
+    static const json kEmpty = json::object();
+    const auto f = config_.Get(key);
+    if (f && f->IsObject()) return ConfigReader(*f);
+    return ConfigReader(Field(kEmpty, config_.path(), config_.origin()));
+  }
+
+  std::string StringOr(const char* key, const std::string& fallback) const {
+    const auto f = config_.Get(key);
+    return f && f->value().is_string() ? f->value().get<std::string>() : fallback;
+  }
+
+  /// Fails naming `key` of this config with `shown` as its value.
+  [[noreturn]] void Fail(const char* key, const std::string& shown, const std::string& allowed) const {
+    config_.FailMember(key, shown, allowed);
+  }
+
+ private:
+  static int64_t ReadInt(const Field& f) {
+    const json& v = f.value();
+    // Integral floats (2.0) occur in hand-written configs; fractions do not describe a size.
+    if (v.is_number_integer()) return v.get<int64_t>();
+    // Fractions do not describe a size; values beyond int64 cannot be converted at all.
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) <= static_cast<double>(kMaxConfigSize))
+      return static_cast<int64_t>(v.get<double>());
+    f.Fail("an integer");
+  }
+
+  static int64_t CheckPositive(const Field& f) {
+    const int64_t v = ReadInt(f);
+    if (v <= 0) f.FailWith(std::to_string(v), kPositive);
+    if (v > kMaxConfigSize) f.FailWith(std::to_string(v), fmt::format("a size of at most {}", kMaxConfigSize));
+    return v;
+  }
+
+  Field config_;
+};
+
+/// head_dim from the hidden size when the config does not give it; heads must divide the hidden size.
+int64_t DerivedHeadDim(const ConfigReader& c, int64_t hidden, int64_t heads, const char* heads_key) {
+  if (hidden % heads != 0)
+    c.Fail(heads_key, std::to_string(heads),
+           fmt::format("must divide hidden_size ({}) when head_dim is not given", hidden));
+  return hidden / heads;
+}
+
+void CheckKvHeads(const ConfigReader& c, int64_t heads, int64_t kv_heads, const char* kv_key) {
+  if (kv_heads > heads || heads % kv_heads != 0)
+    c.Fail(kv_key, std::to_string(kv_heads), fmt::format("must divide num_attention_heads ({})", heads));
+}
+
+int64_t NormWidth(NormKind kind, int64_t width) { return kind == NormKind::kLayerNorm ? 2 * width : width; }
+
+/// Builds the layer list from each layer's kind, merging consecutive layers of the same kind into a group.
+void BuildLayers(ModelSpec& model, const std::function<int(int64_t)>& kind_of,
+                 const std::function<LayerSpec(int)>& make) {
+  int last_kind = -1;
+  for (int64_t i = 0; i < model.num_layers; ++i) {
+    const int kind = kind_of(i);
+    if (!model.layers.empty() && kind == last_kind) {
+      ++model.layers.back().count;
+    } else {
+      model.layers.push_back({make(kind), 1});
+      last_kind = kind;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Llama-style decoders: llama, mistral, mixtral, qwen2(_moe), qwen3(_moe), gemma(2), phi3, internlm2, glm4.
+
+struct MoeFields {
+  int64_t experts = 0;
+  int64_t top_k = 0;
+  int64_t expert_width = 0;
+  int64_t shared_width = 0;       // qwen2_moe shared expert
+  bool shared_expert_gate = false;
+  int64_t sparse_step = 1;
+  std::vector<int64_t> mlp_only_layers;
+};
+
+ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  const int64_t head_dim =
+      c.Has("head_dim") ? c.Positive("head_dim") : DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  const int64_t vocab = c.Positive("vocab_size");
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+
+  const bool gemma = type == "gemma" || type == "gemma2";
+  m.vocab_size = vocab;
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", gemma);
+
+  AttentionDims attn{m.hidden_size, heads, kv_heads, head_dim};
+  if (type == "qwen2" || type == "qwen2_moe") {
+    attn.qkv_bias = true;  // Qwen2Attention: q/k/v carry biases, o_proj does not
+  } else if (type == "internlm2") {
+    attn.qkv_bias = attn.o_bias = c.BoolOr("bias", false);  // wqkv and wo follow config.bias
+  } else if (type == "glm4" || type == "glm") {
+    attn.qkv_bias = c.BoolOr("attention_bias", true);
+  } else {
+    attn.qkv_bias = attn.o_bias = c.BoolOr("attention_bias", false);
+  }
+  const bool mlp_bias = c.BoolOr("mlp_bias", false);
+
+  int64_t norms_per_layer = 2;
+  if (type == "gemma2" || type == "glm4") norms_per_layer = 4;  // extra post-attention / post-MLP norms
+  int64_t qk_norm = 0;
+  if (type == "qwen3" || type == "qwen3_moe") qk_norm = 2 * head_dim;  // q_norm, k_norm over head_dim
+
+  MoeFields moe;
+  if (type == "mixtral") {
+    moe.experts = c.Positive("num_local_experts");
+    moe.top_k = c.Positive("num_experts_per_tok");
+    moe.expert_width = c.Positive("intermediate_size");
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+    moe.experts = c.NonNegativeOr("num_experts", 0);
+    if (moe.experts > 0) {
+      moe.top_k = c.Positive("num_experts_per_tok");
+      moe.expert_width = c.Positive("moe_intermediate_size");
+      moe.sparse_step = c.PositiveOr("decoder_sparse_step", 1);
+      moe.mlp_only_layers = c.IntListOr("mlp_only_layers");
+      if (type == "qwen2_moe") {
+        moe.shared_width = c.NonNegativeOr("shared_expert_intermediate_size", 0);
+        moe.shared_expert_gate = moe.shared_width > 0;
+      }
+    }
+  }
+  if (moe.top_k > moe.experts) c.Fail("num_experts_per_tok", std::to_string(moe.top_k),
+                                                fmt::format("at most the number of experts ({})", moe.experts));
+  // The dense width is needed only when some layer keeps a dense MLP.
+  const bool all_sparse = moe.experts > 0 && moe.sparse_step == 1 && moe.mlp_only_layers.empty();
+  const int64_t dense_width = all_sparse ? 0 : c.Positive("intermediate_size");
+
+  int64_t window = 0;
+  if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "gemma2")
+    window = c.PositiveOr("sliding_window", 0);
+  if ((type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") &&
+      c.BoolOr("use_sliding_window", false))
+    window = c.PositiveOr("sliding_window", 0);
+
+  enum Kind { kDense = 0, kSparse = 1, kSliding = 2 };  // kSliding may combine with the others
+  auto kind_of = [&](int64_t i) {
+    int kind = kDense;
+    if (moe.experts > 0 && (i + 1) % moe.sparse_step == 0 &&
+        std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) == moe.mlp_only_layers.end())
+      kind |= kSparse;
+    // Gemma 2 alternates local (even layers) and global attention; the others slide on every layer.
+    if (window > 0 && (type != "gemma2" || i % 2 == 0)) kind |= kSliding;
+    return kind;
+  };
+  auto make = [&](int kind) {
+    LayerSpec layer;
+    AddAttention(layer, attn);
+    layer.attention.sliding_window = (kind & kSliding) ? window : 0;
+    layer.mlp = MlpKind::kGated;
+    if (kind & kSparse) {
+      layer.linears.push_back({"router", Module::kRouter, m.hidden_size, moe.experts, false});
+      AddMlp(layer, Module::kExpert, MlpKind::kGated, m.hidden_size, moe.expert_width, false, moe.experts,
+             moe.top_k);
+      if (moe.shared_width > 0) {
+        AddMlp(layer, Module::kSharedExpert, MlpKind::kGated, m.hidden_size, moe.shared_width, false);
+        layer.linears.push_back({"shared_expert_gate", Module::kSharedExpert, m.hidden_size, 1, false});
+      }
+      layer.mlp_intermediate = moe.expert_width;
+      layer.num_experts = moe.experts;
+      layer.experts_per_token = moe.top_k;
+      layer.shared_expert_intermediate = moe.shared_width;
+    } else {
+      AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, dense_width, mlp_bias);
+      layer.mlp_intermediate = dense_width;
+    }
+    layer.norm_params = norms_per_layer * m.hidden_size + qk_norm;
+    return layer;
+  };
+  BuildLayers(m, kind_of, make);
+  m.norm = NormKind::kRmsNorm;
+  m.final_norm_params = m.hidden_size;
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// DeepSeek V2/V3: multi-head latent attention and fine-grained MoE with shared experts.
+
+ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t h = m.hidden_size;
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t q_lora = c.NonNegativeOr("q_lora_rank", 0);  // null: a plain q_proj (V2-Lite)
+  const int64_t kv_lora = c.Positive("kv_lora_rank");
+  const int64_t nope = c.Positive("qk_nope_head_dim");
+  const int64_t rope = c.Positive("qk_rope_head_dim");
+  const int64_t v_dim = c.Positive("v_head_dim");
+  const bool attn_bias = c.BoolOr("attention_bias", false);
+  m.vocab_size = c.Positive("vocab_size");
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", false);
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+
+  const int64_t dense_width = c.Positive("intermediate_size");
+  const int64_t experts = c.NonNegativeOr("n_routed_experts", 0);
+  const int64_t top_k = experts > 0 ? c.Positive("num_experts_per_tok") : 0;
+  const int64_t expert_width = experts > 0 ? c.Positive("moe_intermediate_size") : 0;
+  const int64_t shared = c.NonNegativeOr("n_shared_experts", 0);
+  const int64_t first_dense = c.NonNegativeOr("first_k_dense_replace", 0);
+  const int64_t freq = c.PositiveOr("moe_layer_freq", 1);
+  if (top_k > experts) c.Fail("num_experts_per_tok", std::to_string(top_k),
+                                        fmt::format("at most n_routed_experts ({})", experts));
+
+  auto make = [&](int sparse) {
+    LayerSpec layer;
+    const int64_t qk_dim = nope + rope;
+    if (q_lora > 0) {
+      layer.linears.push_back({"q_a_proj", Module::kAttention, h, q_lora, attn_bias});
+      layer.linears.push_back({"q_b_proj", Module::kAttention, q_lora, heads * qk_dim, false});
+    } else {
+      layer.linears.push_back({"q_proj", Module::kAttention, h, heads * qk_dim, false});
+    }
+    // kv_a_proj_with_mqa yields the compressed latent plus the shared rope key.
+    layer.linears.push_back({"kv_a_proj", Module::kAttention, h, kv_lora + rope, attn_bias});
+    layer.linears.push_back({"kv_b_proj", Module::kAttention, kv_lora, heads * (nope + v_dim), false});
+    layer.linears.push_back({"o_proj", Module::kAttention, heads * v_dim, h, attn_bias});
+    layer.attention = {heads, heads, qk_dim, v_dim, 0, true};
+    layer.mlp = MlpKind::kGated;
+    if (sparse) {
+      // V3's sigmoid router carries e_score_correction_bias (one per expert): the router's bias.
+      layer.linears.push_back({"router", Module::kRouter, h, experts, type == "deepseek_v3"});
+      AddMlp(layer, Module::kExpert, MlpKind::kGated, h, expert_width, false, experts, top_k);
+      if (shared > 0) AddMlp(layer, Module::kSharedExpert, MlpKind::kGated, h, shared * expert_width, false);
+      layer.mlp_intermediate = expert_width;
+      layer.num_experts = experts;
+      layer.experts_per_token = top_k;
+      layer.shared_expert_intermediate = shared * expert_width;
+    } else {
+      AddMlp(layer, Module::kMlp, MlpKind::kGated, h, dense_width, false);
+      layer.mlp_intermediate = dense_width;
+    }
+    // input and post-attention norms, plus q_a_layernorm and kv_a_layernorm on the latents.
+    layer.norm_params = 2 * h + q_lora + kv_lora;
+    return layer;
+  };
+  auto kind_of = [&](int64_t i) { return experts > 0 && i >= first_dense && i % freq == 0 ? 1 : 0; };
+  BuildLayers(m, kind_of, make);
+  m.norm = NormKind::kRmsNorm;
+  m.final_norm_params = h;
+
+  // Multi-token prediction modules ship in the checkpoint beside the main model: each holds a decoder
+  // layer, enorm and hnorm, eh_proj [2h, h], its own copy of the embedding and of the output head with
+  // their final norm (DeepSeek-V3 README: 671B main model + 14B MTP).
+  const int64_t mtp = c.NonNegativeOr("num_nextn_predict_layers", 0);
+  if (mtp > 0) {
+    const int64_t mtp_layer = LayerParams(make(experts > 0 ? 1 : 0));
+    m.extra_checkpoint_params = mtp * (mtp_layer + 3 * h + 2 * h * h + 2 * m.vocab_size * h);
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GPT-style decoders with LayerNorm and a plain 4h MLP.
+
+struct GptShape {
+  int64_t hidden, layers, heads, kv_heads, ffn, vocab, position_rows;
+  bool bias;          // every linear carries a bias
+  bool layer_norm_bias;
+  int64_t norms_per_layer;
+  bool parallel;
+  bool tie;
+};
+
+ModelSpec GptStyle(const ConfigReader& c, const GptShape& s) {
+  ModelSpec m;
+  m.hidden_size = s.hidden;
+  m.num_layers = s.layers;
+  m.vocab_size = s.vocab;
+  m.tie_word_embeddings = s.tie;
+  m.norm = NormKind::kLayerNorm;
+  m.learned_position_embeddings = s.position_rows > 0;
+  m.position_embedding_rows = s.position_rows;
+  const int64_t norm_width = s.layer_norm_bias ? 2 * s.hidden : s.hidden;
+  m.final_norm_params = norm_width;
+  LayerSpec layer;
+  const int64_t head_dim = DerivedHeadDim(c, s.hidden, s.heads, "num_attention_heads");
+  AddAttention(layer, {s.hidden, s.heads, s.kv_heads, head_dim, s.bias, s.bias});
+  AddMlp(layer, Module::kMlp, MlpKind::kPlain, s.hidden, s.ffn, s.bias);
+  layer.mlp = MlpKind::kPlain;
+  layer.mlp_intermediate = s.ffn;
+  layer.norm_params = s.norms_per_layer * norm_width;
+  layer.parallel_attn_mlp = s.parallel;
+  m.layers.push_back({std::move(layer), s.layers});
+  return m;
+}
+
+ModelSpec Gpt2(const ConfigReader& c) {
+  const int64_t h = c.Positive({"n_embd", "hidden_size"});
+  const int64_t heads = c.Positive({"n_head", "num_attention_heads"});
+  ModelSpec m = GptStyle(c, {h, c.Positive({"n_layer", "num_hidden_layers"}), heads, heads,
+                          c.PositiveOr("n_inner", 4 * h), c.Positive("vocab_size"),
+                          c.Positive({"n_positions", "max_position_embeddings"}), true, true, 2, false,
+                          c.BoolOr("tie_word_embeddings", true)});
+  m.max_position_embeddings = m.position_embedding_rows;
+  return m;
+}
+
+ModelSpec GptNeox(const ConfigReader& c) {
+  const int64_t heads = c.Positive("num_attention_heads");
+  ModelSpec m = GptStyle(c, {c.Positive("hidden_size"), c.Positive("num_hidden_layers"), heads, heads,
+                          c.Positive("intermediate_size"), c.Positive("vocab_size"), 0, true, true, 2,
+                          c.BoolOr("use_parallel_residual", true), c.BoolOr("tie_word_embeddings", false)});
+  // attention_bias (newer configs) covers query_key_value and dense; the MLP always has biases.
+  const bool attn_bias = c.BoolOr("attention_bias", true);
+  for (Linear& l : m.layers.front().spec.linears)
+    if (l.module == Module::kAttention) l.bias = attn_bias;
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  return m;
+}
+
+ModelSpec Mpt(const ConfigReader& c) {
+  const int64_t h = c.Positive({"d_model", "hidden_size"});
+  const int64_t heads = c.Positive({"n_heads", "num_attention_heads"});
+  const ConfigReader attn = c.Child("attn_config");
+  const int64_t kv_heads = attn.PositiveOr("kv_n_heads", heads);
+  CheckKvHeads(attn, heads, kv_heads, "kv_n_heads");
+  const int64_t expansion = c.PositiveOr("expansion_ratio", 4);
+  const int64_t seq = c.Positive({"max_seq_len", "max_position_embeddings"});
+  const bool bias = !c.BoolOr("no_bias", false);  // no_bias drops linear and LayerNorm biases alike
+  // A wpe table exists only without ALiBi: the released ALiBi checkpoints (mpt-7b) carry none, and
+  // transformers' MptModel has none, though their configs keep learned_pos_emb = true.
+  const int64_t rows = c.BoolOr("learned_pos_emb", true) && !attn.BoolOr("alibi", false) ? seq : 0;
+  ModelSpec m = GptStyle(c, {h, c.Positive({"n_layers", "num_hidden_layers"}), heads, kv_heads, expansion * h,
+                          c.Positive("vocab_size"), rows, bias, bias, 2, false, true});
+  m.max_position_embeddings = seq;
+  return m;
+}
+
+ModelSpec Falcon(const ConfigReader& c) {
+  const int64_t h = c.Positive("hidden_size");
+  const int64_t heads = c.Positive({"num_attention_heads", "n_head"});
+  const bool new_arch = c.BoolOr("new_decoder_architecture", false);
+  int64_t kv_heads = heads;
+  if (new_arch) {
+    kv_heads = c.PositiveOr("num_kv_heads", heads);
+  } else if (c.BoolOr("multi_query", true)) {
+    kv_heads = 1;
+  }
+  CheckKvHeads(c, heads, kv_heads, "num_kv_heads");
+  const bool parallel = c.BoolOr("parallel_attn", true);
+  // The new architecture normalises attention and MLP inputs separately (ln_attn, ln_mlp); the old
+  // parallel block shares one input_layernorm; a sequential block has two.
+  const int64_t norms = new_arch ? c.PositiveOr("num_ln_in_parallel_attn", 2) : (parallel ? 1 : 2);
+  const int64_t ffn = c.PositiveOr("ffn_hidden_size", 4 * h);
+  ModelSpec m = GptStyle(c, {h, c.Positive({"num_hidden_layers", "n_layer"}), heads, kv_heads, ffn,
+                          c.Positive("vocab_size"), 0, c.BoolOr("bias", false), true, norms, parallel,
+                          c.BoolOr("tie_word_embeddings", true)});
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  return m;
+}
+
+ModelSpec Bloom(const ConfigReader& c) {
+  const int64_t h = c.Positive({"hidden_size", "n_embed"});
+  const int64_t heads = c.Positive({"n_head", "num_attention_heads"});
+  ModelSpec m = GptStyle(c, {h, c.Positive({"n_layer", "num_hidden_layers"}), heads, heads, 4 * h,
+                          c.Positive("vocab_size"), 0, true, true, 2, false,
+                          c.BoolOr("tie_word_embeddings", true)});
+  m.embedding_norm_params = 2 * h;  // word_embeddings_layernorm; positions come from ALiBi
+  return m;
+}
+
+/// Megatron-LM GPT as described in the papers: LayerNorm, GeLU MLP, biases, learned positions, tied.
+ModelSpec Megatron(const ConfigReader& c) {
+  const int64_t h = c.Positive("hidden_size");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t seq = c.Positive({"seq_len", "seq_length", "max_position_embeddings"});
+  ModelSpec m = GptStyle(c, {h, c.Positive("num_layers"), heads, heads, c.PositiveOr("ffn_hidden_size", 4 * h),
+                          c.Positive({"vocab_size", "padded_vocab_size"}), seq, true, true, 2, false, true});
+  m.max_position_embeddings = seq;
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ChatGLM / GLM-4 (THUDM remote code) and Qwen (first generation, remote code).
+
+ModelSpec ChatGlm(const ConfigReader& c) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_layers");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.BoolOr("multi_query_attention", false) ? c.Positive("multi_query_group_num") : heads;
+  CheckKvHeads(c, heads, kv_heads, "multi_query_group_num");
+  const int64_t head_dim = c.Has("kv_channels") ? c.Positive("kv_channels")
+                                                : DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  const int64_t ffn = c.Positive("ffn_hidden_size");
+  m.vocab_size = c.Positive({"padded_vocab_size", "vocab_size"});
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", false);
+  m.max_position_embeddings = c.PositiveOr("seq_length", 0);
+  const bool linear_bias = c.BoolOr("add_bias_linear", false);
+  const bool qkv_bias = c.BoolOr("add_qkv_bias", false) || linear_bias;
+  m.norm = c.BoolOr("rmsnorm", true) ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  LayerSpec layer;
+  AddAttention(layer, {m.hidden_size, heads, kv_heads, head_dim, qkv_bias, linear_bias});
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, linear_bias);  // dense_h_to_4h holds gate+up
+  layer.mlp_intermediate = ffn;
+  layer.norm_params = 2 * NormWidth(m.norm, m.hidden_size);
+  m.layers.push_back({std::move(layer), m.num_layers});
+  m.final_norm_params = c.BoolOr("post_layer_norm", true) ? NormWidth(m.norm, m.hidden_size) : 0;
+  return m;
+}
+
+ModelSpec QwenV1(const ConfigReader& c) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t head_dim = c.Has("kv_channels") ? c.Positive("kv_channels")
+                                                : DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  // intermediate_size is the sum of w1 and w2 widths in the first-generation Qwen config.
+  const int64_t ffn = c.Positive("intermediate_size") / 2;
+  if (ffn <= 0) c.Fail("intermediate_size", "1", "an even positive integer");
+  m.vocab_size = c.Positive("vocab_size");
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", false);
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  LayerSpec layer;
+  // c_attn always has a bias; c_proj has one unless no_bias (default true).
+  AddAttention(layer, {m.hidden_size, heads, heads, head_dim, true, !c.BoolOr("no_bias", true)});
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, false);
+  layer.mlp_intermediate = ffn;
+  layer.norm_params = 2 * m.hidden_size;
+  m.layers.push_back({std::move(layer), m.num_layers});
+  m.final_norm_params = m.hidden_size;
+  return m;
+}
+
+/// The first dropout probability present among synonymous names, in [0, 1).
+double Dropout(const ConfigReader& c, std::initializer_list<const char*> keys, double fallback) {
+  for (const char* key : keys) {
+    if (!c.Has(key)) continue;
+    const double p = c.NumberOr(key, fallback);
+    if (p < 0 || p >= 1)
+      c.Fail(key, fmt::format("{}", p), "a probability in [0, 1)");
+    return p;
+  }
+  return fallback;
+}
+
+bool IsLlamaStyleType(const std::string& t) {
+  static const char* const kTypes[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+                                       "qwen3_moe", "gemma", "gemma2", "phi3", "internlm2", "glm4", "glm"};
+  return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* k) { return t == k; });
+}
+
+/// Rejects depths and totals no real model has, before any int64 count is formed (each size is already
+/// capped at kMaxConfigSize, so the double sums below are exact enough to compare).
+void CheckModelSize(const ConfigReader& c, const Field& config, const ModelSpec& m) {
+  if (m.num_layers > kMaxLayers)
+    c.Fail("num_hidden_layers", std::to_string(m.num_layers), fmt::format("at most {} layers", kMaxLayers));
+  double params = 2.0 * static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
+  for (const LayerGroup& g : m.layers) {
+    double layer = 0;
+    for (const Linear& l : g.spec.linears)
+      layer += static_cast<double>(l.in) * static_cast<double>(l.out) * static_cast<double>(l.copies);
+    params += layer * static_cast<double>(g.count);
+  }
+  if (params > kMaxParams)
+    config.FailWith(fmt::format("{:.3g} parameters", params),
+                    fmt::format("a model of at most {:.0e} parameters", kMaxParams));
+}
+
+/// The config itself as its errors name it: a file's "path: " prefix without the separator.
+Field Whole(const Field& config) {
+  std::string path = config.path();
+  if (path.ends_with(": ")) path.resize(path.size() - 2);
+  return Field(config.value(), path, config.origin());
+}
+
+}  // namespace
+
+ModelSpec ModelFromHfConfig(const Field& config, const std::string& source) {
+  Whole(config).RequireObject("a JSON object (config.json)");
+  const ConfigReader c(config);
+  const std::string type = c.StringOr("model_type", "");
+  const bool megatron = type == "gpt" || type == "megatron_gpt" || (type.empty() && c.Has("num_layers"));
+  ModelSpec m;
+  if (IsLlamaStyleType(type)) {
+    m = LlamaStyle(c, type);
+  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+    m = DeepSeek(c, type);
+  } else if (type == "chatglm") {
+    m = ChatGlm(c);
+  } else if (type == "qwen") {
+    m = QwenV1(c);
+  } else if (type == "gpt2") {
+    m = Gpt2(c);
+  } else if (type == "gpt_neox") {
+    m = GptNeox(c);
+  } else if (type == "mpt") {
+    m = Mpt(c);
+  } else if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") {
+    m = Falcon(c);
+  } else if (type == "bloom") {
+    m = Bloom(c);
+  } else if (megatron) {
+    m = Megatron(c);
+  } else {
+    // Anything else is read through the common Llama field names; a missing one is the error.
+    m = LlamaStyle(c, "llama");
+    m.warnings.push_back(type.empty()
+                             ? std::string("config has no model_type; counted as a Llama-style decoder")
+                             : fmt::format("unknown model_type '{}'; counted as a Llama-style decoder", type));
+  }
+  // GPT-2 and Megatron-LM train with dropout 0.1 by default; the others default to none.
+  const double default_dropout = type == "gpt2" || megatron ? 0.1 : 0.0;
+  m.hidden_dropout = Dropout(c, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"}, default_dropout);
+  m.attention_dropout = Dropout(c, {"attention_dropout", "attn_pdrop", "attention_probs_dropout_prob"},
+                                Dropout(c.Child("attn_config"), {"attn_pdrop"}, default_dropout));
+  m.model_type = type;
+  m.source = source;
+  m.name = c.StringOr("_name_or_path", "");
+  CheckModelSize(c, Whole(config), m);
+  return m;
+}
+
+ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source) {
+  return ModelFromHfConfig(Field(config, "config"), source);
+}
+
+ModelSpec ModelFromHfConfigFile(const std::string& path, const std::string& field) {
+  const nlohmann::json config = ReadJsonFile(path, field, "a readable Hugging Face config.json file");
+  return ModelFromHfConfig(Field(config, path + ": "), path);
+}
+
+}  // namespace trainplan

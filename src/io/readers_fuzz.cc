@@ -1,0 +1,46 @@
+// libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
+// config.json, b build document, anything else all three), the rest is the file's text, parsed as
+// ReadJsonFile parses it. A reader may refuse its input only with InputError; any other exception, a
+// crash, a hang or a sanitizer report is a bug.
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <exception>
+#include <string_view>
+
+#include "base/document.h"
+#include "base/error.h"
+#include "io/build_reader.h"
+#include "io/hf_config.h"
+#include "io/scenario_reader.h"
+
+namespace {
+
+template <typename Read>
+void Expect(Read read) {
+  try {
+    read();
+  } catch (const trainplan::InputError&) {
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "not an InputError: %s\n", e.what());
+    std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const char kind = static_cast<char>(data[0]);
+  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  Expect([&] {
+    const nlohmann::json doc = trainplan::ParseDocument(text, "file");
+    const trainplan::Field root(doc, "");
+    if (kind == 's' || (kind != 'h' && kind != 'b')) Expect([&] { trainplan::ScenarioFromDocument(root, false); });
+    if (kind == 'h' || (kind != 's' && kind != 'b')) {
+      Expect([&] { trainplan::ModelFromHfConfig(trainplan::Field(doc, "config"), "fuzz"); });
+    }
+    if (kind == 'b' || (kind != 's' && kind != 'h')) Expect([&] { trainplan::BuildFromDocument(root); });
+  });
+  return 0;
+}

@@ -1,0 +1,301 @@
+#include "io/scenario_reader.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/framework.h"
+#include "core/limits.h"
+#include "io/hf_config.h"
+#include "io/model_catalog.h"
+
+namespace trainplan {
+
+namespace {
+
+/// Maps forgiving spellings (compared after NormalizeName) to enum values.
+template <typename E>
+struct Spelling {
+  std::string_view normalized;
+  E value;
+};
+
+template <typename E, size_t N>
+E ParseEnum(const std::string& s, const std::string& field, const Spelling<E> (&spellings)[N], const char* allowed) {
+  const std::string n = NormalizeName(s);
+  for (const auto& sp : spellings) {
+    if (sp.normalized == n) return sp.value;
+  }
+  throw InputError(field, s, fmt::format("one of: {}", allowed));
+}
+
+constexpr const char* kModelAllowed = "a catalog name, {\"config\": {...}} or {\"config_path\": \"...\"}";
+
+ModelSpec ReadModel(const Field& doc, bool allow_paths) {
+  const std::optional<Field> m = doc.Get("model");
+  if (!m) doc.FailMember("model", "", std::string("required: ") + kModelAllowed);
+  if (m->value().is_string()) return FindModel(m->String());
+  m->RequireObject(kModelAllowed);
+  m->CheckKeys({"config", "config_path", "name"});
+  const std::optional<Field> config = m->Get("config");
+  const std::optional<Field> path = m->Get("config_path");
+  if (config.has_value() == path.has_value()) m->Fail("exactly one of \"config\" or \"config_path\"");
+  ModelSpec spec;
+  if (config) {
+    config->RequireObject("a Hugging Face config.json object");
+    spec = ModelFromHfConfig(*config, "scenario model.config");
+  } else {
+    const std::string p = path->String();
+    if (!allow_paths) path->Fail("file paths are not accepted here; send {\"config\": {...}}");
+    spec = ModelFromHfConfigFile(p, path->path());
+  }
+  if (const auto name = m->Get("name")) spec.name = name->String();
+  return spec;
+}
+
+std::vector<std::string> LinearNames(const ModelSpec& model) {
+  std::vector<std::string> names;
+  for (const auto& group : model.layers) {
+    for (const auto& l : group.spec.linears) {
+      if (std::find(names.begin(), names.end(), l.name) == names.end()) names.push_back(l.name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> ReadLoraTargets(const Field& v, const ModelSpec& model) {
+  const std::vector<std::string> known = LinearNames(model);
+  std::vector<std::string> targets;
+  for (const Field& item : v.Items("an array of linear-layer names, or [\"all-linear\"]")) {
+    const std::string name = item.String();
+    if (NormalizeName(name) == "alllinear") return {};  // PEFT's spelling for every linear layer
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string allowed = "linear layers of this model: all-linear";
+      for (const auto& k : known) allowed += ", " + k;
+      item.Fail(allowed);
+    }
+    targets.push_back(name);
+  }
+  return targets;
+}
+
+/// Total training tokens: `tokens`, or samples x mean_tokens_per_sample x epochs.
+double ReadTokens(const Field& t) {
+  const auto tokens = t.Get("tokens");
+  const auto samples = t.Get("samples");
+  const auto mean = t.Get("mean_tokens_per_sample");
+  const auto epochs = t.Get("epochs");
+  if (tokens && (samples || mean)) {
+    tokens->Fail("either training.tokens or training.samples with mean_tokens_per_sample, not both");
+  }
+  const double epoch_count = epochs ? epochs->Number(0, limits::kMaxEpochs) : 1.0;
+  if (tokens) {
+    if (epochs) epochs->Fail("used with training.samples; training.tokens counts all epochs");
+    return tokens->Number(0, limits::kMaxTokens, /*lo_inclusive=*/true);
+  }
+  if (!samples && !mean) {
+    if (epochs) epochs->Fail("used with training.samples");
+    return 0;
+  }
+  if (!samples) t.FailMember("samples", "", "required with training.mean_tokens_per_sample");
+  if (!mean) t.FailMember("mean_tokens_per_sample", "", "required with training.samples");
+  const double n = static_cast<double>(samples->Int(limits::kSamples));
+  const double total = n * mean->Number(0, static_cast<double>(limits::kSeqLen.hi)) * epoch_count;
+  if (total > limits::kMaxTokens) {
+    samples->Fail(fmt::format("samples x mean length x epochs at most {:g}", limits::kMaxTokens));
+  }
+  return total;
+}
+
+const LinkSpec& ReadLink(const Field& v, const GpuSpec& gpu) {
+  const std::string name = v.String();
+  const std::string n = NormalizeName(name);
+  if (n == "nvlink" || n == "nvswitch") {
+    const LinkSpec* nvlink = NvlinkOf(gpu);
+    if (!nvlink) v.Fail(fmt::format("{} has no NVLink; it talks over PCIe", gpu.name));
+    return *nvlink;
+  }
+  if (n == "pcie") {
+    // GeForce drivers disable PCIe peer-to-peer.
+    return FindLink(fmt::format("pcie{}{}", gpu.pcie_gen > 0 ? gpu.pcie_gen : 5, gpu.consumer ? "-nop2p" : ""));
+  }
+  try {
+    return FindLink(name);
+  } catch (const InputError& e) {
+    throw InputError(v.path(), e.value(), e.allowed() + " (or \"nvlink\" / \"pcie\" for the GPU's own)");
+  }
+}
+
+int ReadInt(const Field& section, std::string_view key, IntRange range, int fallback) {
+  const auto v = section.Get(key);
+  return v ? static_cast<int>(v->Int(range)) : fallback;
+}
+
+void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
+  t.CheckKeys({"method", "precision", "optimizer", "framework", "seq_len", "micro_batch", "global_batch", "tokens",
+               "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
+               "trainable_layers"});
+  if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
+  if (const auto v = t.Get("precision")) tr.precision = ParsePrecision(v->String(), v->path());
+  if (const auto v = t.Get("optimizer")) tr.optimizer = ParseOptimizer(v->String(), v->path());
+  if (const auto v = t.Get("seq_len")) tr.seq_len = v->Int(limits::kSeqLen);
+  if (const auto v = t.Get("micro_batch")) tr.micro_batch = v->Int(limits::kMicroBatch);
+  if (const auto v = t.Get("global_batch")) tr.global_batch = v->Int(limits::kGlobalBatch);
+  tr.tokens = ReadTokens(t);
+  if (const auto v = t.Get("lora_rank")) tr.lora_rank = v->Int(limits::kLoraRank);
+  if (const auto v = t.Get("lora_alpha")) tr.lora_alpha = v->Number(0, limits::kMaxLoraAlpha);
+  if (const auto v = t.Get("lora_targets")) tr.lora_targets = ReadLoraTargets(*v, model);
+  if (const auto v = t.Get("trainable_layers")) tr.trainable_layers = v->Int({1, std::max<int64_t>(1, model.num_layers)});
+}
+
+}  // namespace
+
+Method ParseMethod(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Method> kSpellings[] = {
+      {"pretrain", Method::kPretrain},   {"pretraining", Method::kPretrain},
+      {"pt", Method::kPretrain},         {"cpt", Method::kPretrain},
+      {"continuedpretraining", Method::kPretrain},
+      {"full", Method::kFull},           {"fullfinetune", Method::kFull},
+      {"fullfinetuning", Method::kFull}, {"fullft", Method::kFull},
+      {"sft", Method::kFull},            {"finetune", Method::kFull},
+      {"freeze", Method::kFreeze},       {"frozen", Method::kFreeze},
+      {"lora", Method::kLora},           {"qlora", Method::kQlora}};
+  return ParseEnum(s, field, kSpellings, "pretrain, full, freeze, lora, qlora");
+}
+
+Precision ParsePrecision(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Precision> kSpellings[] = {
+      {"bf16", Precision::kBf16},    {"bfloat16", Precision::kBf16}, {"ampbf16", Precision::kBf16},
+      {"fp16", Precision::kFp16},    {"float16", Precision::kFp16},  {"half", Precision::kFp16},
+      {"ampfp16", Precision::kFp16}, {"fp32", Precision::kFp32},     {"float32", Precision::kFp32},
+      {"fp8", Precision::kFp8},      {"float8", Precision::kFp8}};
+  return ParseEnum(s, field, kSpellings, "bf16, fp16, fp32, fp8");
+}
+
+Optimizer ParseOptimizer(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Optimizer> kSpellings[] = {
+      {"adamw", Optimizer::kAdamW},          {"adam", Optimizer::kAdamW},
+      {"adamwtorch", Optimizer::kAdamW},     {"adamwtorchfused", Optimizer::kAdamW},
+      {"adamw8bit", Optimizer::kAdamW8bit},  {"8bitadamw", Optimizer::kAdamW8bit},
+      {"adam8bit", Optimizer::kAdamW8bit},   {"pagedadamw8bit", Optimizer::kAdamW8bit},
+      {"adamwbnb8bit", Optimizer::kAdamW8bit}, {"bnbadamw8bit", Optimizer::kAdamW8bit},
+      {"sgd", Optimizer::kSgdMomentum},      {"sgdmomentum", Optimizer::kSgdMomentum},
+      {"momentum", Optimizer::kSgdMomentum}, {"adafactor", Optimizer::kAdafactor}};
+  return ParseEnum(s, field, kSpellings, "adamw, adamw-8bit, sgd, adafactor");
+}
+
+Recompute ParseRecompute(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Recompute> kSpellings[] = {
+      {"none", Recompute::kNone},         {"off", Recompute::kNone},  {"no", Recompute::kNone},
+      {"false", Recompute::kNone},        {"selective", Recompute::kSelective},
+      {"full", Recompute::kFull},         {"on", Recompute::kFull},   {"true", Recompute::kFull},
+      {"gradientcheckpointing", Recompute::kFull}};
+  return ParseEnum(s, field, kSpellings, "none, selective, full");
+}
+
+Offload ParseOffload(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Offload> kSpellings[] = {
+      {"none", Offload::kNone},
+      {"off", Offload::kNone},
+      {"no", Offload::kNone},
+      {"optimizer", Offload::kOptimizer},
+      {"cpu", Offload::kOptimizer},
+      {"optimizer+params", Offload::kOptimizerAndParams},
+      {"optimizerandparams", Offload::kOptimizerAndParams},
+      {"optimizer+parameters", Offload::kOptimizerAndParams},
+      {"params", Offload::kOptimizerAndParams},
+      {"all", Offload::kOptimizerAndParams}};
+  return ParseEnum(s, field, kSpellings, "none, optimizer, optimizer+params");
+}
+
+Framework ParseFramework(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Framework> kSpellings[] = {
+      {"hf", Framework::kHfTrainer},           {"hftrainer", Framework::kHfTrainer},
+      {"transformers", Framework::kHfTrainer}, {"huggingface", Framework::kHfTrainer},
+      {"trainer", Framework::kHfTrainer},      {"peft", Framework::kHfTrainer},
+      {"torchtune", Framework::kTorchtune},    {"unsloth", Framework::kUnsloth},
+      {"deepspeed", Framework::kDeepSpeed},    {"ds", Framework::kDeepSpeed},
+      {"fsdp", Framework::kFsdp},              {"fsdp2", Framework::kFsdp},
+      {"pytorchfsdp", Framework::kFsdp},       {"megatron", Framework::kMegatron},
+      {"megatronlm", Framework::kMegatron},    {"megatroncore", Framework::kMegatron},
+      {"mcore", Framework::kMegatron},         {"nemo", Framework::kMegatron}};
+  return ParseEnum(s, field, kSpellings, "hf, torchtune, unsloth, deepspeed, fsdp, megatron");
+}
+
+const GpuSpec& ReadGpu(const Field& v) {
+  const std::string name = v.String();
+  try {
+    return FindGpu(name);
+  } catch (const InputError& e) {
+    throw InputError(v.path(), e.value(), e.allowed());
+  }
+}
+
+void ReadStrategy(const Field& st, Strategy& sg) {
+  st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
+                "interleave"});
+  sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
+  sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
+  sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
+  sg.cp = ReadInt(st, "cp", limits::kParallel, sg.cp);
+  sg.ep = ReadInt(st, "ep", limits::kParallel, sg.ep);
+  sg.interleave = ReadInt(st, "interleave", limits::kParallel, sg.interleave);
+  sg.zero = ReadInt(st, "zero", limits::kZeroStage, sg.zero);
+  if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();
+  if (const auto v = st.Get("flash_attention")) sg.flash_attention = v->Bool();
+  if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());
+  if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
+}
+
+void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
+  h.CheckKeys({"gpu", "gpus", "gpus_per_node", "links"});
+  const auto gpu = h.Get("gpu");
+  hw.gpu = gpu ? ReadGpu(*gpu) : FindGpu("h100-sxm");
+  // Absent gpus: as many as the strategy asks for (dp defaults to 1).
+  const int64_t implied = int64_t{sg.tp} * sg.pp * sg.cp * std::max(sg.dp, 1);
+  hw.gpus = ReadInt(h, "gpus", limits::kGpus, static_cast<int>(std::min<int64_t>(implied, limits::kGpus.hi)));
+  hw.gpus_per_node = ReadInt(h, "gpus_per_node", limits::kGpusPerNode, std::min(hw.gpus, 8));
+  const Field links = h.Section("links");
+  links.CheckKeys({"intra_node", "inter_node"});
+  const auto intra = links.Get("intra_node");
+  const auto inter = links.Get("inter_node");
+  hw.intra_node = intra ? ReadLink(*intra, hw.gpu) : DefaultIntraNodeLink(hw.gpu);
+  hw.inter_node = inter ? ReadLink(*inter, hw.gpu) : DefaultInterNodeLink(hw.gpu);
+}
+
+void CheckScenarioShape(const Field& doc) {
+  if (!doc.IsObject()) {
+    throw InputError(doc.path().empty() ? "scenario" : doc.path(), doc.Shown(),
+                     "a JSON object with model, training, hardware, strategy");
+  }
+  doc.CheckKeys({"model", "training", "hardware", "strategy", "description"});
+}
+
+Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
+  CheckScenarioShape(doc);
+  const Field t = doc.Section("training");
+  const Field h = doc.Section("hardware");
+  const Field st = doc.Section("strategy");
+  if (const auto d = doc.Get("description")) d->String();
+
+  Scenario s;
+  s.model = ReadModel(doc, allow_paths);
+  ReadTraining(t, s.training, s.model);
+  ReadStrategy(st, s.strategy);
+  ReadHardware(h, s.hardware, s.strategy);
+  const auto framework = t.Get("framework");
+  s.training.framework = framework ? ParseFramework(framework->String(), framework->path())
+                                   : DefaultFramework(s.training.method, s.hardware.gpus, s.hardware.gpus_per_node);
+  if (!st.Has("recompute")) s.strategy.recompute = GetFrameworkProfile(s.training.framework).default_recompute;
+  ValidateScenario(s);
+  return s;
+}
+
+Scenario ScenarioFromJson(const nlohmann::json& doc, bool allow_paths) {
+  return ScenarioFromDocument(Field(doc, ""), allow_paths);
+}
+
+}  // namespace trainplan

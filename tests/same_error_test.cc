@@ -1,0 +1,142 @@
+// One bad document, one error: every face that reads a document (estimate, plan, launch, recommend and
+// review on the command line; the HTTP API) refuses it naming the same field with the same message.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "server/api.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+struct CliRun {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun Cli(const std::string& args) {
+  const std::string cmd = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
+  CliRun run;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+std::string WriteTemp(const std::string& name, const json& doc) {
+  const std::string path = testing::TempDir() + name;
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+/// The error line the CLI prints and the API's {error} message for an InputError.
+std::string Message(const std::string& field, const std::string& value, const std::string& allowed) {
+  return "invalid " + field + ": '" + value + "'; " + allowed;
+}
+
+struct BadScenario {
+  const char* name;
+  json doc;
+  std::string field, value, allowed;
+};
+
+std::vector<BadScenario> BadScenarios() {
+  return {
+      {"training_string", {{"model", "llama-3-8b"}, {"training", "lora"}}, "training", "lora", "a JSON object"},
+      {"tp_string", {{"model", "llama-3-8b"}, {"strategy", {{"tp", "x"}}}}, "strategy.tp", "x",
+       "an integer from 1 to 1000000"},
+      {"gpus_per_node_100", {{"model", "llama-3-8b"}, {"hardware", {{"gpus_per_node", 100}}}},
+       "hardware.gpus_per_node", "100", "an integer from 1 to 72"},
+      {"recompute_bogus", {{"model", "llama-3-8b"}, {"strategy", {{"recompute", "sometimes"}}}}, "strategy.recompute",
+       "sometimes", "one of: none, selective, full"},
+      {"unknown_key", {{"model", "llama-3-8b"}, {"training", {{"methd", "lora"}}}}, "training.methd", "lora",
+       "unknown key; allowed keys: method, precision, optimizer, framework, seq_len, micro_batch, global_batch, "
+       "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers"},
+  };
+}
+
+TEST(SameError, EveryFaceNamesTheSameFieldOfAScenarioFile) {
+  for (const BadScenario& bad : BadScenarios()) {
+    const std::string message = Message(bad.field, bad.value, bad.allowed);
+    const std::string path = WriteTemp(std::string(bad.name) + ".json", bad.doc);
+    for (const std::string command : {"estimate", "plan", "recommend", "launch --format torchrun"}) {
+      const CliRun run = Cli(command + " " + path);
+      EXPECT_EQ(run.status, 2) << command << " " << bad.name << ": " << run.out;
+      EXPECT_EQ(run.out, "error: " + message + "\n") << command << " " << bad.name;
+    }
+    for (const char* endpoint : {"/api/estimate", "/api/plan", "/api/recommend"}) {
+      const ApiResponse r = HandleRequest("POST", endpoint, bad.doc.dump());
+      ASSERT_EQ(r.status, 400) << endpoint << " " << bad.name << ": " << r.body;
+      const json e = json::parse(r.body);
+      EXPECT_EQ(e["error"], message) << endpoint;
+      EXPECT_EQ(e["field"], bad.field) << endpoint;
+      EXPECT_EQ(e["value"], bad.value) << endpoint;
+      EXPECT_EQ(e["allowed"], bad.allowed) << endpoint;
+    }
+  }
+}
+
+json Build(json changes) {
+  json build = {{"name", "test"}, {"gpu", "h100-sxm"}, {"gpus", 8},
+                {"cpu", "epyc-9454"}, {"sockets", 2}, {"ram_gb", 1024},
+                {"psu", {{"watts", 3000}, {"count", 4}}},
+                {"job", {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}, {"tokens", 1e8}}}}}};
+  build.update(changes);
+  return build;
+}
+
+TEST(SameError, ReviewOnTheCliAndTheApiNamesTheBuildField) {
+  struct Case {
+    json changes;
+    std::string field, value, allowed;
+  };
+  const Case cases[] = {
+      {{{"gpus", "eight"}}, "gpus", "eight", "an integer from 1 to 72"},
+      {{{"gpus", 100}}, "gpus", "100", "an integer from 1 to 72"},
+      {{{"coolling", "liquid"}}, "coolling", "liquid",
+       "unknown key; allowed keys: name, source, gpu, gpus, nvlink, cpu, sockets, ram_gb, storage, raid0, psu, "
+       "network, cooling, job"},
+      {{{"job", {{"model", "llama-3-8b"}, {"strategy", {{"tp", "x"}}}}}}, "job.strategy.tp", "x",
+       "an integer from 1 to 1000000"},
+  };
+  for (const Case& c : cases) {
+    const json build = Build(c.changes);
+    const std::string message = Message(c.field, c.value, c.allowed);
+    const CliRun run = Cli("review " + WriteTemp("build.json", build));
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_EQ(run.out, "error: " + message + "\n");
+    const ApiResponse r = HandleRequest("POST", "/api/review", build.dump());
+    ASSERT_EQ(r.status, 400) << r.body;
+    const json e = json::parse(r.body);
+    EXPECT_EQ(e["error"], message);
+    EXPECT_EQ(e["field"], c.field);
+  }
+}
+
+TEST(SameError, OneLimitForGpusPerNodeOnEveryFace) {
+  const std::string allowed = "an integer from 1 to 72";
+  const CliRun plan = Cli("plan --model llama-3-8b --gpus-per-node 100");
+  EXPECT_EQ(plan.status, 2);
+  EXPECT_EQ(plan.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
+  const CliRun estimate = Cli("estimate --model llama-3-8b --gpus 8 --gpus-per-node 100");
+  EXPECT_EQ(estimate.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
+  const CliRun launch = Cli("launch --model llama-3-8b --format torchrun --gpus-per-node 100");
+  EXPECT_EQ(launch.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
+  const ApiResponse r =
+      HandleRequest("POST", "/api/plan", json{{"model", "llama-3-8b"}, {"plan", {{"gpus_per_node", 100}}}}.dump());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(json::parse(r.body)["error"], Message("plan.gpus_per_node", "100", allowed));
+}
+
+}  // namespace
+}  // namespace trainplan
