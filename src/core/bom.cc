@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "catalog/embedded_data.h"
 #include "base/error.h"
@@ -17,7 +16,6 @@ namespace trainplan {
 
 namespace {
 
-using nlohmann::json;
 constexpr double kTB = 1e12;
 
 /// Linear interpolation on a PSU efficiency curve (load fractions ascending), clamped at its ends.

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 
 #include "catalog/prices.h"
 #include "base/error.h"
