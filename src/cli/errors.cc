@@ -75,6 +75,11 @@ constexpr FlagPath kFlagPaths[] = {
     {"recommend.checkpoints_kept", "--checkpoints-kept"},
     {"recommend.psu_n_plus_n", "--psu-n-plus-n"},
     {"output", "-o"},
+    {"format", "--format"},
+    {"interval", "--interval"},
+    {"duration", "--duration"},
+    {"data", "--data"},
+    {"checkpoint", "--checkpoint"},
 };
 
 bool Under(std::string_view field, std::string_view path) {

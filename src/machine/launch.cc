@@ -1,8 +1,11 @@
 #include "machine/launch.h"
 
+#include <tuple>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
 #include "io/model_catalog.h"
@@ -284,54 +287,56 @@ LaunchFormat ParseLaunchFormat(const std::string& s, const std::string& field) {
 }
 
 LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
-  const json* doc = &input;
-  if (input.is_object() && input.contains("plans")) {
-    if (!input["plans"].is_array() || input["plans"].empty())
-      throw InputError(source, input.value("reason", "no plans"),
+  // Fields are named "<file>: strategy.tp", like a scenario file's.
+  if (!input.is_object()) {
+    Field(input, source).Fail("a plan written by `trainplan plan --json` or `trainplan estimate --json`");
+  }
+  const Field file(input, source + ": ");
+  Field doc = file;
+  if (auto plans = file.Get("plans")) {
+    const auto items = plans->Items();
+    if (items.empty()) {
+      const auto reason = file.Get("reason");
+      throw InputError(source, reason ? reason->Shown() : "no plans",
                        "a feasible plan (`trainplan plan` lists the changes that make the job fit)");
-    doc = &input["plans"][0];
+    }
+    doc = items.front();
   }
+  const Field model = doc.At("model"), training = doc.At("training"), hardware = doc.At("hardware"),
+              strategy = doc.At("strategy");
+  constexpr IntRange kCount{1, 1'000'000'000};
   LaunchPlan p;
-  try {
-    const json& model = doc->at("model");
-    const json& training = doc->at("training");
-    const json& hardware = doc->at("hardware");
-    const json& strategy = doc->at("strategy");
-    p.model = model.at("name").get<std::string>();
-    p.hf_id = model.value("hf_id", "");
-    p.method = ParseMethod(training.at("method").get<std::string>());
-    p.precision = ParsePrecision(training.at("precision").get<std::string>());
-    p.optimizer = ParseOptimizer(training.at("optimizer").get<std::string>());
-    p.framework = ParseFramework(training.at("framework").get<std::string>());
-    p.seq_len = training.at("seq_len").get<int64_t>();
-    p.tokens = training.value("tokens", 0.0);
-    p.lora_rank = training.value("lora_rank", int64_t{0});
-    p.gpu_id = hardware.at("gpu").get<std::string>();
-    p.gpus = hardware.at("gpus").get<int>();
-    p.gpus_per_node = hardware.at("gpus_per_node").get<int>();
-    p.nodes = hardware.at("nodes").get<int>();
-    Strategy& s = p.strategy;
-    s.tp = strategy.at("tp").get<int>();
-    s.pp = strategy.at("pp").get<int>();
-    s.dp = strategy.at("dp").get<int>();
-    s.cp = strategy.at("cp").get<int>();
-    s.ep = strategy.at("ep").get<int>();
-    s.zero = strategy.at("zero").get<int>();
-    s.recompute = ParseRecompute(strategy.at("recompute").get<std::string>());
-    s.sequence_parallel = strategy.at("sequence_parallel").get<bool>();
-    s.offload = ParseOffload(strategy.at("offload").get<std::string>());
-    s.flash_attention = strategy.at("flash_attention").get<bool>();
-    s.interleave = strategy.at("interleave").get<int>();
-    p.micro_batch = strategy.at("micro_batch").get<int64_t>();
-    p.global_batch = strategy.at("global_batch").get<int64_t>();
-    p.grad_accum_steps = strategy.at("grad_accum_steps").get<int64_t>();
-  } catch (const json::exception& e) {
-    throw InputError(source, e.what(), "a plan written by `trainplan plan --json` or `trainplan estimate --json`");
-  }
+  p.model = model.At("name").String();
+  if (auto hf = model.Get("hf_id")) p.hf_id = hf->String();
+  auto text = [](const Field& f) { return std::pair{f.String(), f.path()}; };
+  p.method = std::apply(ParseMethod, text(training.At("method")));
+  p.precision = std::apply(ParsePrecision, text(training.At("precision")));
+  p.optimizer = std::apply(ParseOptimizer, text(training.At("optimizer")));
+  p.framework = std::apply(ParseFramework, text(training.At("framework")));
+  p.seq_len = training.At("seq_len").Int(kCount);
+  if (auto tokens = training.Get("tokens")) p.tokens = tokens->Number(0, 1e30, /*lo_inclusive=*/true);
+  if (auto rank = training.Get("lora_rank")) p.lora_rank = rank->Int({0, 1'000'000});
+  p.gpu_id = hardware.At("gpu").String();
+  p.gpus = static_cast<int>(hardware.At("gpus").Int(kCount));
+  p.gpus_per_node = static_cast<int>(hardware.At("gpus_per_node").Int(kCount));
+  p.nodes = static_cast<int>(hardware.At("nodes").Int(kCount));
+  Strategy& st = p.strategy;
+  auto size = [&](const char* key) { return static_cast<int>(strategy.At(key).Int(kCount)); };
+  st.tp = size("tp");
+  st.pp = size("pp");
+  st.dp = size("dp");
+  st.cp = size("cp");
+  st.ep = size("ep");
+  st.interleave = size("interleave");
+  st.zero = static_cast<int>(strategy.At("zero").Int({0, 3}));
+  st.recompute = std::apply(ParseRecompute, text(strategy.At("recompute")));
+  st.offload = std::apply(ParseOffload, text(strategy.At("offload")));
+  st.sequence_parallel = strategy.At("sequence_parallel").Bool();
+  st.flash_attention = strategy.At("flash_attention").Bool();
+  p.micro_batch = strategy.At("micro_batch").Int(kCount);
+  p.global_batch = strategy.At("global_batch").Int(kCount);
+  p.grad_accum_steps = strategy.At("grad_accum_steps").Int(kCount);
   const Strategy& s = p.strategy;
-  if (s.tp < 1 || s.pp < 1 || s.dp < 1 || s.cp < 1 || s.ep < 1 || p.gpus < 1 || p.gpus_per_node < 1 ||
-      p.micro_batch < 1 || p.grad_accum_steps < 1 || s.interleave < 1)
-    throw InputError(source, "a size below 1", "positive parallel sizes, GPU counts and batch sizes");
   if (s.tp * s.pp * s.cp * s.dp != p.gpus)
     throw InputError(source, fmt::format("tp*pp*cp*dp = {}*{}*{}*{} on {} GPUs", s.tp, s.pp, s.cp, s.dp, p.gpus),
                      "parallel sizes whose product is the GPU count");
@@ -360,8 +365,8 @@ json JobDocument(const LaunchPlan& p) {
 json DeepSpeedConfig(const LaunchPlan& p) {
   const Strategy& s = p.strategy;
   if (s.tp > 1 || s.pp > 1 || s.cp > 1)
-    throw InputError("--format", "deepspeed",
-                     fmt::format("a data-parallel plan (this one has tp={} pp={} cp={}: use --format megatron)", s.tp,
+    throw InputError("format", "deepspeed",
+                     fmt::format("a data-parallel plan (this one has tp={} pp={} cp={}: use the megatron format)", s.tp,
                                  s.pp, s.cp));
   json zero = {{"stage", s.zero}, {"overlap_comm", true}, {"contiguous_gradients", true}};
   if (s.offload != Offload::kNone) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
@@ -391,9 +396,9 @@ json DeepSpeedConfig(const LaunchPlan& p) {
 std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   const Strategy& s = p.strategy;
   if (s.zero >= 2 || s.offload != Offload::kNone)
-    throw InputError("--format", "megatron",
+    throw InputError("format", "megatron",
                      fmt::format("a plan Megatron-LM can run (this one uses zero={} offload={}, which are DeepSpeed "
-                                 "or FSDP features: re-plan with --framework megatron)",
+                                 "or FSDP features: re-plan with training.framework megatron)",
                                  s.zero, ToString(s.offload)));
   std::vector<std::string> args;
   auto add = [&](const std::string& flag, auto value) {

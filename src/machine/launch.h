@@ -42,7 +42,7 @@ nlohmann::json JobDocument(const LaunchPlan& plan);
 
 enum class LaunchFormat { kTorchrun, kDeepSpeed, kAccelerate, kMegatron, kSlurm, kK8s };
 const char* ToString(LaunchFormat format);
-LaunchFormat ParseLaunchFormat(const std::string& s, const std::string& field = "--format");
+LaunchFormat ParseLaunchFormat(const std::string& s, const std::string& field = "format");
 
 /// Names the generated files refer to; the defaults suit a Hugging Face style training script.
 struct LaunchOptions {

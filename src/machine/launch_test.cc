@@ -104,6 +104,28 @@ TEST(Launch, ReadsTheFirstPlanOfAPlanFile) {
   EXPECT_EQ(p.global_batch, p.micro_batch * p.grad_accum_steps * p.strategy.dp);
 }
 
+TEST(Launch, BadPlanFilesNameTheField) {
+  auto field_of = [](nlohmann::json doc) {
+    try {
+      LaunchPlanFromJson(doc, "plan.json");
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  nlohmann::json doc = PlanDoc("llama-3-8b", "full", "h100-sxm", 8);
+  nlohmann::json bad = doc;
+  bad["plans"][0]["strategy"]["tp"] = "x";
+  EXPECT_EQ(field_of(bad), "plan.json: plans[0].strategy.tp");
+  bad = doc;
+  bad["plans"][0]["training"].erase("seq_len");
+  EXPECT_EQ(field_of(bad), "plan.json: plans[0].training.seq_len");
+  bad = doc;
+  bad["plans"][0]["strategy"]["zero"] = 4;
+  EXPECT_EQ(field_of(bad), "plan.json: plans[0].strategy.zero");
+  EXPECT_EQ(field_of(nlohmann::json::array()), "plan.json");
+}
+
 TEST(Launch, JobDocumentPlansTheSameJobAgain) {
   const LaunchPlan p = LaunchPlanFromJson(PlanDoc("llama-3-8b", "lora", "h100-sxm", 2), "plan.json");
   json doc = JobDocument(p);

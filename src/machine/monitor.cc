@@ -108,7 +108,7 @@ std::vector<std::string> MonitorWarnings(const MonitorSample* previous, const Mo
 
 int RunMonitor(SampleSource& source, const MonitorOptions& options, const std::atomic<bool>& stop, std::ostream& out,
                std::ostream& warnings, const std::function<void(double)>& sleep_s) {
-  if (!(options.interval_s > 0)) throw InputError("--interval", fmt::format("{}", options.interval_s), "a positive interval");
+  if (!(options.interval_s > 0)) throw InputError("interval", fmt::format("{}", options.interval_s), "a positive interval");
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const int count = source.DeviceCount();

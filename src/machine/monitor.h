@@ -19,7 +19,7 @@ struct MonitorSample {
 };
 
 enum class MonitorFormat { kCsv, kJsonl };
-MonitorFormat ParseMonitorFormat(const std::string& s, const std::string& field = "--format");
+MonitorFormat ParseMonitorFormat(const std::string& s, const std::string& field = "format");
 
 std::string MonitorCsvHeader();
 /// One CSV line (with newline); throttle reasons as a `|`-joined list.

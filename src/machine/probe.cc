@@ -114,7 +114,7 @@ std::string DiskOfPath(const std::string& path) {
 PathSpace ProbePath(const std::string& role, const std::string& path, const std::vector<DiskInfo>& disks) {
   struct statvfs vfs {};
   if (statvfs(path.c_str(), &vfs) != 0)
-    throw InputError(fmt::format("--{}", role), path, "an existing, readable directory");
+    throw InputError(role, path, "an existing, readable directory");
   PathSpace space;
   space.role = role;
   space.path = path;
