@@ -41,7 +41,8 @@ load: build
 	@cmake --build $(BUILD_DIR) --target trainplan_load -j $(JOBS)
 	@scripts/load-test.sh $(BUILD_DIR) 8 10
 
-# libFuzzer over the API's request handler for FUZZ_SECONDS (a clang build in build-fuzz/).
+# libFuzzer over the API's request handler, then over the file readers (scenario, config.json, build), for
+# FUZZ_SECONDS in all (a clang build in build-fuzz/).
 FUZZ_SECONDS ?= 120
 fuzz:
 	@scripts/install-deps.sh fuzz
