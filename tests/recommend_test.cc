@@ -37,12 +37,13 @@ Scenario JobOf(json job, const std::string& gpu) {
 // depends on the job. On guide build C, LoRA of an 8B model needs well under 1.5x; 70B full fine-tuning with
 // offload needs over 2x.
 TEST(RecommendEndToEnd, RamRuleOfThumbDependsOnTheJob) {
-  BuildSpec c = BuildFromJson(GuideDoc("guide-c.json"));
-  json lora_job = c.job;
+  const BuildRequest guide = BuildFromJson(GuideDoc("guide-c.json"));
+  const BuildSpec& c = guide.build;
+  json lora_job = guide.job;
   lora_job["model"] = "llama-3-8b";
   lora_job["training"]["method"] = "lora";
   BuildReview lora = ReviewBuild(c, JobOf(lora_job, "h100-sxm"));
-  BuildReview full = ReviewBuild(c, JobOf(c.job, "h100-sxm"));
+  BuildReview full = ReviewBuild(c, JobOf(guide.job, "h100-sxm"));
   ASSERT_TRUE(lora.fits);
   ASSERT_TRUE(full.fits);
   EXPECT_LT(lora.needed.ram.needed_bytes / lora.needed.ram.vram_bytes, 1.5);
@@ -53,11 +54,11 @@ TEST(RecommendEndToEnd, RamRuleOfThumbDependsOnTheJob) {
 // guides' Ryzen 9 7950X, the same two ratings.
 TEST(RecommendEndToEnd, PsuRulesFromTransients) {
   json doc = GuideDoc("guide-a.json");
-  BuildSpec two = BuildFromJson(doc);
-  EXPECT_EQ(ReviewBuild(two, JobOf(two.job, "rtx-4090")).needed.power.psu_rating_w, 1600);
+  const BuildRequest two = BuildFromJson(doc);
+  EXPECT_EQ(ReviewBuild(two.build, JobOf(two.job, "rtx-4090")).needed.power.psu_rating_w, 1600);
   doc["gpus"] = 1;
-  BuildSpec one = BuildFromJson(doc);
-  BuildReview r = ReviewBuild(one, JobOf(one.job, "rtx-4090"));
+  const BuildRequest one = BuildFromJson(doc);
+  BuildReview r = ReviewBuild(one.build, JobOf(one.job, "rtx-4090"));
   ASSERT_TRUE(r.fits);
   EXPECT_EQ(r.needed.power.psu_rating_w, 1000);
   EXPECT_EQ(r.needed.power.psus_needed, 1);

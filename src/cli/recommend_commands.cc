@@ -121,11 +121,11 @@ bool RunRecommendCommands(int& exit_status) {
   }
   if (s.review && s.review->parsed()) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
-    BuildSpec build = BuildFromJson(ReadJsonFile(s.build_path, "build"));
+    const BuildRequest request = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
-    const json job_doc = s.job.apply(build.job);
+    const json job_doc = s.job.apply(request.job);
     Scenario job = JobFromDocument(Field(job_doc, "job"), /*allow_paths=*/true, framework_fixed);
-    BuildReview review = ReviewBuild(build, job, framework_fixed);
+    BuildReview review = ReviewBuild(request.build, job, framework_fixed);
     WriteText(ReviewReport(review, format), s.review_output);
     exit_status = 0;
     return true;

@@ -80,22 +80,6 @@ StorageTier HotTier(const StoragePlan& st, bool workstation) {
   return best;
 }
 
-/// Why a node needs liquid or air cooling, with the figures. Made here while core/review.cc quotes it.
-std::string CoolingWhy(const BomInputs& in, const PowerPlan& pw, const CoolingPlan& cool) {
-  const CoolingFigures& cooling = Parts().cooling;
-  if (cool.kind == "liquid")
-    return fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                       in.gpu.tdp_w >= cooling.liquid_gpu_w_min ? " and GPUs sold liquid-cooled" : "",
-                       cooling.air_rack_source);
-  if (in.workstation)
-    return fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
-                       pw.wall_w / 1000, cool.room_btu_per_h);
-  return fmt::format(
-      "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled rack takes: air, {} rack(s), "
-      "{:.0f} BTU/h to remove",
-      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, cooling.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
-}
-
 }  // namespace
 
 double GpuTransientRatio(const std::string& gpu_id) {
@@ -358,7 +342,8 @@ CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& pw) {
   CoolingPlan cool;
   const CoolingFigures& cooling = Parts().cooling;
   const double air_rack_w = cooling.air_rack_kw_max * 1000;
-  const bool liquid = in.gpu.tdp_w >= cooling.liquid_gpu_w_min || pw.peak_w > air_rack_w;
+  cool.gpu_sold_liquid = in.gpu.tdp_w >= cooling.liquid_gpu_w_min;
+  const bool liquid = cool.gpu_sold_liquid || pw.peak_w > air_rack_w;
   cool.kind = liquid ? "liquid" : "air";
   cool.nodes_per_rack = liquid ? 1 : std::max(1, std::min(in.nodes, static_cast<int>(air_rack_w / pw.peak_w)));
   cool.racks = in.workstation ? 0 : (in.nodes + cool.nodes_per_rack - 1) / cool.nodes_per_rack;
@@ -366,7 +351,6 @@ CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& pw) {
   cool.node_btu_per_h = pw.wall_w * cooling.btu_per_h_per_w;
   cool.room_btu_per_h = in.nodes * cool.node_btu_per_h;
   cool.facility_kw = in.nodes * pw.wall_w * Parts().facility.pue / 1000;
-  cool.why = CoolingWhy(in, pw, cool);
   return cool;
 }
 

@@ -175,13 +175,14 @@ struct PowerPlan {
 
 struct CoolingPlan {
   std::string kind;  // air | liquid
+  bool gpu_sold_liquid = false;  // the GPU's power is that of parts sold liquid-cooled
   int nodes_per_rack = 1;
   int racks = 1;
   double rack_kw = 0;
   double node_btu_per_h = 0;
   double room_btu_per_h = 0;  // all nodes, sustained
   double facility_kw = 0;     // IT load x PUE
-  std::string why;            // made with the plan: core/review.cc quotes it in a finding
+  std::string why;            // empty from DeriveBom; text/bom_text.h fills it
 };
 
 struct PriceLine {

@@ -1,5 +1,4 @@
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -30,20 +29,51 @@ struct BuildSpec {
   int psus = 1;
   std::vector<std::string> links;  // network links (data/links.json ids)
   std::string cooling = "air";
-  nlohmann::json job;  // the job the build is meant for (a scenario document without hardware)
+};
+
+/// What a finding says; text/review_text.h writes its sentence and suggested change from the review's figures.
+enum class FindingCode {
+  kNvlinkClaimed,        // the build claims NVLink the GPU does not have
+  kDoesNotRun,           // no plan on the build (quotes the search's reason and first working alternative)
+  kOffloadNeedsRam,      // the fastest plan offloads more than the RAM holds, and nothing runs without offload
+  kNoFitWithoutOffload,  // ... the search without offload (quotes its reason and first working alternative)
+  kOffloadFallback,      // the fastest plan offloads more than the RAM holds: the review takes one without offload
+  kFits,                 // the plan's memory per GPU (quotes the plan)
+  kExposedComm,          // no NVLink: the share of a step spent in communication
+  kPcieLanes,            // lanes wanted against the CPUs' (the GPUs' width when short)
+  kCpuCores,
+  kRam,
+  kStorageCapacity,
+  kStorageSpeed,
+  kPsu,
+  kPsuNoSpare,
+  kCooling,
+  kNetwork,  // one node: the links carry no collectives
 };
 
 struct BuildFinding {
   std::string
       area;  // gpu-memory, nvlink, pcie-lanes, cpu-cores, ram, storage-capacity, storage-speed, psu, cooling, network
-  std::string level;  // ok | warn | fail
-  std::string message;
-  std::string fix;  // empty when nothing needs changing
-  /// A search sentence the finding quotes, which text/explain.h writes (FindingMessage, FindingFix): a
-  /// plan's reason after the message or in the fix, or the first working alternative as the fix.
-  enum class Quote { kNone, kPlanInMessage, kPlanInFix, kFirstAlternativeAsFix };
-  Quote quote = Quote::kNone;
-  Plan plan;  // the plan quoted
+  std::string level;  // ok | warn | fail; a change is suggested unless ok
+  FindingCode code = FindingCode::kFits;
+};
+
+/// The figures the checks compare, beyond the build and what the plan needs (BuildReview::needed).
+struct BuildFigures {
+  double offload_ram_bytes = 0;  // RAM the fastest (offloading) plan needs, when more than installed
+  Plan offloading_plan;          // that plan
+  double exposed_comm_s = 0;      // of each step, without NVLink
+  int lanes_wanted = 0;           // GPUs, NVMe and NICs
+  int lanes_available = 0;        // the CPUs'
+  int gpu_lanes = 16;             // each GPU's width when the lanes fall short
+  double gpu_host_bytes_per_s = 0;  // each GPU to the host at that width
+  int cores = 0;                    // all sockets
+  double storage_bytes = 0;         // installed
+  double hot_bytes = 0;             // the hot tier of the node
+  double bulk_bytes = 0;            // the kept checkpoints
+  double write_bytes_per_s = 0;     // flash, striped when RAID 0
+  double checkpoint_write_s = 0;    // one checkpoint at that speed (infinite without flash)
+  double psu_w = 0;                 // all PSUs
 };
 
 struct BuildReview {
@@ -53,6 +83,7 @@ struct BuildReview {
   Plan plan;       // the best plan on this build when the job fits
   NodeBom needed;  // what the plan needs, derived
   std::vector<BuildFinding> findings;
+  BuildFigures figures;
   std::string reason;  // when the job does not fit
   std::vector<Alternative> alternatives;
 };

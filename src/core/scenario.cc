@@ -89,115 +89,138 @@ const char* ToString(Framework f) {
   return "?";
 }
 
-void ValidateScenario(Scenario& s) {
-  const ModelSpec& m = s.model;
-  Training& tr = s.training;
-  Hardware& hw = s.hardware;
-  Strategy& sg = s.strategy;
-  auto num = [](auto v) { return std::to_string(v); };
+namespace {
 
-  if (m.num_layers < 1 || m.layers.empty()) throw InputError("model", m.name, "a model with at least one layer");
+std::string Num(int64_t v) { return std::to_string(v); }
+
+/// Sequence, batch and token counts within their limits.
+void CheckTrainingSizes(const Training& tr) {
   CheckRange("training.seq_len", tr.seq_len, limits::kSeqLen);
   CheckRange("training.micro_batch", tr.micro_batch, limits::kMicroBatch);
-  if (tr.global_batch < 0) throw InputError("training.global_batch", num(tr.global_batch), "0 (derived) or a positive integer");
+  if (tr.global_batch < 0) throw InputError("training.global_batch", Num(tr.global_batch), "0 (derived) or a positive integer");
   if (!(tr.tokens >= 0) || tr.tokens > limits::kMaxTokens) {
     throw InputError("training.tokens", fmt::format("{:g}", tr.tokens),
                      fmt::format("a number from 0 to {:g}", limits::kMaxTokens));
   }
+}
+
+/// GPU counts within their limits; a job across nodes fills whole nodes.
+void CheckGpuCounts(const Hardware& hw) {
   CheckRange("hardware.gpus", hw.gpus, limits::kGpus);
   CheckRange("hardware.gpus_per_node", hw.gpus_per_node, limits::kGpusPerNode);
   if (hw.gpus > hw.gpus_per_node && hw.gpus % hw.gpus_per_node != 0) {
-    throw InputError("hardware.gpus", num(hw.gpus),
+    throw InputError("hardware.gpus", Num(hw.gpus),
                      fmt::format("a multiple of hardware.gpus_per_node ({}) when the job spans nodes", hw.gpus_per_node));
   }
+}
+
+/// Parallel sizes and the ZeRO stage within their limits.
+void CheckStrategySizes(const Strategy& sg) {
   const std::pair<const char*, int> sizes[] = {{"strategy.tp", sg.tp}, {"strategy.pp", sg.pp}, {"strategy.cp", sg.cp},
                                                {"strategy.ep", sg.ep}, {"strategy.interleave", sg.interleave}};
   for (const auto& [name, value] : sizes) {
     CheckRange(name, value, limits::kParallel);
   }
-  if (sg.dp < 0) throw InputError("strategy.dp", num(sg.dp), "a positive integer (or absent: derived)");
-  if (sg.zero < 0 || sg.zero > 3) throw InputError("strategy.zero", num(sg.zero), "0, 1, 2 or 3");
+  if (sg.dp < 0) throw InputError("strategy.dp", Num(sg.dp), "a positive integer (or absent: derived)");
+  if (sg.zero < 0 || sg.zero > 3) throw InputError("strategy.zero", Num(sg.zero), "0, 1, 2 or 3");
+}
 
-  // GPUs = tp x pp x dp x cp; dp is derived when absent.
+/// GPUs = tp x pp x dp x cp; dp is derived when absent.
+void DeriveDataParallel(const Hardware& hw, Strategy& sg) {
   const int64_t model_parallel = int64_t{sg.tp} * sg.pp * sg.cp;
   if (sg.dp == 0) {
     if (hw.gpus % model_parallel != 0) {
-      throw InputError("hardware.gpus", num(hw.gpus),
+      throw InputError("hardware.gpus", Num(hw.gpus),
                        fmt::format("a multiple of tp x pp x cp = {} x {} x {} = {}", sg.tp, sg.pp, sg.cp, model_parallel));
     }
     sg.dp = static_cast<int>(hw.gpus / model_parallel);
   } else if (model_parallel * sg.dp != hw.gpus) {
-    throw InputError("hardware.gpus", num(hw.gpus),
+    throw InputError("hardware.gpus", Num(hw.gpus),
                      fmt::format("tp x pp x dp x cp = {} x {} x {} x {} = {}", sg.tp, sg.pp, sg.dp, sg.cp,
                                  model_parallel * sg.dp));
   }
+}
 
-  // Tensor parallelism splits heads and MLP columns. Fewer KV heads than tp is allowed when tp is a
-  // multiple of them: each KV head is then replicated on tp / kv ranks (Megatron-LM, vLLM).
+/// Tensor parallelism splits heads and MLP columns. Fewer KV heads than tp is allowed when tp is a
+/// multiple of them: each KV head is then replicated on tp / kv ranks (Megatron-LM, vLLM).
+void CheckTensorSplit(const ModelSpec& m, const Strategy& sg) {
   for (const auto& group : m.layers) {
     const AttentionShape& a = group.spec.attention;
     if (a.num_heads % sg.tp != 0) {
-      throw InputError("strategy.tp", num(sg.tp), fmt::format("must divide num_attention_heads ({})", a.num_heads));
+      throw InputError("strategy.tp", Num(sg.tp), fmt::format("must divide num_attention_heads ({})", a.num_heads));
     }
     if (a.num_kv_heads > 0 && a.num_kv_heads % sg.tp != 0 && sg.tp % a.num_kv_heads != 0) {
-      throw InputError("strategy.tp", num(sg.tp),
+      throw InputError("strategy.tp", Num(sg.tp),
                        fmt::format("must divide num_key_value_heads ({}) or be a multiple of it", a.num_kv_heads));
     }
     if (!group.spec.is_moe() && group.spec.mlp_intermediate % sg.tp != 0) {
-      throw InputError("strategy.tp", num(sg.tp),
+      throw InputError("strategy.tp", Num(sg.tp),
                        fmt::format("must divide intermediate_size ({})", group.spec.mlp_intermediate));
     }
   }
+}
+
+/// Pipeline stages (and their interleaved chunks) split the layers.
+void CheckPipelineSplit(const ModelSpec& m, const Strategy& sg) {
   if (sg.pp > m.num_layers) {
-    throw InputError("strategy.pp", num(sg.pp), fmt::format("at most num_hidden_layers ({})", m.num_layers));
+    throw InputError("strategy.pp", Num(sg.pp), fmt::format("at most num_hidden_layers ({})", m.num_layers));
   }
   if (sg.interleave > 1) {
-    if (sg.pp < 2) throw InputError("strategy.interleave", num(sg.interleave), "1 unless pipeline parallel (pp > 1)");
+    if (sg.pp < 2) throw InputError("strategy.interleave", Num(sg.interleave), "1 unless pipeline parallel (pp > 1)");
     if (m.num_layers % (int64_t{sg.pp} * sg.interleave) != 0) {
-      throw InputError("strategy.interleave", num(sg.interleave),
+      throw InputError("strategy.interleave", Num(sg.interleave),
                        fmt::format("pp x interleave must divide num_hidden_layers ({})", m.num_layers));
     }
   }
-  // Experts are spread over expert-parallel groups carved out of the data-parallel (x context-parallel) ranks.
-  if (sg.ep > 1) {
-    int64_t experts = 0;
-    for (const auto& group : m.layers) experts = std::max(experts, group.spec.num_experts);
-    if (!IsMoe(m)) throw InputError("strategy.ep", num(sg.ep), "1 for a dense model (no experts)");
-    if (experts % sg.ep != 0) {
-      throw InputError("strategy.ep", num(sg.ep), fmt::format("must divide the number of experts ({})", experts));
-    }
-    if ((int64_t{sg.dp} * sg.cp) % sg.ep != 0) {
-      throw InputError("strategy.ep", num(sg.ep), fmt::format("must divide dp x cp ({} x {})", sg.dp, sg.cp));
-    }
+}
+
+/// Experts are spread over expert-parallel groups carved out of the data-parallel (x context-parallel) ranks.
+void CheckExpertSplit(const ModelSpec& m, const Strategy& sg) {
+  if (sg.ep <= 1) return;
+  int64_t experts = 0;
+  for (const auto& group : m.layers) experts = std::max(experts, group.spec.num_experts);
+  if (!IsMoe(m)) throw InputError("strategy.ep", Num(sg.ep), "1 for a dense model (no experts)");
+  if (experts % sg.ep != 0) {
+    throw InputError("strategy.ep", Num(sg.ep), fmt::format("must divide the number of experts ({})", experts));
   }
-  // Context parallelism splits each sequence into 2 x cp chunks for load balance (Megatron-LM).
+  if ((int64_t{sg.dp} * sg.cp) % sg.ep != 0) {
+    throw InputError("strategy.ep", Num(sg.ep), fmt::format("must divide dp x cp ({} x {})", sg.dp, sg.cp));
+  }
+}
+
+/// Context parallelism splits each sequence into 2 x cp chunks for load balance (Megatron-LM); sequence
+/// parallelism splits it over tp, and Megatron-LM turns it off when tp is 1 (it is a split of the TP region).
+void CheckSequenceSplit(const Training& tr, Strategy& sg) {
   if (sg.cp > 1 && tr.seq_len % (2 * sg.cp) != 0) {
-    throw InputError("strategy.cp", num(sg.cp), fmt::format("2 x cp must divide seq_len ({})", tr.seq_len));
+    throw InputError("strategy.cp", Num(sg.cp), fmt::format("2 x cp must divide seq_len ({})", tr.seq_len));
   }
-  // Megatron-LM turns sequence parallelism off when tp is 1 (it is a split of the TP region).
   if (sg.tp == 1) sg.sequence_parallel = false;
   if (sg.sequence_parallel && tr.seq_len % sg.tp != 0) {
     throw InputError("strategy.sequence_parallel", "true", fmt::format("tp ({}) must divide seq_len ({})", sg.tp, tr.seq_len));
   }
-  // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine.
-  if (sg.zero >= 2 && sg.pp > 1) {
-    throw InputError("strategy.zero", num(sg.zero), "0 or 1 with pipeline parallelism (pp > 1)");
-  }
+}
 
+/// A global batch is a whole number of steps of micro_batch x dp.
+void CheckBatch(const Training& tr, const Strategy& sg) {
   const int64_t per_step = int64_t{tr.micro_batch} * sg.dp;
   if (tr.global_batch != 0 && tr.global_batch % per_step != 0) {
-    throw InputError("training.global_batch", num(tr.global_batch),
+    throw InputError("training.global_batch", Num(tr.global_batch),
                      fmt::format("a multiple of micro_batch x dp = {} x {} = {}", tr.micro_batch, sg.dp, per_step));
   }
+}
 
-  // Precision must exist on the GPU's tensor cores.
-  const GpuSpec& g = hw.gpu;
+/// The precision exists on the GPU's tensor cores.
+void CheckPrecisionOnGpu(const Training& tr, const GpuSpec& g) {
   if (tr.precision == Precision::kBf16 && g.bf16_tflops <= 0) {
     throw InputError("training.precision", "bf16", fmt::format("{} has no BF16; use fp16 or fp32", g.name));
   }
   if (tr.precision == Precision::kFp8 && g.fp8_tflops <= 0) {
     throw InputError("training.precision", "fp8", fmt::format("{} has no FP8 tensor cores; use bf16, fp16 or fp32", g.name));
   }
+}
+
+/// What the training method asks of precision, adapter rank and trainable layers.
+void CheckMethod(const ModelSpec& m, const Training& tr) {
   // QLoRA dequantises its 4-bit base to a 16-bit compute dtype; LoRA adapters train in it.
   if (tr.method == Method::kQlora && tr.precision != Precision::kBf16 && tr.precision != Precision::kFp16) {
     throw InputError("training.precision", ToString(tr.precision), "bf16 or fp16 with qlora (its compute dtype)");
@@ -206,9 +229,32 @@ void ValidateScenario(Scenario& s) {
     CheckRange("training.lora_rank", tr.lora_rank, limits::kLoraRank);
   }
   if (tr.method == Method::kFreeze && (tr.trainable_layers < 1 || tr.trainable_layers > m.num_layers)) {
-    throw InputError("training.trainable_layers", num(tr.trainable_layers),
+    throw InputError("training.trainable_layers", Num(tr.trainable_layers),
                      fmt::format("an integer from 1 to num_hidden_layers ({})", m.num_layers));
   }
+}
+
+}  // namespace
+
+void ValidateScenario(Scenario& s) {
+  const ModelSpec& m = s.model;
+  Strategy& sg = s.strategy;
+  if (m.num_layers < 1 || m.layers.empty()) throw InputError("model", m.name, "a model with at least one layer");
+  CheckTrainingSizes(s.training);
+  CheckGpuCounts(s.hardware);
+  CheckStrategySizes(sg);
+  DeriveDataParallel(s.hardware, sg);
+  CheckTensorSplit(m, sg);
+  CheckPipelineSplit(m, sg);
+  CheckExpertSplit(m, sg);
+  CheckSequenceSplit(s.training, sg);
+  // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine.
+  if (sg.zero >= 2 && sg.pp > 1) {
+    throw InputError("strategy.zero", Num(sg.zero), "0 or 1 with pipeline parallelism (pp > 1)");
+  }
+  CheckBatch(s.training, sg);
+  CheckPrecisionOnGpu(s.training, s.hardware.gpu);
+  CheckMethod(m, s.training);
 }
 
 bool IsLoraTarget(const Training& training, const Linear& linear) {

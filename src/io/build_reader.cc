@@ -46,7 +46,7 @@ std::vector<BuildDrive> ReadStorage(const Field& storage) {
 
 }  // namespace
 
-BuildSpec BuildFromDocument(const Field& doc) {
+BuildRequest BuildFromDocument(const Field& doc) {
   if (!doc.IsObject()) throw InputError("build", doc.Shown(), "a JSON object");
   doc.CheckKeys({"name", "source", "gpu", "gpus", "nvlink", "cpu", "sockets", "ram_gb", "storage", "raid0", "psu",
                  "network", "cooling", "job"});
@@ -87,11 +87,9 @@ BuildSpec BuildFromDocument(const Field& doc) {
     b.cooling = v->String();
     if (b.cooling != "air" && b.cooling != "liquid") v->Fail("air | liquid");
   }
-  const Field job = doc.Section("job");
-  b.job = job.value();
-  return b;
+  return {b, doc.Section("job").value()};
 }
 
-BuildSpec BuildFromJson(const nlohmann::json& doc) { return BuildFromDocument(Field(doc, "")); }
+BuildRequest BuildFromJson(const nlohmann::json& doc) { return BuildFromDocument(Field(doc, "")); }
 
 }  // namespace trainplan

@@ -27,7 +27,8 @@ InputError ErrorOf(const json& doc) {
 }
 
 TEST(BuildReader, ReadsEveryPart) {
-  const BuildSpec b = BuildFromJson(Build());
+  const BuildRequest r = BuildFromJson(Build());
+  const BuildSpec& b = r.build;
   EXPECT_EQ(b.name, "build");
   EXPECT_EQ(b.gpu.id, "h100-sxm");
   EXPECT_EQ(b.gpus, 8);
@@ -40,7 +41,21 @@ TEST(BuildReader, ReadsEveryPart) {
   EXPECT_EQ(b.psus, 4);
   EXPECT_EQ(b.links, (std::vector<std::string>{"ib-ndr400"}));
   EXPECT_EQ(b.cooling, "liquid");
-  EXPECT_TRUE(b.job.is_object());
+  EXPECT_EQ(r.job, json::object());  // no job given: an empty one, the defaults
+}
+
+// The job travels beside the build as the document given, for JobFromDocument once the GPU is known.
+TEST(BuildReader, ReturnsTheJobDocumentBesideTheBuild) {
+  json doc = Build();
+  const json job = {{"model", "qwen2.5-14b"}, {"training", {{"method", "qlora"}, {"tokens", 2.5e8}}}};
+  doc["job"] = job;
+  const BuildRequest r = BuildFromJson(doc);
+  EXPECT_EQ(r.job, job);
+  EXPECT_EQ(r.build.gpu.id, "h100-sxm");
+  doc["job"] = "qwen";
+  InputError e = ErrorOf(doc);
+  EXPECT_EQ(e.field(), "job");
+  EXPECT_EQ(e.value(), "qwen");
 }
 
 TEST(BuildReader, WrongTypesAndUnknownKeysNameTheirField) {

@@ -9,6 +9,7 @@
 #include "text/explain.h"
 #include "text/format.h"
 #include "text/recommend_text.h"
+#include "text/review_text.h"
 
 namespace trainplan {
 
@@ -248,7 +249,7 @@ json ReviewToJson(const BuildReview& r) {
                    {"why", PlanWhy(r.plan)}};
     out["needed"] = BomToJson(r.needed);
   } else {
-    out["reason"] = r.reason;
+    out["reason"] = ReviewReasonText(r);
     out["alternatives"] = AlternativesToJson(r.alternatives);
   }
   return out;

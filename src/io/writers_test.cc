@@ -28,7 +28,8 @@ TEST(Writers, ReportsInJsonComeFromTheWritersAndTheRestFromText) {
                                          {"gpus", 1},
                                          {"cpu", "ryzen-9-7950x"},
                                          {"ram_gb", 128},
-                                         {"psu", {{"watts", 1000}}}});
+                                         {"psu", {{"watts", 1000}}}})
+                              .build;
   const Scenario job = ScenarioFromJson({{"model", "llama-3-8b"},
                                          {"training", {{"method", "qlora"}, {"tokens", 1e7}}},
                                          {"hardware", {{"gpu", "rtx-4090"}, {"gpus", 1}}}},

@@ -64,10 +64,11 @@ json RecommendJson(const json& doc, const ApiLimits& limits) {
 }
 
 json Review(const json& doc, const ApiLimits& limits) {
-  BuildSpec build = BuildFromJson(doc);
+  BuildRequest request = BuildFromJson(doc);
+  BuildSpec& build = request.build;
   if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
   bool framework_fixed = false;
-  Scenario job = JobFromDocument(Field(build.job, "job"), /*allow_paths=*/false, framework_fixed);
+  Scenario job = JobFromDocument(Field(request.job, "job"), /*allow_paths=*/false, framework_fixed);
   return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads));
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/parts.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -162,6 +163,22 @@ std::string PowerWhy(const NodeBom& b) {
       RedundancyText(p.redundancy));
 }
 
+std::string CoolingWhy(const NodeBom& b) {
+  const CoolingFigures& figures = Parts().cooling;
+  const PowerPlan& pw = b.power;
+  const CoolingPlan& cool = b.cooling;
+  if (cool.kind == "liquid")
+    return fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
+                       cool.gpu_sold_liquid ? " and GPUs sold liquid-cooled" : "", figures.air_rack_source);
+  if (b.inputs.workstation)
+    return fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
+                       pw.wall_w / 1000, cool.room_btu_per_h);
+  return fmt::format(
+      "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled rack takes: air, {} rack(s), "
+      "{:.0f} BTU/h to remove",
+      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, figures.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
+}
+
 NodeBom WithSentences(NodeBom b) {
   for (auto& t : b.storage.capacity) t.why = TermWhy(b, t);
   for (auto& t : b.cpu.lanes) t.why = TermWhy(b, t);
@@ -171,6 +188,7 @@ NodeBom WithSentences(NodeBom b) {
   b.ram.why = RamWhy(b);
   b.network.why = NetworkWhy(b);
   b.power.why = PowerWhy(b);
+  b.cooling.why = CoolingWhy(b);
   return b;
 }
 

@@ -13,6 +13,8 @@ std::string RamWhy(const NodeBom& bom);
 std::string TierWhy(const NodeBom& bom, const StorageTier& tier);
 std::string NetworkWhy(const NodeBom& bom);
 std::string PowerWhy(const NodeBom& bom);
+/// Air while a rack stays within what air handles, liquid beyond, with the heat the room must remove.
+std::string CoolingWhy(const NodeBom& bom);
 /// "no redundancy", "N+1", "N+N".
 std::string RedundancyText(const std::string& redundancy);
 

@@ -97,6 +97,30 @@ TEST(BomText, WithSentencesFillsEveryWhy) {
   for (const auto& t : b.ram.terms) EXPECT_FALSE(t.why.empty()) << t.name;
   EXPECT_FALSE(b.network.why.empty());
   EXPECT_FALSE(b.ram.why.empty());
+  EXPECT_TRUE(bare.cooling.why.empty());
+  EXPECT_EQ(b.cooling.why, CoolingWhy(b));
+  EXPECT_NE(b.cooling.why.find(" kW per node, 1 per rack = "), std::string::npos) << b.cooling.why;
+}
+
+// The cooling sentence for each case: liquid (with GPUs sold liquid-cooled or not), racks of servers on air;
+// workstations are in ReviewText.
+TEST(BomText, CoolingSentences) {
+  NodeBom b;
+  b.power.peak_w = 13730;
+  b.cooling.kind = "liquid";
+  b.cooling.gpu_sold_liquid = true;
+  EXPECT_EQ(CoolingWhy(b).rfind("13.7 kW per node and GPUs sold liquid-cooled: liquid (", 0), 0u) << CoolingWhy(b);
+  b.cooling.gpu_sold_liquid = false;
+  EXPECT_EQ(CoolingWhy(b).rfind("13.7 kW per node: liquid (", 0), 0u) << CoolingWhy(b);
+  b.cooling.kind = "air";
+  b.power.peak_w = 3460;
+  b.cooling.nodes_per_rack = 5;
+  b.cooling.rack_kw = 17.3;
+  b.cooling.racks = 2;
+  b.cooling.room_btu_per_h = 64810;
+  EXPECT_EQ(CoolingWhy(b),
+            "3.5 kW per node, 5 per rack = 17.3 kW within the 20 kW an air-cooled rack takes: air, 2 rack(s), 64810 "
+            "BTU/h to remove");
 }
 
 }  // namespace

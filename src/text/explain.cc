@@ -167,18 +167,4 @@ std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives
   return "";
 }
 
-std::string FindingMessage(const BuildReview& r, const BuildFinding& f) {
-  return f.quote == BuildFinding::Quote::kPlanInMessage ? f.message + "; " + PlanWhy(f.plan) : f.message;
-}
-
-std::string FindingFix(const BuildReview& r, const BuildFinding& f) {
-  switch (f.quote) {
-    case BuildFinding::Quote::kPlanInFix: return f.fix + " (" + PlanWhy(f.plan) + ")";
-    case BuildFinding::Quote::kFirstAlternativeAsFix: return FirstWorkingAlternative(r.alternatives);
-    case BuildFinding::Quote::kNone:
-    case BuildFinding::Quote::kPlanInMessage: break;
-  }
-  return f.fix;
-}
-
 }  // namespace trainplan

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/estimate.h"
-#include "core/review.h"
 #include "core/scenario.h"
 #include "core/search.h"
 
@@ -40,9 +39,5 @@ std::string AlternativeChangeText(const Alternative& alternative);
 std::string AlternativeSummary(const Alternative& alternative);
 /// "method lora: fastest: ..." for the first alternative that works; empty when none does.
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives);
-
-/// A review finding's sentence and suggested change, with the search sentences it quotes.
-std::string FindingMessage(const BuildReview& review, const BuildFinding& finding);
-std::string FindingFix(const BuildReview& review, const BuildFinding& finding);
 
 }  // namespace trainplan

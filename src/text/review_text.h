@@ -1,0 +1,16 @@
+#pragma once
+// The sentences of a build review (core/review.h), from its finding codes and figures.
+#include <string>
+
+#include "core/review.h"
+
+namespace trainplan {
+
+/// A finding's sentence, with the plan it quotes: "fits: 20.5 GiB of 24.0 GiB per GPU; fastest: ...".
+std::string FindingMessage(const BuildReview& review, const BuildFinding& finding);
+/// The change a finding suggests; empty when its level is ok.
+std::string FindingFix(const BuildReview& review, const BuildFinding& finding);
+/// Why the job does not run on the build (the search's reason, after the RAM an offloading plan lacks).
+std::string ReviewReasonText(const BuildReview& review);
+
+}  // namespace trainplan
