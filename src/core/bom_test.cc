@@ -9,6 +9,7 @@
 #include "core/estimate.h"
 #include "core/reliability.h"
 #include "io/scenario_reader.h"
+#include "support/bom_fixtures.h"
 
 namespace trainplan {
 namespace {
@@ -16,26 +17,8 @@ namespace {
 using nlohmann::json;
 constexpr double kGB = 1e9;
 
-Scenario Job(const std::string& model, const std::string& method, double tokens) {
-  return ScenarioFromJson({{"model", model},
-                           {"training", {{"method", method}, {"seq_len", 2048}, {"tokens", tokens}}},
-                           {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
-                          false);
-}
-
-/// A plan with round figures, so that every derived number can be checked by hand.
-Plan HandPlan(const std::string& gpu, int gpus, int gpus_per_node) {
-  Plan p;
-  p.gpu_id = gpu;
-  p.gpus = gpus;
-  p.gpus_per_node = gpus_per_node;
-  p.strategy.dp = gpus;
-  p.micro_batch = 1;
-  p.time.step_s = 10;
-  p.time.steps = 1000;
-  p.time.tokens_per_s = 1e5;
-  return p;
-}
+using fixtures::HandPlan;
+constexpr auto Job = fixtures::BomJob;
 
 // Guide claim "1x RTX 4090 >= 1000 W": 450 W x 618.83/450 measured peak + 170 W Ryzen 9 7950X + 98.62 W platform
 // + 11 W NVMe = 898.45 W -> the smallest rating above it is 1000 W.

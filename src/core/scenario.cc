@@ -77,17 +77,7 @@ const char* ToString(Offload o) {
   return "?";
 }
 
-const char* ToString(Framework f) {
-  switch (f) {
-    case Framework::kHfTrainer: return "hf";
-    case Framework::kTorchtune: return "torchtune";
-    case Framework::kUnsloth: return "unsloth";
-    case Framework::kDeepSpeed: return "deepspeed";
-    case Framework::kFsdp: return "fsdp";
-    case Framework::kMegatron: return "megatron";
-  }
-  return "?";
-}
+const char* ToString(Framework f) { return FrameworkKey(f); }
 
 namespace {
 

@@ -1,4 +1,3 @@
-#include "io/scenario_reader.h"
 #include "text/bom_text.h"
 
 #include <gtest/gtest.h>
@@ -6,29 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "support/bom_fixtures.h"
 
 namespace trainplan {
 namespace {
 
-Scenario Job(const std::string& model, const std::string& method, double tokens) {
-  return ScenarioFromJson({{"model", model},
-                           {"training", {{"method", method}, {"seq_len", 2048}, {"tokens", tokens}}},
-                           {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
-                          false);
-}
-
-Plan HandPlan(const std::string& gpu, int gpus, int gpus_per_node) {
-  Plan p;
-  p.gpu_id = gpu;
-  p.gpus = gpus;
-  p.gpus_per_node = gpus_per_node;
-  p.strategy.dp = gpus;
-  p.micro_batch = 1;
-  p.time.step_s = 10;
-  p.time.steps = 1000;
-  p.time.tokens_per_s = 1e5;
-  return p;
-}
+using fixtures::HandPlan;
+constexpr auto Job = fixtures::BomJob;
 
 TEST(BomText, NetworkSentences) {
   NodeBom b;
