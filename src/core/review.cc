@@ -36,7 +36,7 @@ bool PlanOnBuild(const BuildSpec& build, const Scenario& job, PlanConstraints c,
     r.reason = result.reason;
     r.alternatives = result.alternatives;
     add("gpu-memory", "fail",
-        fmt::format("the job does not run on {} x {}: {}", build.gpus, build.gpu.name, result.reason), "",
+        fmt::format("the job does not run on {} x {}", build.gpus, build.gpu.name), "",
         BuildFinding::Quote::kFirstAlternativeAsFix);
     return false;
   }
@@ -51,10 +51,10 @@ bool PlanOnBuild(const BuildSpec& build, const Scenario& job, PlanConstraints c,
                     Bytes(needed.ram.needed_bytes), Bytes(build.ram_bytes));
     if (!on_gpu.feasible) {
       r.fits = false;
-      r.reason = offload_note + "; without offload: " + on_gpu.reason;
+      r.reason = on_gpu.reason;
       r.alternatives = on_gpu.alternatives;
       add("ram", "fail", offload_note, fmt::format("at least {} of RAM", Bytes(needed.ram.needed_bytes)));
-      add("gpu-memory", "fail", "without offload: " + on_gpu.reason, "", BuildFinding::Quote::kFirstAlternativeAsFix);
+      add("gpu-memory", "fail", "without offload", "", BuildFinding::Quote::kFirstAlternativeAsFix);
       return false;
     }
     add("ram", "warn", offload_note + ": the plan below keeps everything on the GPUs",

@@ -53,7 +53,7 @@ struct BuildReview {
   Plan plan;       // the best plan on this build when the job fits
   NodeBom needed;  // what the plan needs, derived
   std::vector<BuildFinding> findings;
-  std::string reason;  // when the job does not fit
+  NoPlanReason reason;  // when the job does not fit: the search's (without offload when RAM forced it)
   std::vector<Alternative> alternatives;
 };
 

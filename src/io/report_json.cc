@@ -248,7 +248,7 @@ json ReviewToJson(const BuildReview& r) {
                    {"why", PlanWhy(r.plan)}};
     out["needed"] = BomToJson(r.needed);
   } else {
-    out["reason"] = r.reason;
+    out["reason"] = ReviewReasonText(r);
     out["alternatives"] = AlternativesToJson(r.alternatives);
   }
   return out;

@@ -34,12 +34,19 @@ std::string StrategyText(const Plan& plan);
 /// near the fastest when there is one.
 std::string PlanWhy(const Plan& plan);
 
+/// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
+std::string NoPlanText(const NoPlanReason& reason);
+
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative);
 /// Its best plan's reason when it works, else why it still fails.
 std::string AlternativeSummary(const Alternative& alternative);
 /// "method lora: fastest: ..." for the first alternative that works; empty when none does.
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives);
+
+/// Why the reviewed build does not run the job: the search's reason, after the host-memory shortfall when
+/// the plan without offload was the one that failed.
+std::string ReviewReasonText(const BuildReview& review);
 
 /// A review finding's sentence and suggested change, with the search sentences it quotes.
 std::string FindingMessage(const BuildReview& review, const BuildFinding& finding);

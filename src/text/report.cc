@@ -382,7 +382,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
   std::string md = fmt::format(
       "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
       r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
-             : "Does not run: " + r.reason);
+             : "Does not run: " + ReviewReasonText(r));
   md += "| area | level | finding | change |\n|---|---|---|---|\n";
   for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
   if (format == ReportFormat::kMarkdown) return md;
@@ -391,7 +391,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format) {
       fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
   text += r.fits
               ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
-              : "Does not run: " + r.reason + "\n\n";
+              : "Does not run: " + ReviewReasonText(r) + "\n\n";
   for (const auto& f : r.findings) {
     text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f));
     const std::string fix = FindingFix(r, f);
