@@ -503,8 +503,8 @@ struct Task {
 
 std::vector<Task> MakeTasks(const PlanConstraints& c) {
   std::vector<Task> tasks;
+  const int gpn = NodeSize(c);
   for (const GpuSpec* g : GpuTypes(c)) {
-    const int gpn = NodeSize(c);
     for (int n : CandidateCounts(c, gpn)) {
       int node_size = std::min(gpn, n);
       if (n > node_size && n % node_size != 0) continue;
@@ -537,7 +537,7 @@ int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threa
   return thread_count;
 }
 
-/// What the tasks found that fits but failed a limit: the inputs of the reason when no plan is found.
+/// How close the tasks came to a plan: what the reason says when none is found.
 struct NearMisses {
   double min_memory = INFINITY;  // the least per-GPU memory relative to its GPU's capacity
   double capacity_at_min = 0;

@@ -85,17 +85,17 @@ enum class NoPlanCode {
 /// Why a search found no plan, with the numbers its sentence needs (the others stay 0).
 struct NoPlanReason {
   NoPlanCode code = NoPlanCode::kNone;
-  int gpus = 0;                // kBeyondRange, kPartialNodes, kNoLayout: the exact count (0: every count searched)
-  int max_gpus = 0;            // kBeyondRange
-  int gpus_per_node = 0;       // kPartialNodes
-  int64_t global_batch = 0;    // kNoLayout: sequences per optimizer step
-  double needed_bytes = 0;     // kOutOfMemory: the least memory per GPU of any strategy
-  double capacity_bytes = 0;   // kOutOfMemory: of the GPU with the least shortfall
+  int gpus = 0;                  // kBeyondRange, kPartialNodes, kNoLayout: the exact count (0: every count searched)
+  int max_gpus = 0;              // kBeyondRange
+  int gpus_per_node = 0;         // kPartialNodes
+  int64_t global_batch = 0;      // kNoLayout: sequences per optimizer step
+  double needed_bytes = 0;       // kOutOfMemory: the least memory per GPU of any strategy
+  double capacity_bytes = 0;     // kOutOfMemory: of the GPU with the least shortfall
   bool offload_allowed = false;  // kOutOfMemory
-  double fastest_s = 0;        // kTooSlow
-  double deadline_s = 0;       // kTooSlow
-  double cheapest_usd = 0;     // kOverBudget
-  double budget_usd = 0;       // kNoPrice, kOverBudget
+  double fastest_s = 0;          // kTooSlow
+  double deadline_s = 0;         // kTooSlow
+  double cheapest_usd = 0;       // kOverBudget
+  double budget_usd = 0;         // kNoPrice, kOverBudget
 };
 
 /// A change to the job tried when nothing fits as asked.
@@ -116,7 +116,7 @@ struct Alternative {
   AlternativeChange change = AlternativeChange::kMethodLora;
   int max_gpus = 0;  // kMoreGpus
   bool feasible = false;
-  Plan best;           // when feasible
+  Plan best;            // when feasible
   NoPlanReason reason;  // when not: why it still fails
 };
 
