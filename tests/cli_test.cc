@@ -154,6 +154,27 @@ TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {
   }
 }
 
+// More GPUs than the search covers is an answer naming the limit, in the text and in the JSON.
+TEST(Cli, PlanBeyondTheSearchRangeSaysSo) {
+  const std::string sentence =
+      "outside the search: 20,000 GPUs is beyond its range of 1 to 16,384 GPUs; raise max_gpus to search larger "
+      "counts";
+  const std::string args = "plan --model llama-3-8b --method full --gpus 20000 --gpu h100-sxm --threads 1";
+  CommandResult run = Trainplan(args);
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("NO PLAN: " + sentence + "\n"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("inf GiB"), std::string::npos) << run.out;
+  auto j = TrainplanJson(args);
+  EXPECT_FALSE(j["feasible"].get<bool>());
+  EXPECT_EQ(j["reason"], sentence);
+  auto wider = TrainplanJson(args + " --max-gpus 20000");
+  EXPECT_EQ(wider["reason"],
+            "no strategy: no split of 20,000 GPUs into tensor, pipeline, context and data parallelism has a "
+            "data-parallel size that divides the global batch of 128 sequences");
+  CommandResult refused = Trainplan("plan --model llama-3-8b --method full --gpus 1000001 --gpu h100-sxm");
+  EXPECT_EQ(refused.status, 2) << refused.out;
+}
+
 TEST(Cli, PlanJsonAnswersTheTierQuestion) {
   auto j = TrainplanJson("plan --model qwen2.5-14b --method full --gpu rtx-4090 --gpus 2 --no-offload");
   EXPECT_FALSE(j["feasible"].get<bool>());

@@ -60,7 +60,7 @@ TEST(PublishedPlans, SearchIsAtLeastAsFastAsTheAuthorsStrategy) {
     c.gpus = authors.hardware.gpus;
     c.objective = Objective::kTime;
     PlanResult ours = SearchPlans(authors, c);
-    ASSERT_TRUE(ours.feasible) << ours.reason;
+    ASSERT_TRUE(ours.feasible) << NoPlanText(ours.reason);
     EXPECT_LE(ours.plans[0].time.step_s, theirs.time.step_s * (1 + 1e-9)) << PlanWhy(ours.plans[0]);
     // Same GPUs and batch: the step processes the same tokens.
     EXPECT_DOUBLE_EQ(ours.plans[0].time.tokens_per_step, theirs.time.tokens_per_step);

@@ -18,6 +18,9 @@ inline constexpr IntRange kLoraRank{1, 65536};
 inline constexpr IntRange kSamples{1, 10'000'000'000'000};
 inline constexpr IntRange kTop{1, 1000};
 inline constexpr IntRange kCheckpointsKept{1, 1000};
+/// The plan search's default largest GPU count (Llama 3 405B trained on 16,384 H100s); a larger exact count
+/// is outside the search unless max_gpus, read within kGpus as every GPU count is, raises it.
+inline constexpr int kSearchGpus = 16384;
 inline constexpr double kMaxTokens = 1e16;  // ~600x the 15.6T tokens of Llama 3 405B
 inline constexpr double kMaxEpochs = 10000;
 inline constexpr double kMaxLoraAlpha = 1e6;

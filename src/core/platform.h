@@ -123,7 +123,7 @@ struct Recommendation {
   PlatformPolicy policy;  // with defaults filled in
   bool feasible = false;
   bool unpriced = false;                   // nothing fits with a price: rental or purchase prices would help
-  std::string reason;                      // when no plan fits: the binding constraint, with numbers
+  NoPlanReason reason;                     // when no plan fits: the binding constraint
   std::vector<Alternative> alternatives;   // when nothing fits: nearby jobs and limits that do
   std::vector<PlatformOption> options;     // shown, best first
   std::vector<PlatformOption> considered;  // every GPU type's cloud and on-prem option (for the chart)

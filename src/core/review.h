@@ -84,7 +84,7 @@ struct BuildReview {
   NodeBom needed;  // what the plan needs, derived
   std::vector<BuildFinding> findings;
   BuildFigures figures;
-  std::string reason;  // when the job does not fit
+  NoPlanReason reason;  // when the job does not fit: the search's (without offload when RAM forced it)
   std::vector<Alternative> alternatives;
 };
 

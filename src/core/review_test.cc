@@ -88,7 +88,7 @@ TEST(Review, GuideAFullFineTuneDoesNotRun) {
                                    {FindingCode::kNoFitWithoutOffload, "fail"}}));
   EXPECT_NEAR(r.figures.offload_ram_bytes / 1e9, 303.4, 0.1);
   EXPECT_NE(r.figures.offloading_plan.strategy.offload, Offload::kNone);
-  EXPECT_FALSE(r.reason.empty());  // the search without offload
+  EXPECT_EQ(r.reason.code, NoPlanCode::kOutOfMemory);  // the search without offload
 }
 
 // Guide B (4x A100 40GB SXM4): Llama 3 8B full fine-tuning runs; two 2000 W PSUs have no spare.

@@ -11,11 +11,10 @@
 
 #include <fmt/format.h>
 
-
-#include "catalog/prices.h"
 #include "base/error.h"
-#include "text/format.h"
+#include "catalog/prices.h"
 #include "core/framework.h"
+#include "core/limits.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -399,10 +398,12 @@ void RankPlans(std::vector<Plan>& plans, Objective objective) {
   for (size_t i = 0; i < plans.size(); ++i) plans[i].rank = {.position = i, .objective = objective, .cheaper = {}};
 }
 
+/// The GPU counts are bounded as the request readers bound them (limits::kGpus).
 void ValidateConstraints(const PlanConstraints& c) {
-  if (c.gpus < 0) throw InputError("gpus", std::to_string(c.gpus), "a positive GPU count (or omit it to search)");
-  if (c.max_gpus < 1 || c.max_gpus > 1000000)
-    throw InputError("max_gpus", std::to_string(c.max_gpus), "between 1 and 1,000,000");
+  if (c.gpus != 0 && !limits::kGpus.Contains(c.gpus))
+    throw InputError("gpus", std::to_string(c.gpus), limits::kGpus.Allowed() + " (or omit it to search)");
+  if (!limits::kGpus.Contains(c.max_gpus))
+    throw InputError("max_gpus", std::to_string(c.max_gpus), limits::kGpus.Allowed());
   if (c.gpus_per_node < 0 || c.gpus_per_node > 72)
     throw InputError("gpus_per_node", std::to_string(c.gpus_per_node), "between 1 and 72");
   if (c.deadline_s < 0)
@@ -463,15 +464,17 @@ void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& p
   best.rank.cheaper = {cheaper->gpus, cheaper->gpu_id, cheaper->time.total_s, cheaper->cost_usd};
 }
 
-PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
-  auto started = std::chrono::steady_clock::now();
+std::vector<const GpuSpec*> GpuTypes(const PlanConstraints& c) {
   std::vector<const GpuSpec*> gpus;
   if (c.gpu_types.empty()) {
     for (const auto& g : GpuCatalog()) gpus.push_back(&g);
   } else {
     for (const auto& name : c.gpu_types) gpus.push_back(&FindGpu(name));
   }
+  return gpus;
+}
 
+SearchSpace MakeSpace(const Scenario& job, const PlanConstraints& c) {
   SearchSpace space;
   space.job = &job;
   space.constraints = &c;
@@ -485,28 +488,40 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   space.tensor_sizes = PowersOfTwoUpTo(8);
   space.pipeline_sizes = PipelineSizes(space.layers);
   space.context_sizes = PowersOfTwoUpTo(16);
+  return space;
+}
 
-  struct Task {
-    const GpuSpec* gpu;
-    int gpus;
-    int gpn;
-    double price;
-  };
+int NodeSize(const PlanConstraints& c) { return c.gpus_per_node > 0 ? c.gpus_per_node : 8; }
+
+/// One (GPU type, GPU count) to search; counts beyond one node fill whole nodes.
+struct Task {
+  const GpuSpec* gpu;
+  int gpus;
+  int gpn;
+  double price;
+};
+
+std::vector<Task> MakeTasks(const PlanConstraints& c) {
   std::vector<Task> tasks;
-  for (const GpuSpec* g : gpus) {
-    int gpn = c.gpus_per_node > 0 ? c.gpus_per_node : 8;
+  const int gpn = NodeSize(c);
+  for (const GpuSpec* g : GpuTypes(c)) {
     for (int n : CandidateCounts(c, gpn)) {
       int node_size = std::min(gpn, n);
       if (n > node_size && n % node_size != 0) continue;
       tasks.push_back({g, n, node_size, PricePerGpuHour(g->id, c)});
     }
   }
+  return tasks;
+}
 
-  std::vector<TaskResult> results(tasks.size());
+/// Searches the tasks on `threads` threads (0: one per core); returns the threads used.
+int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threads, std::vector<TaskResult>& results) {
+  const PlanConstraints& c = *space.constraints;
+  results.assign(tasks.size(), TaskResult{});
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   auto worker = [&](bool reports) {
-    WorkerState state{.scenario = job, .gpu = nullptr, .prepared = {}};
+    WorkerState state{.scenario = *space.job, .gpu = nullptr, .prepared = {}};
     for (size_t i = next++; i < tasks.size(); i = next++) {
       results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
       size_t finished = ++done;
@@ -519,45 +534,96 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   for (int t = 1; t < thread_count; ++t) pool.emplace_back(worker, false);
   worker(true);
   for (auto& t : pool) t.join();
+  return thread_count;
+}
 
-  PlanResult out;
-  out.threads = thread_count;
+/// How close the tasks came to a plan: what the reason says when none is found.
+struct NearMisses {
+  double min_memory = INFINITY;  // the least per-GPU memory relative to its GPU's capacity
+  double capacity_at_min = 0;
+  double fastest_fit = INFINITY;
+  double cheapest_fit = INFINITY;
+};
+
+/// Merges the tasks' plans into the ranked list and the Pareto front.
+NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c, PlanResult& out) {
   const PlanOrder order{c.objective};
   std::vector<Plan> fastest;
-  double min_memory = INFINITY, capacity_at_min = 0, fastest_fit = INFINITY, cheapest_fit = INFINITY;
+  NearMisses near;
   for (auto& r : results) {
     out.evaluated += r.evaluated;
     out.enumerated += r.enumerated;
     for (auto& p : r.best) InsertTop(out.plans, p, static_cast<size_t>(c.top), order);
     for (auto& p : r.fastest) fastest.push_back(p);
-    if (r.min_memory_bytes / r.capacity_bytes < min_memory / std::max(capacity_at_min, 1.0)) {
-      min_memory = r.min_memory_bytes;
-      capacity_at_min = r.capacity_bytes;
+    if (r.min_memory_bytes / r.capacity_bytes < near.min_memory / std::max(near.capacity_at_min, 1.0)) {
+      near.min_memory = r.min_memory_bytes;
+      near.capacity_at_min = r.capacity_bytes;
     }
-    fastest_fit = std::min(fastest_fit, r.fastest_fit_s);
-    cheapest_fit = std::min(cheapest_fit, r.cheapest_fit_usd);
+    near.fastest_fit = std::min(near.fastest_fit, r.fastest_fit_s);
+    near.cheapest_fit = std::min(near.cheapest_fit, r.cheapest_fit_usd);
   }
   out.pareto = ParetoFront(fastest);
   RankPlans(out.plans, c.objective);
   RankPlans(out.pareto, Objective::kTime);
   NoteCheaperNearFastest(out.plans, out.pareto, c);
-  out.feasible = !out.plans.empty();
-  if (!out.feasible) {
-    if (std::isinf(fastest_fit)) {
-      out.reason = fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
-                               "strategy found (full recomputation, micro-batch 1, full sharding{})",
-                               min_memory / kGiB, capacity_at_min / kGiB,
-                               c.allow_offload ? ", CPU offload" : "; offload excluded");
-    } else if (c.deadline_s > 0 && fastest_fit > c.deadline_s) {
-      out.reason = fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
-                               FormatDuration(fastest_fit), FormatDuration(c.deadline_s));
-    } else if (c.budget_usd > 0 && cheapest_fit > c.budget_usd) {
-      out.reason = fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", cheapest_fit,
-                               c.budget_usd);
-    } else {
-      out.reason = "no plan meets the deadline and the budget together";
-    }
+  return near;
+}
+
+/// Exact counts the search does not cover, found before searching; kNone when the count is searchable.
+NoPlanReason CountOutsideSearch(const PlanConstraints& c) {
+  NoPlanReason why;
+  if (c.gpus > c.max_gpus) {
+    why.code = NoPlanCode::kBeyondRange;
+    why.max_gpus = c.max_gpus;
+  } else if (c.gpus > NodeSize(c) && c.gpus % NodeSize(c) != 0) {
+    why.code = NoPlanCode::kPartialNodes;
+    why.gpus_per_node = NodeSize(c);
   }
+  if (why.code != NoPlanCode::kNone) why.gpus = c.gpus;
+  return why;
+}
+
+/// The binding constraint when the search found no plan, checked in the order the search applies them.
+NoPlanReason BindingConstraint(const NearMisses& near, const PlanConstraints& c, int64_t global_batch) {
+  NoPlanReason why;
+  if (std::isinf(near.min_memory)) {
+    why.code = NoPlanCode::kNoLayout;
+    why.gpus = c.gpus;
+    why.global_batch = global_batch;
+  } else if (std::isinf(near.fastest_fit)) {
+    why.code = NoPlanCode::kOutOfMemory;
+    why.needed_bytes = near.min_memory;
+    why.capacity_bytes = near.capacity_at_min;
+    why.offload_allowed = c.allow_offload;
+  } else if (c.deadline_s > 0 && near.fastest_fit > c.deadline_s) {
+    why.code = NoPlanCode::kTooSlow;
+    why.fastest_s = near.fastest_fit;
+    why.deadline_s = c.deadline_s;
+  } else if (c.budget_usd > 0 && std::isinf(near.cheapest_fit)) {
+    why.code = NoPlanCode::kNoPrice;
+    why.budget_usd = c.budget_usd;
+  } else if (c.budget_usd > 0 && near.cheapest_fit > c.budget_usd) {
+    why.code = NoPlanCode::kOverBudget;
+    why.cheapest_usd = near.cheapest_fit;
+    why.budget_usd = c.budget_usd;
+  } else {
+    why.code = NoPlanCode::kDeadlineAndBudget;
+  }
+  return why;
+}
+
+PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads) {
+  auto started = std::chrono::steady_clock::now();
+  PlanResult out;
+  out.reason = CountOutsideSearch(c);
+  if (out.reason.code == NoPlanCode::kNone) {
+    const SearchSpace space = MakeSpace(job, c);
+    std::vector<TaskResult> results;
+    out.threads = RunTasks(space, MakeTasks(c), threads, results);
+    const NearMisses near = MergeTasks(results, c, out);
+    if (out.plans.empty()) out.reason = BindingConstraint(near, c, space.global_batch);
+  }
+  out.feasible = !out.plans.empty();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
@@ -595,7 +661,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
   if (!c.gpu_types.empty())
     add(AlternativeChange::kAnyGpu, [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
   if (c.gpus > 0) {
-    const int more = std::max(c.gpus * 16, 64);
+    const int more = static_cast<int>(std::min<int64_t>(std::max(c.gpus * 16, 64), limits::kGpus.hi));
     add(
         AlternativeChange::kMoreGpus,
         [&](Scenario&, PlanConstraints& k) {
@@ -603,8 +669,8 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
           k.gpus = 0;
         },
         more);
-  } else if (c.max_gpus < 16384) {
-    const int more = std::min(c.max_gpus * 16, 16384);
+  } else if (c.max_gpus < limits::kSearchGpus) {
+    const int more = std::min(c.max_gpus * 16, limits::kSearchGpus);
     add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = more; }, more);
   }
   if (c.deadline_s > 0)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/estimate.h"
+#include "core/limits.h"
 #include "catalog/hardware.h"
 #include "core/scenario.h"
 
@@ -19,7 +20,7 @@ Objective ParseObjective(const std::string& s, const std::string& field = "objec
 struct PlanConstraints {
   std::vector<std::string> gpu_types;  // catalog ids; empty: the whole catalog
   int gpus = 0;                        // exact GPU count; 0: search counts up to max_gpus
-  int max_gpus = 16384;
+  int max_gpus = limits::kSearchGpus;  // exact counts above it are outside the search
   int gpus_per_node = 0;               // 0: 8, or fewer for a smaller exact count
   std::string inter_link;              // network between nodes; empty: the GPU's default
   double deadline_s = 0;
@@ -68,6 +69,35 @@ struct Plan {
   PlanRank rank;
 };
 
+/// The binding constraint when a search finds no plan; text/explain.h words it.
+enum class NoPlanCode {
+  kNone,               // a plan was found
+  kBeyondRange,        // the exact count is above max_gpus, the largest count the search covers
+  kPartialNodes,       // the exact count is not a whole number of nodes
+  kNoLayout,           // no tp x pp x cp x dp of the counts has a dp that divides the global batch
+  kOutOfMemory,        // even the leanest strategy needs more memory than the GPU has
+  kTooSlow,            // the fastest plan that fits misses the deadline
+  kNoPrice,            // a budget is set but no GPU with a fitting plan has a price
+  kOverBudget,         // the cheapest plan that fits costs more than the budget
+  kDeadlineAndBudget,  // plans meet each limit, none both
+};
+
+/// Why a search found no plan, with the numbers its sentence needs (the others stay 0).
+struct NoPlanReason {
+  NoPlanCode code = NoPlanCode::kNone;
+  int gpus = 0;                  // kBeyondRange, kPartialNodes, kNoLayout: the exact count (0: every count searched)
+  int max_gpus = 0;              // kBeyondRange
+  int gpus_per_node = 0;         // kPartialNodes
+  int64_t global_batch = 0;      // kNoLayout: sequences per optimizer step
+  double needed_bytes = 0;       // kOutOfMemory: the least memory per GPU of any strategy
+  double capacity_bytes = 0;     // kOutOfMemory: of the GPU with the least shortfall
+  bool offload_allowed = false;  // kOutOfMemory
+  double fastest_s = 0;          // kTooSlow
+  double deadline_s = 0;         // kTooSlow
+  double cheapest_usd = 0;       // kOverBudget
+  double budget_usd = 0;         // kNoPrice, kOverBudget
+};
+
 /// A change to the job tried when nothing fits as asked.
 enum class AlternativeChange {
   kMethodLora,
@@ -86,13 +116,13 @@ struct Alternative {
   AlternativeChange change = AlternativeChange::kMethodLora;
   int max_gpus = 0;  // kMoreGpus
   bool feasible = false;
-  Plan best;           // when feasible
-  std::string reason;  // when not: why it still fails
+  Plan best;            // when feasible
+  NoPlanReason reason;  // when not: why it still fails
 };
 
 struct PlanResult {
   bool feasible = false;
-  std::string reason;  // when infeasible: the binding constraint, with numbers
+  NoPlanReason reason;  // when infeasible
   std::vector<Alternative> alternatives;
   std::vector<Plan> plans;   // ranked by the objective, at most constraints.top
   std::vector<Plan> pareto;  // training time against cost, fastest first

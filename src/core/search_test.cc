@@ -8,6 +8,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "core/limits.h"
 #include "io/writers.h"
 #include "text/explain.h"
 #include "io/scenario_reader.h"
@@ -97,7 +98,7 @@ void ExpectSameAsBruteForce(Scenario job, const std::string& gpu, int gpus, Fram
   c.framework_fixed = true;
   PlanResult r = SearchPlans(job, c, 1);
   Plan reference = BruteForceFastest(job, gpu, gpus, fw);
-  ASSERT_EQ(r.feasible, std::isfinite(reference.time.total_s)) << r.reason;
+  ASSERT_EQ(r.feasible, std::isfinite(reference.time.total_s)) << NoPlanText(r.reason);
   if (r.feasible) {
     EXPECT_DOUBLE_EQ(r.plans[0].time.total_s, reference.time.total_s) << PlanWhy(r.plans[0]);
   }
@@ -167,7 +168,7 @@ TEST(Search, DeadlineIsMetAndGpusObjectiveTakesTheFewest) {
   c.deadline_s = 15 * 86400.0;
   c.objective = Objective::kGpus;
   PlanResult r = SearchPlans(job, c);
-  ASSERT_TRUE(r.feasible) << r.reason;
+  ASSERT_TRUE(r.feasible) << NoPlanText(r.reason);
   EXPECT_LE(r.plans[0].time.total_s, c.deadline_s);
   for (const Plan& p : r.plans) EXPECT_GE(p.gpus, r.plans[0].gpus);
   // Fewer GPUs than the answer cannot meet the deadline.
@@ -184,8 +185,10 @@ TEST(Search, InfeasibleJobGivesReasonAndAlternatives) {
   c.allow_offload = false;
   PlanResult r = SearchPlans(job, c);
   EXPECT_FALSE(r.feasible);
-  EXPECT_NE(r.reason.find("does not fit"), std::string::npos) << r.reason;
-  EXPECT_NE(r.reason.find("GiB"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.reason.code, NoPlanCode::kOutOfMemory);
+  EXPECT_EQ(r.reason.capacity_bytes, FindGpu("rtx-4090").memory_bytes);
+  EXPECT_GT(r.reason.needed_bytes, r.reason.capacity_bytes);
+  EXPECT_FALSE(r.reason.offload_allowed);
   bool lora_fits = false;
   for (const auto& a : r.alternatives)
     if (a.change == AlternativeChange::kMethodQlora || a.change == AlternativeChange::kMethodLora)
@@ -195,6 +198,75 @@ TEST(Search, InfeasibleJobGivesReasonAndAlternatives) {
   EXPECT_FALSE(j["feasible"].get<bool>());
   EXPECT_TRUE(j.contains("reason"));
   EXPECT_GE(j["alternatives"].size(), 2u);
+}
+
+// An exact count the search does not cover is answered, not searched: above max_gpus, or not whole nodes.
+TEST(Search, CountsOutsideTheSearchHaveTheirCodes) {
+  Scenario job = Job("llama-3-8b", "full", 1e8, 2048, 128);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 20000;
+  PlanResult r = SearchPlans(job, c, 1);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kBeyondRange);
+  EXPECT_EQ(r.reason.gpus, 20000);
+  EXPECT_EQ(r.reason.max_gpus, limits::kSearchGpus);
+  EXPECT_EQ(r.evaluated, 0);
+  c.max_gpus = 20000;  // covered now: 20,000 = 2,500 nodes, and no dp of it divides 128
+  r = SearchPlans(job, c, 1);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kNoLayout);
+  EXPECT_EQ(r.reason.gpus, 20000);
+  EXPECT_EQ(r.reason.global_batch, 128);
+  c = PlanConstraints{};
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 12;
+  r = SearchPlans(job, c, 1);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kPartialNodes);
+  EXPECT_EQ(r.reason.gpus, 12);
+  EXPECT_EQ(r.reason.gpus_per_node, 8);
+  c.gpus_per_node = 4;  // three whole nodes, and dp 3 divides a batch of 96
+  job.training.global_batch = 96;
+  EXPECT_TRUE(SearchPlans(job, c, 1).feasible);
+}
+
+// A deadline or a budget that no plan meets names the fastest time or the cheapest cost that fits.
+TEST(Search, LimitsNoPlanMeetsHaveTheirCodes) {
+  Scenario job = Job("llama-3-8b", "full", 1e9);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.max_gpus = 64;
+  c.objective = Objective::kTime;
+  const Plan fastest = SearchPlans(job, c, 1).plans.at(0);
+  c.objective = Objective::kCost;
+  const Plan cheapest = SearchPlans(job, c, 1).plans.at(0);
+  ASSERT_LT(fastest.time.total_s, cheapest.time.total_s);
+  ASSERT_LT(cheapest.cost_usd, fastest.cost_usd);
+
+  PlanConstraints slow = c;
+  slow.deadline_s = fastest.time.total_s / 2;
+  PlanResult r = SearchPlans(job, slow, 1);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kTooSlow);
+  EXPECT_DOUBLE_EQ(r.reason.fastest_s, fastest.time.total_s);
+  EXPECT_DOUBLE_EQ(r.reason.deadline_s, slow.deadline_s);
+
+  PlanConstraints poor = c;
+  poor.budget_usd = cheapest.cost_usd / 2;
+  r = SearchPlans(job, poor, 1);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kOverBudget);
+  EXPECT_DOUBLE_EQ(r.reason.cheapest_usd, cheapest.cost_usd);
+  EXPECT_DOUBLE_EQ(r.reason.budget_usd, poor.budget_usd);
+
+  PlanConstraints both = c;
+  both.deadline_s = fastest.time.total_s;
+  both.budget_usd = cheapest.cost_usd;
+  EXPECT_EQ(SearchPlans(job, both, 1).reason.code, NoPlanCode::kDeadlineAndBudget);
+
+  PlanConstraints unpriced = c;
+  unpriced.prices = {{"h100-sxm", 0}};
+  unpriced.budget_usd = 1e9;
+  r = SearchPlans(job, unpriced, 1);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kNoPrice);
+  EXPECT_DOUBLE_EQ(r.reason.budget_usd, 1e9);
 }
 
 TEST(Search, JsonHoldsTheContractKeys) {
@@ -244,6 +316,11 @@ TEST(Search, BadConstraintsAreInputErrors) {
   EXPECT_THROW(SearchPlans(job, c), InputError);
   c = PlanConstraints{};
   c.max_gpus = 0;
+  EXPECT_THROW(SearchPlans(job, c), InputError);
+  c.max_gpus = 1000001;  // the request readers' bound (limits::kGpus) holds here too
+  EXPECT_THROW(SearchPlans(job, c), InputError);
+  c = PlanConstraints{};
+  c.gpus = 1000001;
   EXPECT_THROW(SearchPlans(job, c), InputError);
   EXPECT_THROW(ParseDurationSeconds("-3d", "deadline"), InputError);
   EXPECT_THROW(ParseDurationSeconds("0h", "deadline"), InputError);

@@ -33,7 +33,7 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
               {"pareto", pareto},
               {"search",
                {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
-  if (!r.feasible) out["reason"] = r.reason;
+  if (!r.feasible) out["reason"] = NoPlanText(r.reason);
   return out;
 }
 

@@ -17,10 +17,10 @@ TEST(Writers, AlternativesAreOneListOfChangeFeasibleSummary) {
   Alternative more;
   more.change = AlternativeChange::kMoreGpus;
   more.max_gpus = 64;
-  more.reason = "too slow";
+  more.reason.code = NoPlanCode::kDeadlineAndBudget;
   const json j = AlternativesToJson({more});
   ASSERT_EQ(j.size(), 1u);
-  EXPECT_EQ(j[0], (json{{"change", "up to 64 GPUs"}, {"feasible", false}, {"summary", "too slow"}}));
+  EXPECT_EQ(j[0], (json{{"change", "up to 64 GPUs"}, {"feasible", false}, {"summary", "no plan meets the deadline and the budget together"}}));
 }
 
 TEST(Writers, ReportsInJsonComeFromTheWritersAndTheRestFromText) {

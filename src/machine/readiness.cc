@@ -220,7 +220,7 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
   const double least_free = CheckGpusInUse(r, probe);
   if (!r.result.feasible) {
     Add(r, Finding::Severity::kBlocker, "gpu memory",
-        fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, r.result.reason));
+        fmt::format("on {}x {}: {}", r.gpus, r.gpu_id, NoPlanText(r.result.reason)));
     for (const auto& alt : r.result.alternatives)
       if (alt.feasible) Add(r, Finding::Severity::kNote, "alternative", AlternativeChangeText(alt) + ": " + AlternativeSummary(alt));
   } else {

@@ -10,6 +10,18 @@ namespace trainplan {
 
 namespace {
 
+/// "16,384": GPU counts with thousands separators.
+std::string GroupedCount(int64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    const size_t left = digits.size() - i;
+    if (i > 0 && digits[i - 1] != '-' && left % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string RecomputeText(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "no activation recomputation";
@@ -159,7 +171,42 @@ std::string AlternativeChangeText(const Alternative& a) {
   return "";
 }
 
-std::string AlternativeSummary(const Alternative& a) { return a.feasible ? PlanWhy(a.best) : a.reason; }
+std::string NoPlanText(const NoPlanReason& r) {
+  switch (r.code) {
+    case NoPlanCode::kNone: return "";
+    case NoPlanCode::kBeyondRange:
+      return fmt::format("outside the search: {} GPUs is beyond its range of 1 to {} GPUs; raise max_gpus to search "
+                         "larger counts",
+                         GroupedCount(r.gpus), GroupedCount(r.max_gpus));
+    case NoPlanCode::kPartialNodes:
+      return fmt::format("not whole nodes: {} GPUs do not fill nodes of {} GPUs; give a multiple of {} or another "
+                         "gpus_per_node",
+                         r.gpus, r.gpus_per_node, r.gpus_per_node);
+    case NoPlanCode::kNoLayout:
+      return fmt::format("no strategy: no split of {} into tensor, pipeline, context and data parallelism has a "
+                         "data-parallel size that divides the global batch of {} sequences",
+                         r.gpus > 0 ? GroupedCount(r.gpus) + " GPUs" : "the GPU counts searched", r.global_batch);
+    case NoPlanCode::kOutOfMemory:
+      return fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
+                         "strategy found (full recomputation, micro-batch 1, full sharding{})",
+                         r.needed_bytes / kGiB, r.capacity_bytes / kGiB,
+                         r.offload_allowed ? ", CPU offload" : "; offload excluded");
+    case NoPlanCode::kTooSlow:
+      return fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
+                         FormatDuration(r.fastest_s), FormatDuration(r.deadline_s));
+    case NoPlanCode::kNoPrice:
+      return fmt::format("no price: no GPU with a plan that fits has a rental price to hold to the budget of ${:.0f}; "
+                         "give prices",
+                         r.budget_usd);
+    case NoPlanCode::kOverBudget:
+      return fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", r.cheapest_usd,
+                         r.budget_usd);
+    case NoPlanCode::kDeadlineAndBudget: return "no plan meets the deadline and the budget together";
+  }
+  return "";
+}
+
+std::string AlternativeSummary(const Alternative& a) { return a.feasible ? PlanWhy(a.best) : NoPlanText(a.reason); }
 
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {
   for (const auto& a : alternatives)

@@ -33,6 +33,9 @@ std::string StrategyText(const Plan& plan);
 /// near the fastest when there is one.
 std::string PlanWhy(const Plan& plan);
 
+/// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
+std::string NoPlanText(const NoPlanReason& reason);
+
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative);
 /// Its best plan's reason when it works, else why it still fails.

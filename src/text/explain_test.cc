@@ -1,5 +1,6 @@
 #include "io/scenario_reader.h"
 #include "text/explain.h"
+#include "core/units.h"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,40 @@ TEST(Explain, ConfidenceGivesTheLevelAndEveryReason) {
   EXPECT_EQ(ConfidenceText({}), "high: dense model, datasheet figures, calibrated efficiency model");
   EXPECT_EQ(ConfidenceText({ConfidenceLevel::kLow, {ConfidenceReason::kGenericModel, ConfidenceReason::kLargeScale}}),
             "low: generic model shape; at this scale stragglers and network congestion are not modelled");
+}
+
+TEST(Explain, EveryNoPlanCodeHasItsSentence) {
+  EXPECT_EQ(NoPlanText({}), "");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kBeyondRange, .gpus = 20000, .max_gpus = 16384}),
+            "outside the search: 20,000 GPUs is beyond its range of 1 to 16,384 GPUs; raise max_gpus to search "
+            "larger counts");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kPartialNodes, .gpus = 12, .gpus_per_node = 8}),
+            "not whole nodes: 12 GPUs do not fill nodes of 8 GPUs; give a multiple of 8 or another gpus_per_node");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kNoLayout, .gpus = 1000000, .global_batch = 128}),
+            "no strategy: no split of 1,000,000 GPUs into tensor, pipeline, context and data parallelism has a "
+            "data-parallel size that divides the global batch of 128 sequences");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kNoLayout, .global_batch = 96}),
+            "no strategy: no split of the GPU counts searched into tensor, pipeline, context and data parallelism "
+            "has a data-parallel size that divides the global batch of 96 sequences");
+  const NoPlanReason memory{.code = NoPlanCode::kOutOfMemory, .needed_bytes = 61.25 * kGiB, .capacity_bytes = 24 * kGiB};
+  EXPECT_EQ(NoPlanText(memory),
+            "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB in the best strategy found (full "
+            "recomputation, micro-batch 1, full sharding; offload excluded)");
+  NoPlanReason offload = memory;
+  offload.offload_allowed = true;
+  EXPECT_EQ(NoPlanText(offload),
+            "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB in the best strategy found (full "
+            "recomputation, micro-batch 1, full sharding, CPU offload)");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kTooSlow, .fastest_s = 20 * 86400, .deadline_s = 15 * 86400}),
+            "too slow: the fastest plan that fits takes 20.0 days, past the deadline of 15.0 days");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kNoPrice, .budget_usd = 5000}),
+            "no price: no GPU with a plan that fits has a rental price to hold to the budget of $5000; give prices");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kOverBudget, .cheapest_usd = 1234.4, .budget_usd = 1000}),
+            "over budget: the cheapest plan that fits costs $1234, budget $1000");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kDeadlineAndBudget}), "no plan meets the deadline and the budget together");
+  Alternative lora;
+  lora.reason.code = NoPlanCode::kDeadlineAndBudget;
+  EXPECT_EQ(AlternativeSummary(lora), "no plan meets the deadline and the budget together");
 }
 
 }  // namespace

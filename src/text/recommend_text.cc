@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "text/explain.h"
 #include "text/format.h"
 
 namespace trainplan {
@@ -127,7 +128,7 @@ std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& as
 std::string NoOptionText(const Recommendation& r) {
   return r.unpriced ? "no GPU type that fits has a rental or purchase price: give recommend.prices or "
                       "recommend.purchase_prices"
-                    : r.reason;
+                    : NoPlanText(r.reason);
 }
 
 }  // namespace trainplan

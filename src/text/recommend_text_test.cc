@@ -71,8 +71,8 @@ TEST(RecommendText, AssumptionsAndNoOption) {
   EXPECT_EQ(AssumptionText({.code = AssumptionCode::kRegionGpus, .source = "check availability", .region = "cn"}),
             "region cn: domestic and export-compliant accelerators only (check availability)");
   Recommendation r;
-  r.reason = "too slow";
-  EXPECT_EQ(NoOptionText(r), "too slow");
+  r.reason = {.code = NoPlanCode::kTooSlow, .fastest_s = 3 * 86400, .deadline_s = 86400};
+  EXPECT_EQ(NoOptionText(r), "too slow: the fastest plan that fits takes 3.0 days, past the deadline of 24.0 h");
   r.unpriced = true;
   EXPECT_EQ(NoOptionText(r),
             "no GPU type that fits has a rental or purchase price: give recommend.prices or recommend.purchase_prices");

@@ -117,7 +117,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   std::string out = fmt::format("{}: {} of {} tokens, seq {}\n", job.model.name, ToString(job.training.method),
                                 fmt::format("{:.3g}", job.training.tokens), job.training.seq_len);
   if (!r.feasible) {
-    out += fmt::format("NO PLAN: {}\n", r.reason);
+    out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
   } else {
     out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>10} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
                        "framework", "strategy", "mem/GPU", "MFU", "time", "cost USD");

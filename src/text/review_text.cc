@@ -15,7 +15,7 @@ std::string Bytes(double b) {
 }
 
 /// The search's reason the job does not run (without offload, after an offloading plan needed more RAM).
-const std::string& SearchReason(const BuildReview& r) { return r.reason; }
+std::string SearchReason(const BuildReview& r) { return NoPlanText(r.reason); }
 
 std::string OffloadNote(const BuildReview& r) {
   return fmt::format("the fastest plan offloads to host memory and needs {} of RAM, {} installed",

@@ -85,21 +85,24 @@ TEST(ReviewText, PlanFindings) {
 TEST(ReviewText, DoesNotRunQuotesTheSearch) {
   BuildReview r = HandReview();
   r.fits = false;
-  r.reason = "no plan fits in memory";
+  r.reason = {.code = NoPlanCode::kOutOfMemory, .needed_bytes = 129.1 * kGiB, .capacity_bytes = 24 * kGiB};
+  const std::string why =
+      "does not fit: needs at least 129.1 GiB per GPU on 24.0 GiB in the best strategy found (full "
+      "recomputation, micro-batch 1, full sharding; offload excluded)";
   Alternative fails, works;
   fails.feasible = false;
   works.feasible = true;
   works.change = AlternativeChange::kMethodQlora;
   r.alternatives = {fails, works};
   EXPECT_EQ(Message(r, FindingCode::kDoesNotRun, "fail"),
-            "the job does not run on 2 x NVIDIA GeForce RTX 4090: no plan fits in memory");
+            "the job does not run on 2 x NVIDIA GeForce RTX 4090: " + why);
   EXPECT_EQ(Fix(r, FindingCode::kDoesNotRun, "fail"), "method qlora: " + PlanWhy(works.best));
-  EXPECT_EQ(Message(r, FindingCode::kNoFitWithoutOffload, "fail"), "without offload: no plan fits in memory");
+  EXPECT_EQ(Message(r, FindingCode::kNoFitWithoutOffload, "fail"), "without offload: " + why);
   EXPECT_EQ(ReviewReasonText(r),
             "the fastest plan offloads to host memory and needs 303.4 GB of RAM, 128.0 GB installed; without "
-            "offload: no plan fits in memory");
+            "offload: " + why);
   r.figures.offload_ram_bytes = 0;
-  EXPECT_EQ(ReviewReasonText(r), "no plan fits in memory");
+  EXPECT_EQ(ReviewReasonText(r), why);
 }
 
 TEST(ReviewText, LinkFindings) {
