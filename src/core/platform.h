@@ -5,6 +5,7 @@
 
 #include "catalog/parts.h"
 #include "core/bom.h"
+#include "core/limits.h"
 #include "core/reliability.h"
 #include "core/scenario.h"
 #include "core/search.h"
@@ -31,7 +32,7 @@ struct PlatformPolicy {
   double pue = 0;                        // 0: the catalog's industry average
   double hosting_usd_per_kw_month = -1;  // < 0: colocation price for servers, none for a workstation
   std::vector<std::string> gpu_types;    // empty: every GPU with a price (or the region's list)
-  int max_gpus = 16384;
+  int max_gpus = limits::kSearchGpus;
   int gpus = 0;  // exact GPU count to compare ("buy 4 or rent?"); 0: search
   std::vector<std::pair<std::string, double>> rental_prices;    // USD per GPU-hour
   std::vector<std::pair<std::string, double>> purchase_prices;  // USD per GPU
