@@ -50,6 +50,37 @@ std::string OptionTitle(const PlatformOption& o) {
                      FindGpu(o.plan.gpu_id).name);
 }
 
+/// An on-premises option's bill of materials as a Markdown table.
+std::string BomMarkdown(const PlatformOption& o) {
+  std::string md;
+  const NodeBom b = WithSentences(o.bom);
+  md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
+                    b.node_class, b.gpus_per_node, Months(o.break_even_months));
+  md += "| part | choice | why |\n|---|---|---|\n";
+  md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
+                    b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
+  md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
+  for (const auto& t : b.storage.tiers)
+    md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
+  md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
+                    b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
+                    b.network.why);
+  md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
+                    b.power.psu_rating_w, RedundancyText(b.power.redundancy),
+                    b.power.peak_w / 1000, b.power.why);
+  md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
+  for (const auto& line : b.prices)
+    md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+  for (const auto& line : b.shared_prices)
+    md += fmt::format("| price, once | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+  if (!b.unpriced.empty()) {
+    std::string list;
+    for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
+    md += "| not priced | " + list + " | no citable price |\n";
+  }
+  return md;
+}
+
 /// Markdown body shared by the Markdown and HTML (as preformatted sections) reports.
 std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   std::string md;
@@ -87,33 +118,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
     md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
                       o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
                       o.reliability.goodput * 100);
-    if (o.kind == OptionKind::kOnPrem) {
-      const NodeBom b = WithSentences(o.bom);
-      md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
-                        b.node_class, b.gpus_per_node, Months(o.break_even_months));
-      md += "| part | choice | why |\n|---|---|---|\n";
-      md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
-                        b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
-      md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
-      for (const auto& t : b.storage.tiers)
-        md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
-      md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
-                        b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
-                        b.network.why);
-      md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
-                        b.power.psu_rating_w, RedundancyText(b.power.redundancy),
-                        b.power.peak_w / 1000, b.power.why);
-      md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
-      for (const auto& line : b.prices)
-        md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
-      for (const auto& line : b.shared_prices)
-        md += fmt::format("| price, once | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
-      if (!b.unpriced.empty()) {
-        std::string list;
-        for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
-        md += "| not priced | " + list + " | no citable price |\n";
-      }
-    }
+    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o);
     md += "\n";
   }
   const Reliability& rel = r.reliability;
