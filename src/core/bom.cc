@@ -31,20 +31,14 @@ double Efficiency(const std::vector<double>& loads, const std::vector<double>& e
 /// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
 /// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
 PlatformPowerBasis ServerPlatformBasis(const GpuSpec& gpu) {
-  auto per_gpu = [](const PowerSystem& x) { return (x.max_input_w - x.gpus * x.gpu_w - x.cpus * x.cpu_w) / x.gpus; };
   const PowerSystem* best = nullptr;
   for (const auto& s : Parts().power.systems) {
     const int gen = s.gpu_nvlink_gen;
     const bool better = gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->gpu_nvlink_gen)
-                                     : !best || per_gpu(s) < per_gpu(*best);
+                                     : !best || PlatformWattsPerGpu(s) < PlatformWattsPerGpu(*best);
     if (better) best = &s;
   }
-  return {best->id, best->max_input_w, best->gpus, best->gpu_w, best->cpus, best->cpu_w, ""};
-}
-
-/// The platform power of one server node's `n` GPUs from `basis`.
-double ServerPlatformWatts(const PlatformPowerBasis& b, int n) {
-  return (b.max_input_w - b.gpus * b.gpu_w - b.cpus * b.cpu_w) / b.gpus * n;
+  return {best, ""};
 }
 
 void CheckOptions(const BomOptions& options) {
@@ -81,6 +75,8 @@ StorageTier HotTier(const StoragePlan& st, bool workstation) {
 }
 
 }  // namespace
+
+double PlatformWattsPerGpu(const PowerSystem& x) { return (x.max_input_w - x.gpus * x.gpu_w - x.cpus * x.cpu_w) / x.gpus; }
 
 double GpuTransientRatio(const std::string& gpu_id) {
   double largest = 1;
@@ -321,7 +317,7 @@ PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan
     // The DGX maximum input already holds the GPUs' excursions and the fans at full speed.
     pw.gpu_peak_w = pw.gpu_w;
     pw.platform = ServerPlatformBasis(in.gpu);
-    pw.platform_w = ServerPlatformWatts(pw.platform, in.gpus_per_node);
+    pw.platform_w = PlatformWattsPerGpu(*pw.platform.system) * in.gpus_per_node;
   }
   pw.sustained_w = pw.gpu_w + pw.cpu_w + pw.platform_w + pw.drives_w;
   pw.peak_w = pw.gpu_peak_w + pw.cpu_w + pw.platform_w + pw.drives_w;

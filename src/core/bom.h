@@ -148,16 +148,14 @@ struct NetworkPlan {
 };
 
 /// Where a node's platform power comes from: a DGX's maximum input less its GPUs and CPUs, per GPU
-/// (servers), or a measured workstation figure (system empty).
+/// (servers), or a measured workstation figure (no system).
 struct PlatformPowerBasis {
-  std::string system;
-  double max_input_w = 0;
-  int gpus = 0;
-  double gpu_w = 0;
-  int cpus = 0;
-  double cpu_w = 0;
-  std::string source;  // workstations
+  const PowerSystem* system = nullptr;  // a catalog entry
+  std::string source;                   // workstations
 };
+
+/// A reference server's platform power per GPU: (maximum input - GPUs - CPUs) / GPUs.
+double PlatformWattsPerGpu(const PowerSystem& system);
 
 struct PowerPlan {
   double gpu_w = 0, gpu_peak_w = 0, cpu_w = 0, platform_w = 0, drives_w = 0;

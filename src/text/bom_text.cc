@@ -59,9 +59,10 @@ std::string HostTermWhy(const NodeBom& b, const BomTerm& t) {
 }
 
 std::string PlatformWhy(const PlatformPowerBasis& p) {
-  if (p.system.empty()) return p.source;
-  return fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", p.system,
-                     p.max_input_w, p.gpus, p.gpu_w, p.cpus, p.cpu_w);
+  if (p.system == nullptr) return p.source;
+  const PowerSystem& s = *p.system;
+  return fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", s.id,
+                     s.max_input_w, s.gpus, s.gpu_w, s.cpus, s.cpu_w);
 }
 
 }  // namespace
