@@ -344,7 +344,8 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
   return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
 }
 
-// Bytes per element of each training state and how far each is sharded, for one scenario.
+// Bytes per element of each training state and how far each is sharded, for one scenario. The steps below
+// are forced inline: the plan search evaluates millions of stages, and calls cost a third of one.
 struct StateLayout {
   double weight_bytes, adapter_bytes, grad_bytes, adapter_grad_bytes;
   double dpc;  // ZeRO and the distributed optimizer shard over DP x CP
@@ -352,7 +353,7 @@ struct StateLayout {
   bool master, offload_optimizer, offload_params;
 };
 
-StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
+[[gnu::always_inline]] inline StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
   const Training& tr = sc.training;
   const Strategy& st = sc.strategy;
   StateLayout l;
@@ -372,7 +373,7 @@ StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Paral
 
 // Weights: compute precision; QLoRA layer linears in NF4, embeddings, head and norms in bf16 (fp32 when the
 // engine prepares the model for k-bit training); FP8 adds its cached weight copies.
-double WeightBytes(const Training& tr, const FrameworkProfile& fw, const Tally& tally, const StateLayout& l) {
+[[gnu::always_inline]] inline double WeightBytes(const Training& tr, const FrameworkProfile& fw, const Tally& tally, const StateLayout& l) {
   const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : l.weight_bytes;
   double weights = tr.method == Method::kQlora ? tally.quantized * kNf4BytesPerParam +
                                                      (tally.base - tally.quantized) * unquantized_bytes
@@ -387,7 +388,7 @@ struct TrainingState {
 };
 
 // Master weights, optimizer states and gradients on the GPU, and what offload moves to the host.
-TrainingState TrainingStateOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par,
+[[gnu::always_inline]] inline TrainingState TrainingStateOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par,
                               const Tally& tally, const StateLayout& l) {
   const Training& tr = sc.training;
   TrainingState out;
@@ -424,7 +425,7 @@ TrainingState TrainingStateOf(const Scenario& sc, const FrameworkProfile& fw, co
 }
 
 // Communication buffers: the engine's DP buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
-double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par, const Tally& tally,
+[[gnu::always_inline]] inline double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par, const Tally& tally,
                        const StateLayout& l, double grads) {
   const Strategy& st = sc.strategy;
   double comm = 0;
@@ -444,7 +445,7 @@ double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Par
 
 // The AdamW step's temporaries never coexist with activations and logits: they count only where they exceed
 // them.
-double AdamStepExcessBytes(const Scenario& sc, const FrameworkProfile& fw, const Tally& tally,
+[[gnu::always_inline]] inline double AdamStepExcessBytes(const Scenario& sc, const FrameworkProfile& fw, const Tally& tally,
                            const StateLayout& l, double activations_and_logits) {
   if (sc.training.optimizer != Optimizer::kAdamW || l.offload_optimizer) return 0;
   double step_params = (tally.trainable + tally.lora) / l.shard_optimizer;
