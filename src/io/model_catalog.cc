@@ -26,18 +26,25 @@ struct Catalog {
 };
 
 Catalog LoadCatalog() {
+  // A broken entry is our defect: an InternalError naming "models.json: models[i].key".
+  const json doc = ParseDocument(EmbeddedFile("models.json"), "models.json", DocumentOrigin::kCatalog);
   Catalog catalog;
-  const json doc = json::parse(EmbeddedFile("models.json"));
-  for (const json& item : doc.at("models")) {
+  const Field root(doc, "models.json: ", DocumentOrigin::kCatalog);
+  auto text_or = [](const Field& item, const char* key) { return item.Has(key) ? item.At(key).String() : ""; };
+  auto count_or_zero = [](const Field& item, const char* key) {
+    return item.Has(key) ? item.At(key).Int({0, int64_t{1} << 50}) : 0;
+  };
+  for (const Field& item : root.At("models").Items()) {
     ModelEntry e;
-    e.id = item.at("id").get<std::string>();
-    e.hf_id = item.value("hf_id", "");
-    e.aliases = item.value("aliases", std::vector<std::string>{});
-    e.source = item.at("source").get<std::string>();
-    e.date = item.at("date").get<std::string>();
-    e.official_params = item.value("official_params", 0LL);
-    e.official_active = item.value("official_active", 0LL);
-    e.official_source = item.value("official_source", "");
+    e.id = item.At("id").String();
+    e.hf_id = text_or(item, "hf_id");
+    if (auto aliases = item.Get("aliases"))
+      for (const Field& alias : aliases->Items()) e.aliases.push_back(alias.String());
+    e.source = item.At("source").String();
+    e.date = item.At("date").String();
+    e.official_params = count_or_zero(item, "official_params");
+    e.official_active = count_or_zero(item, "official_active");
+    e.official_source = text_or(item, "official_source");
     const size_t index = catalog.entries.size();
     for (const std::string* name : {&e.id, &e.hf_id}) {
       if (name->empty()) continue;
@@ -46,7 +53,8 @@ Catalog LoadCatalog() {
     }
     for (const std::string& alias : e.aliases) catalog.by_name.emplace(NormalizeName(alias), index);
     catalog.entries.push_back(std::move(e));
-    catalog.configs.push_back(item.at("config"));
+    item.At("config").RequireObject("a Hugging Face config.json object");
+    catalog.configs.push_back(item.At("config").value());
   }
   return catalog;
 }
