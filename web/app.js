@@ -348,7 +348,8 @@ async function run(state) {
                                            post('/api/recommend', bodies.recommend).catch((e) => e)]);
     $('#results').hidden = false;
     const best = plan.plans[0];
-    $('#summary').textContent = best ? best.why : 'No plan fits: ' + plan.reason;
+    // The batch is stated with its source: an empty field takes the server's one default (core's DefaultGlobalBatch).
+    $('#summary').textContent = best ? best.why + '; ' + best.strategy.global_batch_note : 'No plan fits: ' + plan.reason;
     if (best) memoryChart(best); else $('#memory-chart').replaceChildren();
     plansTable(plan);
     paretoChart(plan, rec instanceof Error ? null : rec);

@@ -195,7 +195,7 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--inter-link", o.plan_inter_link, "network between nodes (e.g. ib-ndr400)");
   cmd->add_option("--deadline", o.deadline, "finish within this time: 15d, 36h, 90m");
   cmd->add_option("--budget", o.budget, "spend at most this many USD");
-  cmd->add_option("--objective", o.objective, "time | cost | gpus (default: cost, or time with --budget)");
+  cmd->add_option("--objective", o.objective, "time | cost | gpus (default: cost within the deadline; time with --budget and no --deadline)");
   cmd->add_flag("--no-offload", o.no_offload, "exclude CPU offload from the search");
   cmd->add_option("--top", o.top, "plans to show");
   cmd->add_option("--price", o.price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');

@@ -150,17 +150,20 @@ void CheckTensorSplit(const ModelSpec& m, const Strategy& sg) {
   }
 }
 
-/// Pipeline stages (and their interleaved chunks) split the layers.
+/// Pipeline stages (and their interleaved chunks) split the layers as Megatron-Core accepts (SplitPipeline).
 void CheckPipelineSplit(const ModelSpec& m, const Strategy& sg) {
   if (sg.pp > m.num_layers) {
     throw InputError("strategy.pp", Num(sg.pp), fmt::format("at most num_hidden_layers ({})", m.num_layers));
   }
-  if (sg.interleave > 1) {
-    if (sg.pp < 2) throw InputError("strategy.interleave", Num(sg.interleave), "1 unless pipeline parallel (pp > 1)");
-    if (m.num_layers % (int64_t{sg.pp} * sg.interleave) != 0) {
-      throw InputError("strategy.interleave", Num(sg.interleave),
-                       fmt::format("pp x interleave must divide num_hidden_layers ({})", m.num_layers));
-    }
+  if (sg.interleave > 1 && sg.pp < 2)
+    throw InputError("strategy.interleave", Num(sg.interleave), "1 unless pipeline parallel (pp > 1)");
+  if (!SplitPipeline(m.num_layers, sg.pp, sg.interleave)) {
+    const char* field = sg.interleave > 1 ? "strategy.interleave" : "strategy.pp";
+    throw InputError(field, Num(sg.interleave > 1 ? sg.interleave : sg.pp),
+                     fmt::format("a split of num_hidden_layers ({}) into pp ({}) stages of interleave ({}) virtual "
+                                 "stages: pp x interleave dividing the layers, or first and last stages lighter than "
+                                 "ceil(layers / pp) with every stage's count a multiple of interleave",
+                                 m.num_layers, sg.pp, sg.interleave));
   }
 }
 
@@ -256,13 +259,46 @@ bool IsLoraTarget(const Training& training, const Linear& linear) {
   return false;
 }
 
+int64_t DefaultGlobalBatch(const Training& t, int gpus) {
+  if (t.global_batch > 0) return t.global_batch;
+  if (t.method != Method::kPretrain) return 128;
+  // Published pre-training batches grow with the cluster: GPT-3 175B 3.2 M tokens (Brown et al. 2020,
+  // Table 2.1), Llama 2 4 M (Touvron et al. 2023), Llama 3 405B 4 M, 8 M then 16 M tokens, 16 M on 8,192 and
+  // on 16,384 H100 (Llama Team 2024, Sec. 3.4.1 and Table 4): about 2 Ki tokens per GPU, doubling with the
+  // GPU count, while staying under the critical batch size (McCandlish et al. 2018), for which 16 Mi tokens
+  // is the largest dense batch published. DeepSeek-V3's 15,360 x 4K (DeepSeek-AI 2024, Sec. 4.2) shows MoE
+  // runs go further; --global-batch sets it.
+  constexpr int64_t kMinTokens = int64_t{4} << 20, kMaxTokens = int64_t{16} << 20, kTokensPerGpu = 2048;
+  int64_t tokens = kMinTokens;
+  while (tokens < kMaxTokens && tokens < kTokensPerGpu * gpus) tokens *= 2;
+  return std::max<int64_t>(1, tokens / t.seq_len);
+}
+
 int64_t GlobalBatch(const Scenario& s) {
-  return s.training.global_batch > 0 ? s.training.global_batch : s.training.micro_batch * DataParallel(s);
+  if (s.training.global_batch > 0) return s.training.global_batch;
+  const int64_t per_step = std::max<int64_t>(1, s.training.micro_batch * DataParallel(s));
+  const int64_t batch = DefaultGlobalBatch(s.training, s.hardware.gpus);
+  return (batch + per_step - 1) / per_step * per_step;
 }
 
 int64_t GradAccumSteps(const Scenario& s) {
   const int64_t per_step = s.training.micro_batch * DataParallel(s);
   return per_step > 0 ? GlobalBatch(s) / per_step : 0;
+}
+
+std::optional<PipelineSplit> SplitPipeline(int64_t layers, int pp, int interleave) {
+  const int64_t v = std::max(interleave, 1);
+  if (pp < 1 || layers < int64_t{pp} * v) return std::nullopt;
+  if (pp == 1) return v == 1 ? std::optional(PipelineSplit{layers, layers, layers}) : std::nullopt;
+  const int64_t largest = (layers + pp - 1) / pp;
+  if (layers % (int64_t{pp} * v) == 0) return PipelineSplit{largest, largest, largest};
+  // Uneven: the middle stages hold the largest count, the first and last share the rest (as Llama 3's
+  // pipeline gives its first and last stage one layer fewer; Llama Team 2024, Sec. 3.3.2).
+  if (largest % v != 0) return std::nullopt;
+  const int64_t ends = layers - (pp - 2) * largest;
+  if (ends < 2 * v || ends % v != 0) return std::nullopt;
+  const int64_t first = ends / v / 2 * v;
+  return PipelineSplit{first, largest, ends - first};
 }
 
 }  // namespace trainplan

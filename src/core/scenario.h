@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct Training {
   Framework framework = Framework::kDeepSpeed;
   int64_t seq_len = 4096;
   int64_t micro_batch = 1;     // sequences per GPU per micro-step
-  int64_t global_batch = 0;    // sequences per optimizer step; 0: micro_batch * dp
+  int64_t global_batch = 0;    // sequences per optimizer step; 0: DefaultGlobalBatch (see GlobalBatch)
   double tokens = 0;           // training tokens in total (all epochs); 0: one step's worth
   // LoRA / QLoRA
   int64_t lora_rank = 16;
@@ -59,9 +60,31 @@ void ValidateScenario(Scenario& scenario);
 /// and torchtune target lists omit it).
 bool IsLoraTarget(const Training& training, const Linear& linear);
 
-/// Global batch in sequences per optimizer step and the gradient-accumulation steps it implies.
+/// The global batch, in sequences, a job gets when it names none: for pre-training a batch that grows with the
+/// GPU count as published runs did (4 Mi tokens up to 2,048 GPUs, then 2 Ki tokens per GPU rounded up to a
+/// power of two, at most 16 Mi tokens), for fine-tuning 128 sequences at any count. The given batch otherwise.
+int64_t DefaultGlobalBatch(const Training& training, int gpus);
+
+/// Global batch in sequences per optimizer step: the given one, else DefaultGlobalBatch rounded up to a
+/// whole number of micro_batch x dp steps; and the gradient-accumulation steps it implies.
 int64_t GlobalBatch(const Scenario& scenario);
 int64_t GradAccumSteps(const Scenario& scenario);
+
+/// How pipeline stages hold the layers, in the forms Megatron-Core accepts (megatron/training/arguments.py
+/// and megatron/core/transformer/transformer_config.py, NVIDIA/Megatron-LM d98e8a64, 2026-08-22): either
+/// every stage holds layers / pp and each of its `interleave` virtual stages layers / (pp x interleave), or
+/// the first and last stages hold fewer (--decoder-first/last-pipeline-num-layers) and every stage's count is
+/// a multiple of the virtual stages per rank. Layer counts per stage, first, middle (each of pp - 2) and last.
+struct PipelineSplit {
+  int64_t first = 0;
+  int64_t middle = 0;
+  int64_t last = 0;
+  bool even() const { return first == middle && middle == last; }
+};
+
+/// The split of `layers` over `pp` stages of `interleave` virtual stages whose largest stage holds
+/// ceil(layers / pp) layers, the stage the estimator times; nullopt when there is none.
+std::optional<PipelineSplit> SplitPipeline(int64_t layers, int pp, int interleave);
 
 // Names as written in scenario files and flags (io/scenario_reader.h reads them).
 const char* ToString(Method m);

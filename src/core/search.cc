@@ -43,12 +43,14 @@ std::vector<int> PowersOfTwoUpTo(int limit) {
   return out;
 }
 
-/// Pipeline sizes: powers of two (uneven stages allowed) and every divisor of the layer count (even
-/// stages, as Megatron-LM's published 530B run with 35 stages of 3 layers), up to 128 stages.
+/// Pipeline sizes: powers of two (with lighter first and last stages when they do not divide the layers,
+/// as SplitPipeline allows) and every divisor of the layer count (even stages, as Megatron-LM's published
+/// 530B run with 35 stages of 3 layers), up to 128 stages.
 std::vector<int> PipelineSizes(int64_t layers) {
   std::vector<int> out = PowersOfTwoUpTo(static_cast<int>(std::min<int64_t>(layers, 128)));
   for (int64_t d = 3; d <= std::min<int64_t>(layers, 128); ++d)
     if (layers % d == 0) out.push_back(static_cast<int>(d));
+  std::erase_if(out, [&](int pp) { return !SplitPipeline(layers, pp, 1); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -142,7 +144,7 @@ struct SearchSpace {
   bool framework_fixed;
   ParamCounts params;
   TrainableParams trainable;  // depends on the model and method only
-  int64_t global_batch;
+  int64_t global_batch;  // at the exact GPU count, or at one GPU when counts are searched (no-layout reason)
   int64_t experts;
   int64_t heads_gcd;
   int64_t layers;
@@ -213,7 +215,7 @@ class TaskSearch {
         for (int cp : cps) {
           if (gpus_ % (tp * pp * cp) != 0) continue;
           const int dp = gpus_ / (tp * pp * cp);
-          if (space_.global_batch % dp == 0) Layouts(tp, pp, cp, dp);
+          if (s_.training.global_batch % dp == 0) Layouts(tp, pp, cp, dp);
         }
       }
     }
@@ -227,13 +229,13 @@ class TaskSearch {
     if (megatron_ && space_.experts > 1)
       for (int ep = 2; ep <= dp * cp && ep <= space_.experts; ep *= 2)
         if (space_.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
-    // Virtual stages need at least one layer each; uneven stages are allowed, as in Llama 3's
-    // pipeline (Llama Team 2024, Sec. 3.3.2), at the cost of the largest stage's time.
+    // Virtual stages only where Megatron-Core can split the layers so (SplitPipeline), so that every plan
+    // launches.
     SmallInts interleaves;
     interleaves.push(1);
     if (pp > 1)
       for (int v = 2; v <= 8; ++v)
-        if (space_.layers >= pp * v && (v <= 4 || space_.layers % (pp * v) == 0)) interleaves.push(v);
+        if (SplitPipeline(space_.layers, pp, v)) interleaves.push(v);
     // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
     // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
     // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
@@ -264,7 +266,7 @@ class TaskSearch {
             st.zero = zero;
             st.offload = offloads[o];
             st.interleave = v;
-            Batches(space_.global_batch / dp);
+            Batches(s_.training.global_batch / dp);
           }
         }
       }
@@ -362,7 +364,7 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.gpus_per_node = gpn;
   s.hardware.intra_node = DefaultIntraNodeLink(gpu);
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
-  s.training.global_batch = space.global_batch;
+  s.training.global_batch = DefaultGlobalBatch(space.job->training, gpus);
 
   TaskSearch search(space, s, gpus, gpn, price);
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
@@ -394,8 +396,9 @@ std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
 
 
 
-void RankPlans(std::vector<Plan>& plans, Objective objective) {
-  for (size_t i = 0; i < plans.size(); ++i) plans[i].rank = {.position = i, .objective = objective, .cheaper = {}};
+void RankPlans(std::vector<Plan>& plans, Objective objective, ObjectiveSource source) {
+  for (size_t i = 0; i < plans.size(); ++i)
+    plans[i].rank = {.position = i, .objective = objective, .objective_source = source, .knee = {}};
 }
 
 /// The GPU counts are bounded as the request readers bound them (limits::kGpus).
@@ -412,15 +415,6 @@ void ValidateConstraints(const PlanConstraints& c) {
   if (c.top < 1 || c.top > 1000) throw InputError("top", std::to_string(c.top), "between 1 and 1000");
   for (const auto& [id, price] : c.prices)
     if (!(price >= 0)) throw InputError("price." + id, fmt::format("{}", price), "a non-negative USD per GPU-hour");
-}
-
-/// Default tokens per optimizer step when the job gives no global batch: 4 Mi tokens for pre-training
-/// (Llama 2 used 4M; Touvron et al. 2023), 128 sequences for fine-tuning (Stanford Alpaca's fine-tuning
-/// batch size; Taori et al. 2023, github.com/tatsu-lab/stanford_alpaca).
-int64_t DefaultGlobalBatch(const Training& t) {
-  if (t.global_batch > 0) return t.global_batch;
-  if (t.method == Method::kPretrain) return std::max<int64_t>(1, (int64_t{4} << 20) / t.seq_len);
-  return 128;
 }
 
 }  // namespace
@@ -450,18 +444,23 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
 
 namespace {
 
-/// The fastest plan often buys its last minutes with many more GPUs at low utilisation; when a plan on
-/// the Pareto front is at most 15% slower and at most half the cost, the winner notes it.
-void NoteCheaperNearFastest(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
+/// The fastest plan often buys its last minutes with many more GPUs at low utilisation; a search ranked by
+/// time names the Pareto knee (KneePlan) when it is not the first plan.
+void NoteKnee(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const PlanConstraints& c) {
   if (c.objective != Objective::kTime || plans.empty() || plans[0].price_per_gpu_hour <= 0) return;
-  Plan& best = plans[0];
-  const Plan* cheaper = nullptr;
-  for (const Plan& p : pareto) {
-    if (p.time.total_s > 1.15 * best.time.total_s) break;  // fastest first
-    if (p.cost_usd <= 0.5 * best.cost_usd && (c.deadline_s <= 0 || p.time.total_s <= c.deadline_s)) cheaper = &p;
+  std::vector<const Plan*> front;  // cheapest first
+  for (auto it = pareto.rbegin(); it != pareto.rend(); ++it)
+    if ((c.deadline_s <= 0 || it->time.total_s <= c.deadline_s) && (c.budget_usd <= 0 || it->cost_usd <= c.budget_usd))
+      front.push_back(&*it);
+  for (const Plan* p : front) {
+    double fastest_s = p->time.total_s;
+    for (const Plan* q : front)
+      if (q->cost_usd <= 2 * p->cost_usd) fastest_s = std::min(fastest_s, q->time.total_s);
+    if (fastest_s <= 0.9 * p->time.total_s) continue;
+    if (SameOutcome(*p, plans[0])) return;
+    plans[0].rank.knee = {p->gpus, p->gpu_id, p->time.total_s, p->cost_usd};
+    return;
   }
-  if (cheaper == nullptr) return;
-  best.rank.cheaper = {cheaper->gpus, cheaper->gpu_id, cheaper->time.total_s, cheaper->cost_usd};
 }
 
 std::vector<const GpuSpec*> GpuTypes(const PlanConstraints& c) {
@@ -481,7 +480,7 @@ SearchSpace MakeSpace(const Scenario& job, const PlanConstraints& c) {
   space.framework_fixed = c.framework_fixed;
   space.params = CountParams(job.model);
   space.trainable = CountTrainable(job, space.params);
-  space.global_batch = DefaultGlobalBatch(job.training);
+  space.global_batch = DefaultGlobalBatch(job.training, c.gpus > 0 ? c.gpus : 1);
   space.experts = MaxExperts(job.model);
   space.heads_gcd = HeadsGcd(job.model);
   space.layers = job.model.num_layers;
@@ -563,9 +562,9 @@ NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c
     near.cheapest_fit = std::min(near.cheapest_fit, r.cheapest_fit_usd);
   }
   out.pareto = ParetoFront(fastest);
-  RankPlans(out.plans, c.objective);
-  RankPlans(out.pareto, Objective::kTime);
-  NoteCheaperNearFastest(out.plans, out.pareto, c);
+  RankPlans(out.plans, c.objective, c.objective_source);
+  RankPlans(out.pareto, Objective::kTime, ObjectiveSource::kGiven);
+  NoteKnee(out.plans, out.pareto, c);
   return near;
 }
 
@@ -713,7 +712,6 @@ Scenario PlanScenario(const Scenario& job, const Plan& plan) {
   s.strategy = plan.strategy;
   s.training.framework = plan.framework;
   s.training.micro_batch = plan.micro_batch;
-  s.training.global_batch = DefaultGlobalBatch(job.training);
   return s;
 }
 

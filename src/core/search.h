@@ -16,6 +16,15 @@ enum class Objective { kTime, kCost, kGpus };
 const char* ToString(Objective o);
 Objective ParseObjective(const std::string& s, const std::string& field = "objective");
 
+/// Why the search ranks by its objective: the caller named it, it is the default (cost within the
+/// deadline), or a budget was given without a deadline, so the fastest plan within the budget is asked for.
+enum class ObjectiveSource { kGiven, kDefault, kBudgetOnly };
+
+/// Model FLOPs utilisation below which a plan is flagged as low utilisation: half of what published large
+/// dense runs reach (Llama 3 405B 38-43% BF16 MFU on 8,192-16,384 H100, Llama Team 2024 Table 4; PaLM
+/// 540B 46%, Chowdhery et al. 2022). The halving is an assumption.
+inline constexpr double kLowMfu = 0.20;
+
 /// The user's limits on the search. Zero means "no limit" / "search it".
 struct PlanConstraints {
   std::vector<std::string> gpu_types;  // catalog ids; empty: the whole catalog
@@ -26,6 +35,7 @@ struct PlanConstraints {
   double deadline_s = 0;
   double budget_usd = 0;
   Objective objective = Objective::kCost;
+  ObjectiveSource objective_source = ObjectiveSource::kGiven;
   bool allow_offload = true;
   /// The job names its framework: search only that engine's strategies. Otherwise the search compares
   /// the default data-parallel engine for the method with Megatron-LM (TP/PP/CP/EP).
@@ -37,9 +47,10 @@ struct PlanConstraints {
   std::function<void(size_t, size_t)> progress;
 };
 
-/// A plan a search would take instead of its fastest: on the Pareto front, at most 15% slower and at most
-/// half the cost (`gpus` 0: none).
-struct CheaperPlan {
+/// The Pareto knee of a search ranked by time: walking the front from its cheapest plan (within the deadline
+/// and budget), the first plan past which doubling the cost buys less than 10% time (`gpus` 0: none, or it
+/// is the first plan itself).
+struct KneePlan {
   int gpus = 0;
   std::string gpu_id;
   double total_s = 0;
@@ -50,7 +61,8 @@ struct CheaperPlan {
 struct PlanRank {
   size_t position = 0;  // 0: the best
   Objective objective = Objective::kCost;
-  CheaperPlan cheaper;  // the best plan by time only
+  ObjectiveSource objective_source = ObjectiveSource::kGiven;
+  KneePlan knee;  // ranked by time: the Pareto knee when it is not this plan
 };
 
 /// One evaluated way to run the job.
@@ -140,7 +152,8 @@ double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constra
 /// Deterministic whatever the thread count. Throws InputError for invalid constraints.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
 
-/// The job as `plan` runs it: its GPUs, links, strategy, framework and batch sizes.
+/// The job as `plan` runs it: its GPUs, links, strategy, framework and micro-batch; a global batch left at 0
+/// stays the default (GlobalBatch gives the one the search used).
 Scenario PlanScenario(const Scenario& job, const Plan& plan);
 
 }  // namespace trainplan

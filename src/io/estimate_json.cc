@@ -64,6 +64,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"interleave", st.interleave},
                    {"micro_batch", s.training.micro_batch},
                    {"global_batch", GlobalBatch(s)},
+                   {"global_batch_source", s.training.global_batch > 0 ? "given" : "default"},
+                   {"global_batch_note", GlobalBatchText(s)},
                    {"grad_accum_steps", GradAccumSteps(s)}};
   json training = {{"method", ToString(s.training.method)},
                    {"precision", ToString(s.training.precision)},

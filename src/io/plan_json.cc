@@ -15,12 +15,33 @@ json AlternativesToJson(const std::vector<Alternative>& alternatives) {
   return out;
 }
 
+namespace {
+
+/// What the plans are ranked by and why; null when no plan was found.
+json ObjectiveJson(const PlanResult& r) {
+  if (r.plans.empty()) return nullptr;
+  const PlanRank& rank = r.plans.front().rank;
+  static constexpr const char* kSources[] = {"given", "default", "budget_without_deadline"};
+  return {{"name", ToString(rank.objective)},
+          {"source", kSources[static_cast<int>(rank.objective_source)]},
+          {"text", ObjectiveText(rank)}};
+}
+
+}  // namespace
+
 json PlanResultToJson(const Scenario& job, const PlanResult& r) {
   auto plan_json = [&](const Plan& p) {
     const Scenario s = PlanScenario(job, p);
     json j = EstimateToJson(s, EstimateScenario(s));
     j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
     j["why"] = PlanWhy(p);
+    j["low_utilisation"] = p.time.mfu < kLowMfu;
+    if (p.rank.knee.gpus > 0)
+      j["knee"] = {{"gpu", p.rank.knee.gpu_id},
+                   {"gpus", p.rank.knee.gpus},
+                   {"total_s", p.rank.knee.total_s},
+                   {"total_usd", p.rank.knee.cost_usd},
+                   {"text", KneeText(p.rank)}};
     return j;
   };
   json plans = json::array();
@@ -31,6 +52,7 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
               {"alternatives", AlternativesToJson(r.alternatives)},
               {"plans", plans},
               {"pareto", pareto},
+              {"objective", ObjectiveJson(r)},
               {"search",
                {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
   if (!r.feasible) out["reason"] = NoPlanText(r.reason);

@@ -91,10 +91,15 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("inter_link")) c.inter_link = v->String();
   if (const auto v = p.Get("deadline")) c.deadline_s = v->DurationSeconds();
   if (const auto v = p.Get("budget_usd")) c.budget_usd = Positive(*v, "a positive USD amount");
+  // Cost within the deadline unless named; a budget alone asks for the fastest plan it pays for.
   const auto objective = p.Get("objective");
-  c.objective = objective        ? ParseObjective(objective->String(), objective->path())
-                : c.budget_usd > 0 ? Objective::kTime
-                                   : Objective::kCost;
+  const bool budget_only = c.budget_usd > 0 && c.deadline_s <= 0;
+  c.objective = objective      ? ParseObjective(objective->String(), objective->path())
+                : budget_only ? Objective::kTime
+                              : Objective::kCost;
+  c.objective_source = objective      ? ObjectiveSource::kGiven
+                       : budget_only ? ObjectiveSource::kBudgetOnly
+                                     : ObjectiveSource::kDefault;
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
   if (const auto v = p.Get("prices")) c.prices = Prices(*v, "USD per GPU-hour");

@@ -436,13 +436,22 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   add("--global-batch-size", p.global_batch);
   add("--tensor-model-parallel-size", s.tp);
   add("--pipeline-model-parallel-size", s.pp);
-  if (s.interleave > 1) {
-    if (num_layers == 0)
-      throw InputError("model", p.model, "a catalog model, so that the layers per virtual pipeline stage are known");
-    if (num_layers % (s.pp * s.interleave) != 0)
+  if (s.interleave > 1 && num_layers == 0)
+    throw InputError("model", p.model, "a catalog model, so that the layers per virtual pipeline stage are known");
+  if (num_layers > 0 && (s.pp > 1 || s.interleave > 1)) {
+    // The same split ValidateScenario and the search accept; uneven stages name the first and last
+    // stage's layers and the virtual stages per rank, as Megatron-Core asks for them.
+    const auto split = SplitPipeline(num_layers, s.pp, s.interleave);
+    if (!split)
       throw InputError("strategy.interleave", std::to_string(s.interleave),
-                       fmt::format("a count dividing {} layers / pp {}", num_layers, s.pp));
-    add("--num-layers-per-virtual-pipeline-stage", num_layers / (s.pp * s.interleave));
+                       fmt::format("a split of {} layers into pp {} stages Megatron-Core accepts", num_layers, s.pp));
+    if (split->even()) {
+      if (s.interleave > 1) add("--num-layers-per-virtual-pipeline-stage", num_layers / (s.pp * s.interleave));
+    } else {
+      add("--decoder-first-pipeline-num-layers", split->first);
+      add("--decoder-last-pipeline-num-layers", split->last);
+      if (s.interleave > 1) add("--num-virtual-stages-per-pipeline-rank", s.interleave);
+    }
   }
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);

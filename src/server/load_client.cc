@@ -21,9 +21,10 @@
 
 namespace {
 
-// A typical page request: an 8B LoRA job, every GPU type, up to the server's ceiling of GPUs.
+// A typical page request: an 8B LoRA job at the default global batch, every GPU type, up to the server's
+// ceiling of GPUs.
 constexpr const char* kDefaultBody =
-    R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"global_batch":64,"tokens":1e9},)"
+    R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},)"
     R"("plan":{"top":5}})";
 
 double Percentile(std::vector<double> sorted, double q) {

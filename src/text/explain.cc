@@ -83,7 +83,44 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
           fmt::format("GPU peaks are dense datasheet figures for {} ({})", s.hardware.gpu.name,
                       s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
           fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
-                      s.hardware.inter_node.name)};
+                      s.hardware.inter_node.name),
+          GlobalBatchText(s)};
+}
+
+std::string GlobalBatchText(const Scenario& s) {
+  const int64_t batch = GlobalBatch(s);
+  const std::string size = fmt::format("global batch {} sequences ({} tokens)", GroupedCount(batch),
+                                       GroupedCount(batch * s.training.seq_len));
+  if (s.training.global_batch > 0) return size + ", as given";
+  const std::string rounded = batch != DefaultGlobalBatch(s.training, s.hardware.gpus)
+                                  ? ", rounded up to whole steps of micro-batch x dp"
+                                  : "";
+  if (s.training.method == Method::kPretrain)
+    return fmt::format("{}, the default for pre-training on {} GPUs: 2 Ki tokens per GPU within 4-16 Mi tokens, as "
+                       "GPT-3, Llama 2 and Llama 3 were trained{}; --global-batch sets it",
+                       size, GroupedCount(s.hardware.gpus), rounded);
+  return fmt::format("{}, the default for fine-tuning (Stanford Alpaca's 128){}; --global-batch sets it", size,
+                     rounded);
+}
+
+std::string ObjectiveText(const PlanRank& rank) {
+  switch (rank.objective_source) {
+    case ObjectiveSource::kDefault:
+      return fmt::format("ranked by {} (the default): the {} plan within the deadline", ToString(rank.objective),
+                         rank.objective == Objective::kCost ? "cheapest" : "best");
+    case ObjectiveSource::kBudgetOnly:
+      return "ranked by time: a budget without a deadline asks for the fastest plan the budget pays for";
+    case ObjectiveSource::kGiven: return fmt::format("ranked by {}, as asked", ToString(rank.objective));
+  }
+  return "";
+}
+
+std::string KneeText(const PlanRank& rank) {
+  const KneePlan& k = rank.knee;
+  if (k.gpus <= 0) return "";
+  return fmt::format("knee of the time-cost front: {} x {}, {} for ${:.0f}; doubling the cost past it buys less than "
+                     "10% time",
+                     GroupedCount(k.gpus), k.gpu_id, FormatDuration(k.total_s), k.cost_usd);
 }
 
 std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) {
@@ -141,18 +178,17 @@ std::string PlanWhy(const Plan& p) {
     }
   }
   const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+  const std::string utilisation =
+      p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
   std::string why = fmt::format(
-      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%, {}; {:.0f}% of memory used{}", lead, p.gpus, p.gpu_id,
-      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, cost,
+      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{}, {}; {:.0f}% of memory used{}", lead, p.gpus, p.gpu_id,
+      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, utilisation, cost,
       100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
       largest > 0.05 * p.time.step_s
           ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
           : "");
-  const CheaperPlan& c = rank.cheaper;
-  if (c.gpus > 0)
-    why += fmt::format("; {} x {} is {:.0f}% slower ({}) for {:.0f}% less (${:.0f})", c.gpus, c.gpu_id,
-                       100 * (c.total_s / p.time.total_s - 1), FormatDuration(c.total_s),
-                       100 * (1 - c.cost_usd / p.cost_usd), c.cost_usd);
+  if (rank.position == 0) why += "; " + ObjectiveText(rank);
+  if (const std::string knee = KneeText(rank); !knee.empty()) why += "; " + knee;
   return why;
 }
 

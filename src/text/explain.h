@@ -17,6 +17,17 @@ std::vector<std::string> EstimateAssumptions(const Scenario& scenario);
 /// "does not fit: needs 61.2 GiB per GPU on 24.0 GiB", one per warning of `estimate`.
 std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate);
 
+/// "global batch 128 sequences (524,288 tokens), the default for fine-tuning; --global-batch sets it": the
+/// batch and where it came from (given, or DefaultGlobalBatch's policy, rounded to whole micro-batch x dp steps).
+std::string GlobalBatchText(const Scenario& scenario);
+
+/// "ranked by cost (the default): the cheapest plan within the deadline": the objective and why it was chosen.
+std::string ObjectiveText(const PlanRank& rank);
+
+/// "knee of the time-cost front: 64 x h100-sxm, 40 min for $1200; doubling the cost past it buys less than 10%
+/// time"; empty when the plan has no knee noted.
+std::string KneeText(const PlanRank& rank);
+
 /// "medium: GPU figures partly from secondary sources; ...".
 std::string ConfidenceText(const Confidence& confidence);
 
@@ -29,8 +40,8 @@ std::string StrategyText(const Strategy& strategy, int64_t micro_batch);
 std::string StrategyText(const Plan& plan);
 
 /// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU
-/// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)", and the cheaper plan
-/// near the fastest when there is one.
+/// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)"; MFU under kLowMfu flagged as
+/// low utilisation; for the first plan, the objective and why, and the Pareto knee when there is one.
 std::string PlanWhy(const Plan& plan);
 
 /// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
