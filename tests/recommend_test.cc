@@ -85,7 +85,7 @@ TEST(RecommendEndToEnd, QwenFourteenBillionStorage) {
 TEST(RecommendEndToEnd, ContinuousSeventyBillion) {
   Scenario job = JobOf({{"model", "llama-3-70b"}, {"training", {{"method", "full"}, {"tokens", 1e10}}}}, "h100-sxm");
   PlatformPolicy p;
-  p.usage = Usage::kContinuous;
+  p.usage = ParseUsage("continuous");
   p.months = 36;
   p.deadline_s = 15 * 86400;
   json j = RecommendationToJson(Recommend(job, p));
@@ -101,6 +101,8 @@ TEST(RecommendEndToEnd, ContinuousSeventyBillion) {
   EXPECT_EQ((*own)["bom"]["power"]["redundancy"], "N+1");
   EXPECT_LT(j["break_even_months"].get<double>(), 36);
   EXPECT_DOUBLE_EQ(j["break_even_months"].get<double>(), (*own)["break_even_months"].get<double>());
+  EXPECT_EQ(j["break_even_reason"], (*own)["break_even_reason"]);
+  EXPECT_EQ((*own)["cost"]["complete"], (*own)["cost"]["unpriced"].empty());
   EXPECT_GT(j["reliability"]["checkpoint_interval_s"].get<double>(), 0);
 }
 

@@ -292,7 +292,13 @@ function optionCard(o, first) {
   const dl = el('dl');
   const add = (k, v) => dl.append(el('dt', {text: k}), el('dd', {text: v}));
   add('time', o.time.duration);
-  add('total cost', fmt.usd(o.cost.total_usd));
+  // The engine's own words: "$X", "at least $X; not priced: ...", or "no price; ..." (never a made-up $0).
+  add('total cost', o.cost.text || fmt.usd(o.cost.total_usd));
+  if (o.cost.runs && o.cost.runs !== 1 && o.cost.usd_per_run !== null) {
+    add('per run', `${fmt.usd(o.cost.usd_per_run)} over ${o.cost.runs.toPrecision(4)} runs`);
+  }
+  if (o.break_even) add('break-even', o.break_even);
+  if (o.cost.price_source) add('price source', o.cost.price_source);
   if (o.cost.hardware_usd) add('hardware', fmt.usd(o.cost.hardware_usd));
   if (o.cost.power_usd) add('power', fmt.usd(o.cost.power_usd));
   if (o.cost.hosting_usd) add('hosting', fmt.usd(o.cost.hosting_usd));

@@ -74,8 +74,8 @@ TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
   EXPECT_DOUBLE_EQ(p.facility.colocation_usd_per_kw_month, 196);  // encor-colo
   EXPECT_DOUBLE_EQ(p.facility.electricity_usd_per_kwh.at("us"), 0.1194);  // eia-price
   EXPECT_DOUBLE_EQ(p.cloud.reserved_1y_discount, 0.20);
-  EXPECT_EQ(p.purchase.gpus.back().gpu, "h100-sxm");
-  EXPECT_DOUBLE_EQ(p.purchase.gpus.back().usd, 27500);
+  EXPECT_EQ(p.purchase.gpus[3].gpu, "h100-sxm");
+  EXPECT_DOUBLE_EQ(p.purchase.gpus[3].usd, 30000);  // a 2026 street price, not a launch MSRP
   EXPECT_EQ(p.purchase.systems.front().id, "dgx-h100");
   EXPECT_DOUBLE_EQ(p.purchase.systems.front().usd, 199000);
   ASSERT_NE(p.FindRegion("cn"), nullptr);  // export-rules

@@ -60,6 +60,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"recommend.deadline", "--deadline"},
     {"recommend.budget_usd", "--budget"},
     {"recommend.usage", "--usage"},
+    {"recommend.runs_per_month", "--runs-per-month"},
     {"recommend.months", "--months"},
     {"recommend.data_sensitivity", "--data-sensitivity"},
     {"recommend.region", "--region"},

@@ -34,7 +34,7 @@ struct RecommendState {
   JobFlagsHook job;
   std::string deadline, format = "text", output;
   std::optional<std::string> usage, sensitivity, region;
-  std::optional<double> budget, months, electricity, pue, hosting, dataset_gb;
+  std::optional<double> budget, months, electricity, pue, hosting, dataset_gb, runs_per_month;
   std::vector<std::string> gpus, prices, purchases;
   std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
   bool as_json = false, review_json = false, n_plus_n = false;
@@ -58,8 +58,10 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   s.job.add(r);
   r->add_option("--deadline", s.deadline, "finish within: 15d, 36h (default 30d)");
   r->add_option("--budget", s.budget, "total USD available");
-  r->add_option("--usage", s.usage, "once | continuous");
-  r->add_option("--months", s.months, "continuous use: months compared (default 36)");
+  r->add_option("--usage", s.usage,
+                "once | continuous (100% utilisation) | runs a month, e.g. 4/month | utilisation, e.g. 60%");
+  r->add_option("--runs-per-month", s.runs_per_month, "runs a month (the same as --usage N/month)");
+  r->add_option("--months", s.months, "recurring use: months compared (default 36)");
   r->add_option("--data-sensitivity", s.sensitivity, "low | high (high: no shared public cloud)");
   r->add_option("--region", s.region, "us | eu | cn (cn: domestic and export-compliant accelerators)");
   r->add_option("--electricity", s.electricity, "USD per kWh");
@@ -97,6 +99,7 @@ bool RunRecommendCommands(int& exit_status) {
     if (!s.deadline.empty()) r["deadline"] = s.deadline;
     if (s.budget) r["budget_usd"] = *s.budget;
     if (s.usage) r["usage"] = *s.usage;
+    if (s.runs_per_month) r["runs_per_month"] = *s.runs_per_month;
     if (s.months) r["months"] = *s.months;
     if (s.sensitivity) r["data_sensitivity"] = *s.sensitivity;
     if (s.region) r["region"] = *s.region;

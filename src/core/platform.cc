@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "base/error.h"
 #include "catalog/parts.h"
+#include "catalog/prices.h"
 
 namespace trainplan {
 
@@ -37,6 +39,9 @@ void CheckPolicy(const PlatformPolicy& p) {
   if (p.pue != 0 && (p.pue < 1 || p.pue > 3)) throw InputError("pue", fmt::format("{}", p.pue), "between 1 and 3");
   if (p.max_gpus < 1) throw InputError("max_gpus", std::to_string(p.max_gpus), "a positive GPU count");
   if (p.gpus < 0) throw InputError("gpus", std::to_string(p.gpus), "a positive GPU count (0: search)");
+  if (p.usage.kind == UsageKind::kRunsPerMonth) RunsPerMonth(p.usage.runs_per_month);
+  if (p.usage.kind == UsageKind::kUtilisation && (!(p.usage.utilisation > 0) || p.usage.utilisation > 1))
+    throw InputError("usage", fmt::format("{}", p.usage.utilisation), "a utilisation above 0 and at most 1");
   for (const auto& [id, usd] : p.purchase_prices)
     if (!(usd > 0)) throw InputError("purchase", fmt::format("{}={}", id, usd), "a positive USD price per GPU");
   for (const auto& [id, usd] : p.rental_prices)
@@ -61,42 +66,77 @@ std::vector<std::string> GpuTypes(const PlatformPolicy& p, const Region& region,
   return out;
 }
 
-/// Renting for a year or more continuously earns the reserved discount (data/parts.json).
-double ReservedDiscount(const PlatformPolicy& p) {
-  if (p.usage != Usage::kContinuous || p.months < 12) return 0;
-  return Parts().cloud.reserved_1y_discount;
+/// The rental's source and date: the request's price, or the catalog's default offer.
+std::string RentalSource(const std::string& gpu_id, const PlatformPolicy& p) {
+  for (const auto& [id, usd] : p.rental_prices)
+    if (NormalizeName(id) == NormalizeName(gpu_id)) return "given";
+  for (const auto& g : RentalPriceCatalog()) {
+    if (g.gpu != gpu_id) continue;
+    const RentalOffer& o = g.DefaultOffer();
+    return fmt::format("{}, {}, {}", o.provider, o.source, o.date);
+  }
+  return "";
 }
 
-void Cost(PlatformOption& o, const PlatformPolicy& p) {
-  const double run_h = o.reliability.wall_s / 3600;
-  const double price = o.plan.price_per_gpu_hour * (1 - ReservedDiscount(p));
-  o.usd_per_month_rented = price * o.plan.gpus * kHoursPerMonth;
-  const double use_h = p.usage == Usage::kOnce ? run_h : p.months * kHoursPerMonth;
+/// Renting: billed for the hours the runs take. Over a year or more, a 1-year reservation of as many GPU sets
+/// as are busy at once on average wins when the runs keep them busy enough (data/parts.json "cloud").
+void RentalCost(PlatformOption& o, const PlatformPolicy& p) {
   CostBreakdown& c = o.cost;
-  if (o.kind == OptionKind::kOnPrem) {
-    const NodeBom& b = o.bom;
-    const double wall_w = b.power.wall_w * b.nodes;
-    const double hosting_per_kw = p.hosting_usd_per_kw_month >= 0 ? p.hosting_usd_per_kw_month
-                                  : b.node_class == "workstation"
-                                      ? 0
-                                      : Parts().facility.colocation_usd_per_kw_month;
-    const double hosting_month = hosting_per_kw * b.power.peak_w * b.nodes / 1000;
-    o.usd_per_month_owned = EnergyUsd(wall_w, kHoursPerMonth, p.pue, p.electricity_usd_per_kwh) + hosting_month;
-    c.hardware_usd = b.total_usd;
-    c.power_usd = EnergyUsd(wall_w, use_h, p.pue, p.electricity_usd_per_kwh);
-    c.hosting_usd = hosting_month * use_h / kHoursPerMonth;
-    c.known = b.priced;
-  } else {
-    c.rental_usd = price * o.plan.gpus * use_h;
-    c.known = price > 0;
-    if (o.kind == OptionKind::kHybrid) {
-      // The local data node: its bulk storage tier (checkpoints and dataset kept on site).
-      const StorageTier& bulk = o.bom.storage.tiers.back();
-      c.hardware_usd = bulk.capacity_bytes / 1e12 * bulk.drive.usd_per_tb;
-      c.power_usd = EnergyUsd(bulk.count * bulk.drive.watts, use_h, p.pue, p.electricity_usd_per_kwh);
+  const double price = o.plan.price_per_gpu_hour;
+  c.known = c.complete = price > 0;
+  if (!c.known) {
+    c.unpriced.push_back(FindGpu(o.plan.gpu_id).name + " rental");
+    return;
+  }
+  c.price_source = RentalSource(o.plan.gpu_id, p);
+  const double busy_h = o.runs * o.reliability.wall_s / 3600;
+  c.rental_usd = price * o.plan.gpus * busy_h;
+  if (p.usage.kind != UsageKind::kOnce && p.months >= 12) {
+    const double horizon_h = p.months * kHoursPerMonth;
+    const double sets = std::ceil(busy_h / horizon_h);
+    const double reserved = price * (1 - Parts().cloud.reserved_1y_discount) * o.plan.gpus * sets * horizon_h;
+    if (reserved < c.rental_usd) {
+      c.rental_usd = reserved;
+      c.reserved = true;
     }
   }
-  c.total_usd = c.hardware_usd + c.power_usd + c.hosting_usd + c.rental_usd;
+  c.total_usd = c.rental_usd;
+}
+
+/// Owning: the build, power for the hours the runs take, hosting for the whole horizon.
+void OwnCost(PlatformOption& o, const PlatformPolicy& p) {
+  const NodeBom& b = o.bom;
+  CostBreakdown& c = o.cost;
+  const double horizon_months = HorizonMonths(p, o.reliability.wall_s);
+  const double wall_w = b.power.wall_w * b.nodes;
+  const double hosting_per_kw = p.hosting_usd_per_kw_month >= 0 ? p.hosting_usd_per_kw_month
+                                : b.node_class == "workstation"
+                                    ? 0
+                                    : Parts().facility.colocation_usd_per_kw_month;
+  c.known = b.priced;
+  c.complete = b.priced && b.unpriced.empty();
+  c.unpriced = b.unpriced;
+  if (b.priced) c.price_source = b.prices.front().source;  // the GPUs' (or the whole system's) line
+  c.hardware_usd = b.priced ? b.total_usd : 0;
+  c.power_usd = EnergyUsd(wall_w, o.runs * o.reliability.wall_s / 3600, p.pue, p.electricity_usd_per_kwh);
+  c.hosting_usd = hosting_per_kw * b.power.peak_w * b.nodes / 1000 * horizon_months;
+  c.total_usd = c.hardware_usd + c.power_usd + c.hosting_usd;
+  o.usd_per_month_owned = (c.power_usd + c.hosting_usd) / horizon_months;
+}
+
+/// Hybrid: the rental, and a local storage node kept on for the horizon.
+void HybridCost(PlatformOption& o, const PlatformPolicy& p) {
+  CostBreakdown& c = o.cost;
+  const StorageTier& bulk = o.bom.storage.tiers.back();
+  if (bulk.drive.usd_per_tb > 0) {
+    c.hardware_usd = bulk.capacity_bytes / 1e12 * bulk.drive.usd_per_tb;
+  } else {
+    c.complete = false;
+    c.unpriced.push_back(bulk.drive.name);
+  }
+  const double horizon_h = HorizonMonths(p, o.reliability.wall_s) * kHoursPerMonth;
+  c.power_usd = EnergyUsd(bulk.count * bulk.drive.watts, horizon_h, p.pue, p.electricity_usd_per_kwh);
+  c.total_usd = c.rental_usd + c.hardware_usd + c.power_usd;
 }
 
 Reliability ReliabilityOf(const Plan& plan, const NodeBom& bom) {
@@ -123,72 +163,107 @@ PlanConstraints BaseConstraints(const PlatformPolicy& p) {
   return base;
 }
 
+PlatformOption OptionFor(OptionKind kind, const Scenario& job, const Plan& plan, const PlatformPolicy& p) {
+  PlatformOption o;
+  o.kind = kind;
+  o.dedicated = kind == OptionKind::kCloud && p.sensitivity == Sensitivity::kHigh;
+  o.plan = plan;
+  o.bom = DeriveBom(job, plan, p.bom, p.purchase_prices);
+  o.has_bom = kind == OptionKind::kOnPrem;
+  o.reliability = ReliabilityOf(o.plan, o.bom);
+  return o;
+}
+
 /// Renting `gpu_id` (its cheapest plan, or its fewest GPUs without a rental price) and, when it has a purchase
-/// price or `listed`, buying it (the fewest GPUs that meet the deadline). Nothing when no plan fits.
+/// price or `listed`, buying it: the fewest GPUs that meet the deadline and, for runs a month, finish a month's
+/// runs within the month. Both do the same runs. Nothing when no plan fits.
 std::vector<PlatformOption> CandidateOptions(const Scenario& job, const PlatformPolicy& p, const PlanConstraints& base,
                                              const std::string& gpu_id, bool listed, int threads) {
-  std::vector<PlatformOption> out;
   PlanConstraints c = base;
   c.gpu_types = {gpu_id};
+  const double rent_price = PricePerGpuHour(gpu_id, base);
   // Without a rental price every plan costs "0": take the fewest GPUs that meet the deadline instead.
-  c.objective = PricePerGpuHour(gpu_id, base) > 0 ? Objective::kCost : Objective::kGpus;
+  c.objective = rent_price > 0 ? Objective::kCost : Objective::kGpus;
   PlanResult cheapest = SearchPlans(job, c, threads);
-  if (!cheapest.feasible) return out;
-  PlatformOption cloud;
-  cloud.kind = OptionKind::kCloud;
-  cloud.dedicated = p.sensitivity == Sensitivity::kHigh;
-  cloud.plan = cheapest.plans.front();
-  cloud.bom = DeriveBom(job, cloud.plan, p.bom, p.purchase_prices);
-  cloud.reliability = ReliabilityOf(cloud.plan, cloud.bom);
-  Cost(cloud, p);
-  out.push_back(cloud);
-  if (!HasPurchasePrice(gpu_id, p) && !listed) return out;
-  c.objective = Objective::kGpus;
-  PlanResult fewest = SearchPlans(job, c, threads);
-  PlatformOption own;
-  own.kind = OptionKind::kOnPrem;
-  own.plan = fewest.plans.front();
-  own.plan.price_per_gpu_hour = PricePerGpuHour(gpu_id, base);
-  own.bom = DeriveBom(job, own.plan, p.bom, p.purchase_prices);
-  own.has_bom = true;
-  own.reliability = ReliabilityOf(own.plan, own.bom);
-  Cost(own, p);
-  out.push_back(own);
+  if (!cheapest.feasible) return {};
+  PlatformOption cloud = OptionFor(OptionKind::kCloud, job, cheapest.plans.front(), p);
+  const bool buy = HasPurchasePrice(gpu_id, p) || listed;
+  std::optional<PlatformOption> own;
+  // A utilisation is of the bought hardware: its run time sets the runs even when it cannot be bought.
+  if (buy || p.usage.kind == UsageKind::kUtilisation) {
+    c.objective = Objective::kGpus;
+    if (p.usage.kind == UsageKind::kRunsPerMonth)
+      c.deadline_s = std::min(c.deadline_s, kHoursPerMonth * 3600 / p.usage.runs_per_month);
+    PlanResult fewest = SearchPlans(job, c, threads);
+    if (fewest.feasible) {
+      own = OptionFor(OptionKind::kOnPrem, job, fewest.plans.front(), p);
+      own->plan.price_per_gpu_hour = rent_price;
+    }
+  }
+  const double runs = RunsOver(p, own ? own->reliability.wall_s : cloud.reliability.wall_s);
+  cloud.runs = runs;
+  RentalCost(cloud, p);
+  std::vector<PlatformOption> out = {cloud};
+  if (own && buy) {
+    own->runs = runs;
+    OwnCost(*own, p);
+    own->usd_rented = cloud.cost.known ? cloud.cost.rental_usd : 0;
+    if (p.usage.kind != UsageKind::kOnce) own->usd_per_month_rented = own->usd_rented / p.months;
+    out.push_back(std::move(*own));
+  }
   return out;
 }
 
-/// The cheapest priced cloud option, or nullptr.
+double CostPerRun(const PlatformOption& o) { return o.cost.total_usd / o.runs; }
+
+/// The priced cloud option that costs least per run, or nullptr.
 const PlatformOption* CheapestCloud(const std::vector<PlatformOption>& options) {
   const PlatformOption* best = nullptr;
   for (const auto& o : options)
-    if (o.kind == OptionKind::kCloud && o.cost.known && (!best || o.cost.total_usd < best->cost.total_usd)) best = &o;
+    if (o.kind == OptionKind::kCloud && o.cost.known && (!best || CostPerRun(o) < CostPerRun(*best))) best = &o;
   return best;
 }
 
-void OnPremReasons(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per_month) {
-  o.break_even_months = rent_usd_per_month > 0 && o.cost.known
-                            ? BreakEvenMonths(o.cost.hardware_usd, o.usd_per_month_owned, rent_usd_per_month)
-                            : std::numeric_limits<double>::infinity();
+void OnPremReasons(PlatformOption& o, const PlatformPolicy& p) {
   o.why.push_back({OptionReasonCode::kBuyFewest});
+  const bool at_least = !o.cost.complete;
   if (!o.cost.known) {
+    o.break_even = {BreakEvenCode::kNoPurchasePrice};
     o.why.push_back({OptionReasonCode::kNoPurchasePrice});
-  } else if (std::isfinite(o.break_even_months)) {
-    const double used = p.usage == Usage::kOnce ? o.reliability.wall_s / (kHoursPerMonth * 3600) : p.months;
-    o.why.push_back({.code = OptionReasonCode::kPaysBack, .months = o.break_even_months, .used_months = used});
-    if (used < o.break_even_months) o.suits = false;
+  } else if (!(o.usd_rented > 0)) {
+    o.break_even = {BreakEvenCode::kNoRentalPrice};
+    o.why.push_back({OptionReasonCode::kNoRentalToCompare});
+  } else if (p.usage.kind == UsageKind::kOnce) {
+    o.break_even = {BreakEvenCode::kOneOff};
+    o.why.push_back({.code = OptionReasonCode::kBuyOnce, .usd = o.usd_rented, .at_least = at_least});
+    if (o.cost.total_usd > o.usd_rented) o.suits = false;
   } else {
-    o.why.push_back({OptionReasonCode::kNeverPaysBack});
-    o.suits = false;
+    const double months = BreakEvenMonths(o.cost.hardware_usd, o.usd_per_month_owned, o.usd_per_month_rented);
+    if (std::isfinite(months)) {
+      o.break_even = {at_least ? BreakEvenCode::kLowerBound : BreakEvenCode::kPriced, months};
+      o.why.push_back(
+          {.code = OptionReasonCode::kPaysBack, .months = months, .used_months = p.months, .at_least = at_least});
+      if (months > p.months) o.suits = false;
+    } else {
+      o.break_even = {BreakEvenCode::kNeverPaysBack};
+      o.why.push_back({OptionReasonCode::kNeverPaysBack});
+      o.suits = false;
+    }
   }
   if (p.sensitivity == Sensitivity::kHigh) o.why.push_back({OptionReasonCode::kDataStaysLocal});
 }
 
 void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
   o.why.push_back({o.cost.known ? OptionReasonCode::kRent : OptionReasonCode::kRentUnpriced});
-  if (p.usage == Usage::kOnce)
+  if (p.usage.kind == UsageKind::kOnce) {
     o.why.push_back({OptionReasonCode::kOneOff});
-  else
-    o.why.push_back({.code = OptionReasonCode::kContinuous, .months = p.months, .fraction = ReservedDiscount(p)});
+    return;
+  }
+  o.why.push_back({.code = OptionReasonCode::kRecurring,
+                   .months = p.months,
+                   .fraction = o.cost.reserved ? Parts().cloud.reserved_1y_discount : 0,
+                   .runs = o.runs,
+                   .hours = o.runs * o.reliability.wall_s / 3600});
 }
 
 /// Each option's part as the region sees it, and its time against as many of the region's reference GPU.
@@ -215,10 +290,34 @@ void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& 
 }  // namespace
 
 Usage ParseUsage(const std::string& s, const std::string& field) {
-  const std::string k = NormalizeName(s);
-  if (k == "once" || k == "oneoff") return Usage::kOnce;
-  if (k == "continuous") return Usage::kContinuous;
-  throw InputError(field, s, "once | continuous");
+  static const char* kAllowed = "once | continuous | runs a month (4/month) | a utilisation (60%)";
+  const std::string k = NormalizeName(s);  // drops spaces, '/', '.'; the number is read from `s` itself
+  if (k == "once" || k == "oneoff") return {};
+  if (k == "continuous") return {.kind = UsageKind::kUtilisation, .utilisation = 1};
+  std::string t;
+  for (char ch : s)
+    if (ch != ' ') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  auto number = [&](std::string_view text) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v))
+      throw InputError(field, s, kAllowed);
+    return v;
+  };
+  if (t.ends_with('%')) {
+    const double u = number(std::string_view(t).substr(0, t.size() - 1)) / 100;
+    if (!(u > 0) || u > 1) throw InputError(field, s, "a utilisation above 0% and at most 100%");
+    return {.kind = UsageKind::kUtilisation, .utilisation = u};
+  }
+  for (std::string_view unit : {"/month", "permonth", "/mo"})
+    if (t.ends_with(unit)) return RunsPerMonth(number(std::string_view(t).substr(0, t.size() - unit.size())), field);
+  throw InputError(field, s, kAllowed);
+}
+
+Usage RunsPerMonth(double runs, const std::string& field) {
+  if (!(runs > 0) || runs > kMaxRunsPerMonth)
+    throw InputError(field, fmt::format("{}", runs), fmt::format("runs a month above 0 and at most {}", kMaxRunsPerMonth));
+  return {.kind = UsageKind::kRunsPerMonth, .runs_per_month = runs};
 }
 
 Sensitivity ParseSensitivity(const std::string& s, const std::string& field) {
@@ -228,7 +327,37 @@ Sensitivity ParseSensitivity(const std::string& s, const std::string& field) {
   throw InputError(field, s, "low | high");
 }
 
-const char* ToString(Usage u) { return u == Usage::kOnce ? "once" : "continuous"; }
+const char* ToString(UsageKind u) {
+  switch (u) {
+    case UsageKind::kOnce:
+      return "once";
+    case UsageKind::kRunsPerMonth:
+      return "runs_per_month";
+    case UsageKind::kUtilisation:
+      return "utilisation";
+  }
+  return "once";
+}
+
+const char* ToString(BreakEvenCode c) {
+  switch (c) {
+    case BreakEvenCode::kPriced:
+      return "priced";
+    case BreakEvenCode::kLowerBound:
+      return "lower_bound";
+    case BreakEvenCode::kNeverPaysBack:
+      return "rent_never_dearer";
+    case BreakEvenCode::kOneOff:
+      return "one_off";
+    case BreakEvenCode::kNoPurchasePrice:
+      return "no_purchase_price";
+    case BreakEvenCode::kNoRentalPrice:
+      return "no_rental_price";
+    case BreakEvenCode::kNoPurchase:
+      return "no_purchase_option";
+  }
+  return "no_purchase_option";
+}
 const char* ToString(Sensitivity s) { return s == Sensitivity::kLow ? "low" : "high"; }
 const char* ToString(OptionKind k) {
   switch (k) {
@@ -250,6 +379,22 @@ double EnergyUsd(double wall_w, double hours, double pue, double usd_per_kwh) {
 double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_usd_per_month) {
   if (rent_usd_per_month <= own_usd_per_month) return std::numeric_limits<double>::infinity();
   return capex_usd / (rent_usd_per_month - own_usd_per_month);
+}
+
+double HorizonMonths(const PlatformPolicy& p, double run_s) {
+  return p.usage.kind == UsageKind::kOnce ? run_s / (kHoursPerMonth * 3600) : p.months;
+}
+
+double RunsOver(const PlatformPolicy& p, double run_s) {
+  switch (p.usage.kind) {
+    case UsageKind::kOnce:
+      return 1;
+    case UsageKind::kRunsPerMonth:
+      return p.usage.runs_per_month * p.months;
+    case UsageKind::kUtilisation:
+      return run_s > 0 ? p.usage.utilisation * p.months * kHoursPerMonth * 3600 / run_s : 1;
+  }
+  return 1;
 }
 
 const Region& RegionOf(const std::string& region) {
@@ -289,10 +434,10 @@ PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumpt
   return p;
 }
 
-void JudgeOption(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per_month) {
+void JudgeOption(PlatformOption& o, const PlatformPolicy& p) {
   switch (o.kind) {
     case OptionKind::kOnPrem:
-      OnPremReasons(o, p, rent_usd_per_month);
+      OnPremReasons(o, p);
       break;
     case OptionKind::kCloud:
       CloudReasons(o, p);
@@ -311,12 +456,14 @@ void JudgeOption(PlatformOption& o, const PlatformPolicy& p, double rent_usd_per
 }
 
 std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region) {
-  auto rank = [](const PlatformOption& o) { return (o.cost.known ? 0 : 2) + (o.suits ? 0 : 1); };
+  // A lower bound is not a cost: it cannot beat a complete total it happens to undercut.
+  auto tier = [](const PlatformOption& o) { return o.cost.complete ? 0 : o.cost.known ? 1 : 2; };
+  auto rank = [&](const PlatformOption& o) { return 2 * tier(o) + (o.suits ? 0 : 1); };
   auto foreign = [&](const PlatformOption& o) { return IsForeign(o.plan.gpu_id, region); };
   auto better = [&](const PlatformOption& a, const PlatformOption& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (foreign(a) != foreign(b)) return !foreign(a);
-    if (a.cost.known && a.cost.total_usd != b.cost.total_usd) return a.cost.total_usd < b.cost.total_usd;
+    if (a.cost.known && CostPerRun(a) != CostPerRun(b)) return CostPerRun(a) < CostPerRun(b);
     return a.reliability.wall_s < b.reliability.wall_s;
   };
   std::stable_sort(all.begin(), all.end(), better);
@@ -353,14 +500,10 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
     PlatformOption hybrid = *best_cloud;
     hybrid.kind = OptionKind::kHybrid;
     hybrid.has_bom = false;
-    Cost(hybrid, p);
+    HybridCost(hybrid, p);
     all.push_back(hybrid);
   }
-  for (auto& o : all)
-    JudgeOption(o, p,
-                o.usd_per_month_rented > 0 ? o.usd_per_month_rented
-                : best_cloud               ? best_cloud->usd_per_month_rented
-                                           : 0);
+  for (auto& o : all) JudgeOption(o, p);
   if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
   rec.options = RankOptions(std::move(all), region);
   rec.feasible = !rec.options.empty();
@@ -375,7 +518,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   }
   for (const auto& o : rec.options) {
     if (o.kind == OptionKind::kOnPrem) {
-      rec.break_even_months = o.break_even_months;
+      rec.break_even = o.break_even;
       break;
     }
   }

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,20 +13,30 @@
 
 namespace trainplan {
 
-/// A one-off run, or hardware kept busy for `months`.
-enum class Usage { kOnce, kContinuous };
+/// How often the job runs over the horizon (`months`): once, a number of runs a month, or the fraction of the
+/// time the bought hardware runs it ("continuous": all of it). Renting is billed for the hours the runs take.
+enum class UsageKind { kOnce, kRunsPerMonth, kUtilisation };
+struct Usage {
+  UsageKind kind = UsageKind::kOnce;
+  double runs_per_month = 0;  // kRunsPerMonth
+  double utilisation = 0;     // kUtilisation: 0 < u <= 1
+};
 enum class Sensitivity { kLow, kHigh };
+/// "once" | "continuous" (100%) | "4/month" (runs a month) | "60%" (utilisation); InputError naming `field`.
 Usage ParseUsage(const std::string& s, const std::string& field = "usage");
+/// Runs a month as the usage flag gives them; InputError unless 0 < runs <= kMaxRunsPerMonth.
+Usage RunsPerMonth(double runs, const std::string& field = "runs_per_month");
+constexpr double kMaxRunsPerMonth = 10000;
 Sensitivity ParseSensitivity(const std::string& s, const std::string& field = "data_sensitivity");
-const char* ToString(Usage u);
+const char* ToString(UsageKind u);  // "once" | "runs_per_month" | "utilisation"
 const char* ToString(Sensitivity s);
 
 /// The scenario around the job: limits, use, policy and local prices. Zero means "not given".
 struct PlatformPolicy {
   double deadline_s = 0;  // 0: 30 days (a purchase must finish in reasonable time to be compared)
   double budget_usd = 0;
-  Usage usage = Usage::kOnce;
-  double months = 36;  // continuous use: the horizon of the comparison
+  Usage usage;
+  double months = 36;  // recurring use: the horizon of the comparison
   Sensitivity sensitivity = Sensitivity::kLow;
   std::string region = "us";             // a region of data/parts.json; some restrict the accelerators
   double electricity_usd_per_kwh = 0;    // 0: the catalog's figure for the region
@@ -43,26 +54,50 @@ struct PlatformPolicy {
 enum class OptionKind { kOnPrem, kCloud, kHybrid };
 const char* ToString(OptionKind k);  // "on-prem" | "cloud" | "hybrid"
 
+/// What an option costs over the horizon. Unpriced parts are unknown, not zero: the total then is a lower bound.
 struct CostBreakdown {
   double hardware_usd = 0;
   double power_usd = 0;
   double hosting_usd = 0;
   double rental_usd = 0;
-  double total_usd = 0;
-  bool known = false;  // every part that matters has a price
+  double total_usd = 0;               // the priced parts; a lower bound unless `complete`
+  bool known = false;                 // the GPUs (bought or rented) have a price: the total means something
+  bool complete = false;              // every part has a price: the total is the cost
+  std::vector<std::string> unpriced{};  // what the total leaves out
+  bool reserved = false;              // rental: a 1-year reservation is cheaper than on-demand hours
+  std::string price_source{};         // the GPU price's source and date ("given" when the request gave it)
+};
+
+/// Why a purchase's break-even against renting the same work is what it is.
+enum class BreakEvenCode {
+  kPriced,           // both sides priced: `months`
+  kLowerBound,       // the build has unpriced parts: pays back after at least `months`
+  kNeverPaysBack,    // renting the same work never costs more per month than owning
+  kOneOff,           // a single run: nothing recurs to amortize the purchase
+  kNoPurchasePrice,  // the GPUs have no purchase price
+  kNoRentalPrice,    // the same GPUs have no rental price to compare with
+  kNoPurchase,       // no on-premises option (recommendation level)
+};
+const char* ToString(BreakEvenCode c);  // "priced" | "lower_bound" | ... for JSON
+
+struct BreakEven {
+  BreakEvenCode code = BreakEvenCode::kNoPurchase;
+  std::optional<double> months{};  // only for kPriced and kLowerBound
 };
 
 /// Why an option is what it is, or why it does not suit; text/recommend_text.h words each.
 enum class OptionReasonCode {
   kBuyFewest,        // buy the fewest GPUs that meet the deadline
   kNoPurchasePrice,  // no citable purchase price
-  kPaysBack,         // after `months` of full use; the scenario uses it `used_months`
-  kNeverPaysBack,    // renting never costs more per month than owning
+  kPaysBack,         // after `months` (at least, when `at_least`); the horizon is `used_months`
+  kNeverPaysBack,    // renting the same work never costs more per month than owning
+  kNoRentalToCompare,  // break-even unknown: the GPU has no rental price
+  kBuyOnce,          // a single run: buying costs the option's total against `usd` to rent the same run
   kDataStaysLocal,   // sensitive data stays on premises
   kRent,             // rent at the option's price per GPU-hour
   kRentUnpriced,     // no citable rental price
   kOneOff,           // a one-off run: nothing bought to amortize
-  kContinuous,       // rental for `months`, `fraction` off for a reservation
+  kRecurring,        // `runs` runs over `months`, billed for `hours` GPU-set hours; `fraction` off when reserved
   kLocalStorage,     // hybrid: data and checkpoints on a local storage node
   kDataCrossesOnce,  // hybrid: the dataset crosses once, checkpoints come back
   kDedicatedOnly,    // sensitive data: dedicated hosts only, the catalog price a lower bound
@@ -78,8 +113,11 @@ struct OptionReason {
   double fraction = 0;
   double usd = 0;
   double reference_s = 0;
+  double runs = 0;
+  double hours = 0;
   std::string gpu{};
   bool foreign = false;
+  bool at_least = false;
 };
 
 /// One way to get the job done: buy, rent, or keep data local and rent compute.
@@ -91,9 +129,11 @@ struct PlatformOption {
   CostBreakdown cost;
   bool has_bom = false;
   NodeBom bom;                      // on-prem: the build; hybrid: the local data node's storage
-  double usd_per_month_owned = 0;   // on-prem: power and hosting per month of full use
-  double usd_per_month_rented = 0;  // the same GPUs rented for a month
-  double break_even_months = 0;     // on-prem against renting the same GPUs; inf when never
+  double runs = 1;                  // runs over the horizon: the work an on-prem option and its rental share
+  double usd_per_month_owned = 0;   // on-prem: power for the runs and hosting, per month
+  double usd_rented = 0;            // on-prem: the same runs rented on the same GPU type; 0 without a price
+  double usd_per_month_rented = 0;  // on-prem: `usd_rented` per month of the horizon
+  BreakEven break_even;             // on-prem against renting the same work
   bool suits = true;
   std::vector<OptionReason> why;
 };
@@ -128,7 +168,7 @@ struct Recommendation {
   std::vector<Alternative> alternatives;   // when nothing fits: nearby jobs and limits that do
   std::vector<PlatformOption> options;     // shown, best first
   std::vector<PlatformOption> considered;  // every GPU type's cloud and on-prem option (for the chart)
-  double break_even_months = 0;            // of the first on-prem option; 0 when there is none
+  BreakEven break_even;                    // of the first on-prem option
   Reliability reliability;                 // of the first option
   std::vector<PolicyAssumption> assumptions;
 };
@@ -139,19 +179,25 @@ PlatformPolicy ResolvePolicy(const PlatformPolicy& policy, std::vector<PolicyAss
 
 /// Energy cost of an IT load (W at the wall) for `hours` with the facility's PUE.
 double EnergyUsd(double wall_w, double hours, double pue, double usd_per_kwh);
-/// Months of full use after which buying (`capex`, then `own_per_month`) costs less than renting
+/// Months after which buying (`capex`, then `own_per_month`) costs less than renting the same work
 /// (`rent_per_month`); infinity when renting is never dearer per month.
 double BreakEvenMonths(double capex_usd, double own_usd_per_month, double rent_usd_per_month);
 
 constexpr double kHoursPerMonth = 730;  // 8,760 h / 12
 
 
-/// Sets an option's reasons, its break-even against `rent_usd_per_month` (its own rental, or the cheapest
-/// priced cloud option's when its GPU has none) and whether it suits the policy.
-void JudgeOption(PlatformOption& option, const PlatformPolicy& policy, double rent_usd_per_month);
+/// The horizon of the comparison in months: `months` for recurring use, the run itself for a single run.
+double HorizonMonths(const PlatformPolicy& policy, double run_s);
+/// Runs over the horizon; for a utilisation, those that keep hardware finishing one run in `run_s` that busy.
+double RunsOver(const PlatformPolicy& policy, double run_s);
 
-/// Suitable and priced first, then priced, then suitable; then domestic parts before foreign ones; then cost
-/// and time. Keeps the region's number of on-prem and of cloud options, and one hybrid.
+/// Sets an option's reasons, an on-prem option's break-even against renting the same work (its
+/// `usd_rented`) and whether the option suits the policy.
+void JudgeOption(PlatformOption& option, const PlatformPolicy& policy);
+
+/// Complete costs first, then lower bounds, then unpriced; suitable before unsuitable within each; then
+/// domestic parts before foreign ones; then cost per run and time. Keeps the region's number of on-prem and of
+/// cloud options, and one hybrid.
 std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region);
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within

@@ -28,63 +28,249 @@ TEST(Platform, BreakEven) {
   EXPECT_TRUE(std::isinf(BreakEvenMonths(100000, 6000, 6000)));
 }
 
-// A one-off burst favours renting: every purchase needs longer than the run to pay back.
+// A one-off burst favours renting: buying costs more than renting the same run, and a single run has no
+// break-even.
 TEST(Platform, ShortBurstFavoursRenting) {
   Recommendation r = Recommend(Job("llama-3-8b", "full", 1e9), PlatformPolicy{});
   ASSERT_TRUE(r.feasible);
   EXPECT_NE(r.options.front().kind, OptionKind::kOnPrem);
   EXPECT_TRUE(r.options.front().suits);
   bool saw_on_prem = false;
-  for (const auto& o : r.options) {
+  for (const auto& o : r.considered) {
     if (o.kind != OptionKind::kOnPrem || !o.cost.known) continue;
     saw_on_prem = true;
-    EXPECT_FALSE(o.suits);
-    EXPECT_GT(o.break_even_months, o.reliability.wall_s / (kHoursPerMonth * 3600));
+    EXPECT_EQ(o.runs, 1);
     // TCO parts add up; the purchase is the build's price.
     EXPECT_DOUBLE_EQ(o.cost.total_usd, o.cost.hardware_usd + o.cost.power_usd + o.cost.hosting_usd);
     EXPECT_DOUBLE_EQ(o.cost.hardware_usd, o.bom.total_usd);
   }
   EXPECT_TRUE(saw_on_prem);
   for (const auto& o : r.options) {
+    if (o.kind == OptionKind::kOnPrem && o.cost.known && o.usd_rented > 0) {
+      EXPECT_FALSE(o.suits);
+      EXPECT_EQ(o.break_even.code, BreakEvenCode::kOneOff);
+      EXPECT_FALSE(o.break_even.months.has_value());
+    }
     if (o.kind == OptionKind::kCloud) {
       EXPECT_NEAR(o.cost.rental_usd, o.plan.price_per_gpu_hour * o.plan.gpus * o.reliability.wall_s / 3600, 1e-6);
     }
   }
 }
 
-// Continuous use for three years favours buying: the best purchase pays back within the horizon.
+// Three years at full use favour buying: the best purchase pays back within the horizon against renting
+// the same runs on the same GPUs, which a 1-year reservation makes 20% cheaper.
 TEST(Platform, ContinuousUseFavoursBuying) {
   PlatformPolicy p;
-  p.usage = Usage::kContinuous;
+  p.usage = ParseUsage("continuous");
   p.months = 36;
   Recommendation r = Recommend(Job("llama-3-70b", "full", 1e10), p);
   ASSERT_TRUE(r.feasible);
-  EXPECT_EQ(r.options.front().kind, OptionKind::kOnPrem);
-  EXPECT_TRUE(r.options.front().suits);
-  EXPECT_LT(r.break_even_months, 36);
-  EXPECT_DOUBLE_EQ(r.break_even_months, r.options.front().break_even_months);
-  const PlatformOption& own = r.options.front();
-  EXPECT_DOUBLE_EQ(own.break_even_months,
-                   BreakEvenMonths(own.cost.hardware_usd, own.usd_per_month_owned, own.usd_per_month_rented));
-  // Renting for three years earns the 1-year reserved discount: 20% off the on-demand price.
-  for (const auto& o : r.options) {
-    if (o.kind != OptionKind::kCloud || !o.cost.known) continue;
-    EXPECT_NEAR(o.cost.rental_usd, o.plan.price_per_gpu_hour * 0.8 * o.plan.gpus * 36 * kHoursPerMonth, 1e-6);
-  }
-  // Power over 36 months at the wall, with the PUE and the price the policy resolved to.
-  EXPECT_NEAR(own.cost.power_usd,
-              EnergyUsd(own.bom.power.wall_w * own.bom.nodes, 36 * kHoursPerMonth, r.policy.pue,
-                        r.policy.electricity_usd_per_kwh),
+  const PlatformOption* own = nullptr;
+  for (const auto& o : r.options)
+    if (!own && o.kind == OptionKind::kOnPrem) own = &o;
+  ASSERT_NE(own, nullptr);
+  EXPECT_TRUE(own->suits);
+  ASSERT_TRUE(r.break_even.months.has_value());
+  EXPECT_LT(*r.break_even.months, 36);
+  EXPECT_EQ(r.break_even.code, own->break_even.code);
+  EXPECT_DOUBLE_EQ(*own->break_even.months,
+                   BreakEvenMonths(own->cost.hardware_usd, own->usd_per_month_owned, own->usd_per_month_rented));
+  // Full use: the runs that keep the bought GPUs busy for 36 months.
+  EXPECT_NEAR(own->runs, 36 * kHoursPerMonth * 3600 / own->reliability.wall_s, 1e-6);
+  // The rental it is judged against: the same GPU type, the same runs.
+  const PlatformOption* rent = nullptr;
+  for (const auto& o : r.considered)
+    if (o.kind == OptionKind::kCloud && o.plan.gpu_id == own->plan.gpu_id) rent = &o;
+  ASSERT_NE(rent, nullptr);
+  EXPECT_DOUBLE_EQ(rent->runs, own->runs);
+  EXPECT_DOUBLE_EQ(own->usd_rented, rent->cost.rental_usd);
+  // Renting many GPUs briefly keeps them busy a fraction of the time: on-demand hours, unless a reservation of
+  // the sets busy at once costs less.
+  const double busy_h = rent->runs * rent->reliability.wall_s / 3600;
+  const double on_demand = rent->plan.price_per_gpu_hour * rent->plan.gpus * busy_h;
+  const double reserved = rent->plan.price_per_gpu_hour * 0.8 * rent->plan.gpus *
+                          std::ceil(busy_h / (36 * kHoursPerMonth)) * 36 * kHoursPerMonth;
+  EXPECT_NEAR(rent->cost.rental_usd, std::min(on_demand, reserved), 1e-6);
+  EXPECT_EQ(rent->cost.reserved, reserved < on_demand);
+  // Power for the hours the runs take, at the wall, with the PUE and the price the policy resolved to.
+  EXPECT_NEAR(own->cost.power_usd,
+              EnergyUsd(own->bom.power.wall_w * own->bom.nodes, own->runs * own->reliability.wall_s / 3600,
+                        r.policy.pue, r.policy.electricity_usd_per_kwh),
               1e-6);
 }
 
+Recommendation EightBContinuous() {
+  PlatformPolicy p;
+  p.usage = ParseUsage("continuous");
+  p.months = 12;
+  p.gpu_types = {"h100-sxm", "b200", "gb200"};
+  return Recommend(Job("llama-3-8b", "lora", 1e9), p);
+}
+
+// Seen: a 25-minute job on 64 x H100 "rented for 12 months" at $1.21M, first; the purchase of one H100 judged
+// against renting one GPU all year. Renting now bills the hours the runs take, and the purchase is judged
+// against renting the same runs.
+TEST(Platform, ContinuousUseRentsOnlyTheHoursTheRunsTake) {
+  Recommendation r = EightBContinuous();
+  ASSERT_TRUE(r.feasible);
+  const PlatformOption& first = r.options.front();
+  ASSERT_EQ(first.kind, OptionKind::kCloud);
+  const double run_h = first.reliability.wall_s / 3600;
+  EXPECT_GT(first.runs, 1);
+  EXPECT_NEAR(first.cost.rental_usd, first.plan.price_per_gpu_hour * first.plan.gpus * run_h * first.runs, 1e-6);
+  EXPECT_LT(first.cost.total_usd, 0.05 * first.plan.price_per_gpu_hour * first.plan.gpus * 12 * kHoursPerMonth);
+  for (const auto& own : r.considered) {
+    if (own.kind != OptionKind::kOnPrem || own.plan.gpu_id != "h100-sxm") continue;
+    const PlatformOption* rent = nullptr;
+    for (const auto& o : r.considered)
+      if (o.kind == OptionKind::kCloud && o.plan.gpu_id == "h100-sxm") rent = &o;
+    ASSERT_NE(rent, nullptr);
+    EXPECT_GT(rent->plan.gpus, own.plan.gpus);  // renting many GPUs briefly, owning one all year
+    EXPECT_DOUBLE_EQ(own.runs, rent->runs);
+    EXPECT_DOUBLE_EQ(own.usd_rented, rent->cost.rental_usd);
+    EXPECT_DOUBLE_EQ(own.usd_per_month_rented, rent->cost.rental_usd / 12);
+  }
+}
+
+// Seen: an RTX 3090 Ti without a rental price "paid back after 0.08 months" against another GPU's whole-month
+// rental. Break-even needs both sides priced; otherwise it is unknown, with the reason, never 0.
+TEST(Platform, BreakEvenNeedsBothSidesPriced) {
+  PlatformPolicy p;
+  p.usage = ParseUsage("continuous");
+  p.gpu_types = {"rtx-3090-ti", "h100-sxm"};
+  p.purchase_prices = {{"rtx-3090-ti", 1000}};
+  Recommendation r = Recommend(Job("llama-3-8b", "lora", 1e9), p);
+  ASSERT_TRUE(r.feasible);
+  bool saw = false;
+  for (const auto& o : r.considered) {
+    if (o.kind != OptionKind::kOnPrem || o.plan.gpu_id != "rtx-3090-ti") continue;
+    saw = true;
+    EXPECT_EQ(o.usd_rented, 0);
+  }
+  EXPECT_TRUE(saw);
+  for (const auto& o : r.options) {
+    if (o.kind != OptionKind::kOnPrem || o.plan.gpu_id != "rtx-3090-ti") continue;
+    EXPECT_EQ(o.break_even.code, BreakEvenCode::kNoRentalPrice);
+    EXPECT_FALSE(o.break_even.months.has_value());
+    EXPECT_EQ(o.why[1].code, OptionReasonCode::kNoRentalToCompare);
+  }
+  // No purchase price: unknown too.
+  PlatformOption own;
+  own.kind = OptionKind::kOnPrem;
+  own.usd_rented = 5000;
+  own.usd_per_month_rented = 5000;
+  JudgeOption(own, p);
+  EXPECT_EQ(own.break_even.code, BreakEvenCode::kNoPurchasePrice);
+  EXPECT_FALSE(own.break_even.months.has_value());
+}
+
+// Seen: in region cn every option cost "$0". Unpriced is unknown: no total, and the missing prices named.
+TEST(Platform, UnpricedIsUnknownNotZero) {
+  PlatformPolicy p;
+  p.region = "cn";
+  Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
+  ASSERT_TRUE(r.feasible);
+  for (const auto& o : r.options) {
+    if (o.kind == OptionKind::kHybrid) continue;
+    EXPECT_FALSE(o.cost.known) << o.plan.gpu_id;
+    EXPECT_FALSE(o.cost.complete);
+    ASSERT_FALSE(o.cost.unpriced.empty());
+    if (o.kind == OptionKind::kCloud) {
+      EXPECT_EQ(o.cost.unpriced.front(), FindGpu(o.plan.gpu_id).name + " rental");
+    }
+  }
+}
+
+// Seen: a 1 x RTX 4090 workstation "totals $4,771" without board, chassis and PSU. A build with unpriced parts is
+// a lower bound naming them, and ranks after complete totals even when cheaper.
+TEST(Platform, IncompleteBuildIsALowerBoundRankedAfterCompleteOnes) {
+  PlatformPolicy p;
+  p.gpu_types = {"rtx-4090"};
+  p.gpus = 1;
+  Recommendation r = Recommend(Job("llama-3-8b", "lora", 1e8), p);
+  const PlatformOption* own = nullptr;
+  for (const auto& o : r.considered)
+    if (o.kind == OptionKind::kOnPrem) own = &o;
+  ASSERT_NE(own, nullptr);
+  EXPECT_TRUE(own->cost.known);
+  EXPECT_EQ(own->cost.unpriced, own->bom.unpriced);
+  EXPECT_EQ(own->cost.complete, own->bom.unpriced.empty());
+  EXPECT_NE(own->cost.price_source.find("2026"), std::string::npos);  // the street price and its date
+
+  auto option = [](OptionKind kind, double usd, bool complete) {
+    PlatformOption o;
+    o.kind = kind;
+    o.plan.gpu_id = "h100-sxm";
+    o.cost.known = true;
+    o.cost.complete = complete;
+    o.cost.total_usd = usd;
+    return o;
+  };
+  const std::vector<PlatformOption> all = {option(OptionKind::kOnPrem, 100, false),
+                                           option(OptionKind::kCloud, 500, true)};
+  const auto ranked = RankOptions(all, RegionOf("us"));
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].kind, OptionKind::kCloud);
+}
+
+// Runs a month: bought hardware must finish a month's runs within the month, and both sides do the same runs.
+TEST(Platform, RunsPerMonthSizeThePurchase) {
+  PlatformPolicy p;
+  p.usage = ParseUsage("60/month");
+  p.months = 12;
+  p.gpu_types = {"h100-sxm"};
+  Recommendation r = Recommend(Job("llama-3-8b", "lora", 1e9), p);
+  ASSERT_TRUE(r.feasible);
+  const PlatformOption* own = nullptr;
+  for (const auto& o : r.considered) {
+    EXPECT_DOUBLE_EQ(o.runs, 720);
+    if (o.kind == OptionKind::kOnPrem) own = &o;
+  }
+  ASSERT_NE(own, nullptr);
+  EXPECT_GT(own->plan.gpus, 1);  // one H100 takes about 26 hours a run: 60 of them do not fit in a month
+  EXPECT_LE(60 * own->reliability.wall_s, kHoursPerMonth * 3600);
+}
+
+TEST(Platform, ParseUsage) {
+  EXPECT_EQ(ParseUsage("once").kind, UsageKind::kOnce);
+  const Usage continuous = ParseUsage("Continuous");
+  EXPECT_EQ(continuous.kind, UsageKind::kUtilisation);
+  EXPECT_DOUBLE_EQ(continuous.utilisation, 1);
+  const Usage four = ParseUsage("4/month");
+  EXPECT_EQ(four.kind, UsageKind::kRunsPerMonth);
+  EXPECT_DOUBLE_EQ(four.runs_per_month, 4);
+  EXPECT_DOUBLE_EQ(ParseUsage("2.5 per month").runs_per_month, 2.5);
+  const Usage sixty = ParseUsage("60%");
+  EXPECT_EQ(sixty.kind, UsageKind::kUtilisation);
+  EXPECT_DOUBLE_EQ(sixty.utilisation, 0.6);
+  for (const char* bad : {"weekly", "0/month", "-3/month", "150%", "0%", "abc%", "%", "/month", "nan%", "4/week"})
+    EXPECT_THROW(ParseUsage(bad), InputError) << bad;
+  EXPECT_THROW(RunsPerMonth(1e6), InputError);
+}
+
+// Usage as runs: once is one run over the run itself; runs a month over the months; a utilisation the runs
+// that keep the hardware that busy.
+TEST(Platform, RunsOverTheHorizon) {
+  PlatformPolicy p;
+  EXPECT_DOUBLE_EQ(RunsOver(p, 3600), 1);
+  EXPECT_DOUBLE_EQ(HorizonMonths(p, kHoursPerMonth * 3600), 1);
+  p.months = 12;
+  p.usage = ParseUsage("4/month");
+  EXPECT_DOUBLE_EQ(RunsOver(p, 3600), 48);
+  EXPECT_DOUBLE_EQ(HorizonMonths(p, 3600), 12);
+  p.usage = ParseUsage("50%");
+  EXPECT_DOUBLE_EQ(RunsOver(p, 3600), 0.5 * 12 * kHoursPerMonth);
+}
+
 // "Buy 4x A100 or rent?": an exact count and a given purchase price; the break-even against renting the
-// same four GPUs at the catalog price.
+// same four GPUs for the same runs at the catalog price.
 TEST(Platform, ExactCountWithGivenPurchasePrice) {
   PlatformPolicy p;
   p.gpu_types = {"a100-80gb-sxm"};
   p.gpus = 4;
   p.purchase_prices = {{"a100-80gb-sxm", 15000}};
+  p.usage = ParseUsage("40/month");  // 40 runs of 16.5 h: the four GPUs are busy 90% of the month
+  p.months = 24;
   Recommendation r = Recommend(Job("llama-3-8b", "full", 1e9), p);
   ASSERT_TRUE(r.feasible);
   const PlatformOption* own = nullptr;
@@ -94,8 +280,12 @@ TEST(Platform, ExactCountWithGivenPurchasePrice) {
   }
   ASSERT_NE(own, nullptr);
   EXPECT_EQ(own->bom.prices.front().usd, 4 * 15000);
-  EXPECT_NEAR(own->usd_per_month_rented, 4 * 2.45 * kHoursPerMonth, 1e-9);  // RunPod A100 80GB $2.45/h
-  EXPECT_DOUBLE_EQ(own->break_even_months,
+  EXPECT_EQ(own->cost.price_source, "given");
+  // RunPod A100 80GB $2.45/h, 960 runs, or the 1-year reservation (20% off) of the four GPUs when cheaper.
+  const double on_demand = 4 * 2.45 * 960 * own->reliability.wall_s / 3600;
+  EXPECT_NEAR(own->usd_rented, std::min(on_demand, 4 * 2.45 * 0.8 * 24 * kHoursPerMonth), 1e-6);
+  ASSERT_TRUE(own->break_even.months.has_value());
+  EXPECT_DOUBLE_EQ(*own->break_even.months,
                    own->cost.hardware_usd / (own->usd_per_month_rented - own->usd_per_month_owned));
 }
 
@@ -213,24 +403,36 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   EXPECT_EQ(a.back().region, "cn");
 }
 
-// $100,000 of hardware, $1,000 a month to own against $6,000 to rent: 20 months; a one-off run of one month
-// does not pay it back. A cloud option over a $4,000 budget with sensitive data says both.
+// $100,000 of hardware, $1,000 a month to own against $6,000 to rent the same runs: 20 months, beyond a
+// 12-month horizon; with parts unpriced, at least 20. A cloud option over a $4,000 budget with sensitive data
+// says both.
 TEST(Platform, JudgeOptionGivesReasonsAndSuitability) {
   PlatformOption own;
   own.kind = OptionKind::kOnPrem;
-  own.cost.known = true;
+  own.cost.known = own.cost.complete = true;
   own.cost.hardware_usd = 100000;
   own.usd_per_month_owned = 1000;
-  own.reliability.wall_s = kHoursPerMonth * 3600;
+  own.usd_rented = 6000 * 12;
+  own.usd_per_month_rented = 6000;
   PlatformPolicy p;
-  JudgeOption(own, p, 6000);
-  EXPECT_DOUBLE_EQ(own.break_even_months, 20);
+  p.usage = ParseUsage("4/month");
+  p.months = 12;
+  JudgeOption(own, p);
+  EXPECT_EQ(own.break_even.code, BreakEvenCode::kPriced);
+  EXPECT_DOUBLE_EQ(own.break_even.months.value_or(0), 20);
   ASSERT_EQ(own.why.size(), 2u);
   EXPECT_EQ(own.why[0].code, OptionReasonCode::kBuyFewest);
   EXPECT_EQ(own.why[1].code, OptionReasonCode::kPaysBack);
   EXPECT_DOUBLE_EQ(own.why[1].months, 20);
-  EXPECT_DOUBLE_EQ(own.why[1].used_months, 1);
+  EXPECT_DOUBLE_EQ(own.why[1].used_months, 12);
+  EXPECT_FALSE(own.why[1].at_least);
   EXPECT_FALSE(own.suits);
+  PlatformOption partial = own;
+  partial.why.clear();
+  partial.cost.complete = false;
+  JudgeOption(partial, p);
+  EXPECT_EQ(partial.break_even.code, BreakEvenCode::kLowerBound);
+  EXPECT_TRUE(partial.why[1].at_least);
 
   PlatformOption cloud;
   cloud.kind = OptionKind::kCloud;
@@ -238,7 +440,8 @@ TEST(Platform, JudgeOptionGivesReasonsAndSuitability) {
   cloud.cost.total_usd = 5000;
   p.budget_usd = 4000;
   p.sensitivity = Sensitivity::kHigh;
-  JudgeOption(cloud, p, 0);
+  p.usage = {};
+  JudgeOption(cloud, p);
   ASSERT_EQ(cloud.why.size(), 4u);
   EXPECT_EQ(cloud.why[0].code, OptionReasonCode::kRent);
   EXPECT_EQ(cloud.why[1].code, OptionReasonCode::kOneOff);
@@ -254,7 +457,7 @@ TEST(Platform, RankOptionsFollowsTheRegion) {
     PlatformOption o;
     o.kind = kind;
     o.plan.gpu_id = gpu;
-    o.cost.known = true;
+    o.cost.known = o.cost.complete = true;
     o.cost.total_usd = usd;
     return o;
   };

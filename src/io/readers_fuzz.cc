@@ -1,5 +1,5 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
-// config.json, b build document, anything else all three), the rest is the file's text, parsed as
+// config.json, b build document, r recommend request, anything else the first three), the rest is the file's text, parsed as
 // ReadJsonFile parses it. A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "io/build_reader.h"
 #include "io/hf_config.h"
+#include "io/requests.h"
 #include "io/scenario_reader.h"
 
 namespace {
@@ -41,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Expect([&] { trainplan::ModelFromHfConfig(trainplan::Field(doc, "config"), "fuzz"); });
     }
     if (kind == 'b' || (kind != 's' && kind != 'h')) Expect([&] { trainplan::BuildFromDocument(root); });
+    if (kind == 'r') Expect([&] { trainplan::RecommendRequestFromJson(doc, false); });
   });
   return 0;
 }

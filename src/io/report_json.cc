@@ -17,8 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-json Finite(double v) { return std::isfinite(v) ? json(v) : json(); }
-
 json ReliabilityJson(const Reliability& r) {
   return {{"gpus", r.gpus},
           {"interruptions_per_gpu_hour", r.interruptions_per_gpu_hour},
@@ -31,6 +29,33 @@ json ReliabilityJson(const Reliability& r) {
           {"expected_interruptions", r.expected_interruptions},
           {"expected_lost_s", r.expected_lost_s},
           {"goodput", r.goodput}};
+}
+
+/// Unpriced is unknown: the total is null without a GPU price and a lower bound (complete: false) without
+/// the price of every part; `unpriced` names what is missing.
+json CostJson(const PlatformOption& o) {
+  const CostBreakdown& c = o.cost;
+  auto part = [&](double usd) { return c.known ? json(usd) : json(); };
+  return {{"total_usd", part(c.total_usd)},
+          {"complete", c.complete},
+          {"unpriced", c.unpriced},
+          {"text", CostTotalText(c)},
+          {"hardware_usd", part(c.hardware_usd)},
+          {"power_usd", c.power_usd},
+          {"hosting_usd", c.hosting_usd},
+          {"rental_usd", part(c.rental_usd)},
+          {"usd_per_gpu_hour", o.plan.price_per_gpu_hour > 0 ? json(o.plan.price_per_gpu_hour) : json()},
+          {"reserved", c.reserved},
+          {"runs", o.runs},
+          {"usd_per_run", part(c.total_usd / o.runs)},
+          {"price_source", c.price_source.empty() ? json() : json(c.price_source)},
+          {"known", c.known}};
+}
+
+void BreakEvenJson(const BreakEven& b, json& out) {
+  out["break_even_months"] = b.months ? json(*b.months) : json();
+  out["break_even_reason"] = ToString(b.code);
+  out["break_even"] = BreakEvenText(b);
 }
 
 json OptionJson(const PlatformOption& o) {
@@ -68,22 +93,16 @@ json OptionJson(const PlatformOption& o) {
               {"mfu", p.time.mfu},
               {"goodput", o.reliability.goodput},
               {"duration", FormatDuration(o.reliability.wall_s)}}},
-            {"cost",
-             {{"total_usd", o.cost.known ? json(o.cost.total_usd) : json()},
-              {"hardware_usd", o.cost.hardware_usd},
-              {"power_usd", o.cost.power_usd},
-              {"hosting_usd", o.cost.hosting_usd},
-              {"rental_usd", o.cost.rental_usd},
-              {"usd_per_gpu_hour", p.price_per_gpu_hour},
-              {"known", o.cost.known}}},
+            {"cost", CostJson(o)},
             {"suits", o.suits},
             {"why", OptionWhy(o)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
     j["bom"] = BomToJson(o.bom);
-    j["break_even_months"] = Finite(o.break_even_months);
+    BreakEvenJson(o.break_even, j);
     j["usd_per_month_owned"] = o.usd_per_month_owned;
-    j["usd_per_month_rented"] = o.usd_per_month_rented;
+    j["usd_rented_same_runs"] = o.usd_rented > 0 ? json(o.usd_rented) : json();
+    j["usd_per_month_rented"] = o.usd_per_month_rented > 0 ? json(o.usd_per_month_rented) : json();
   }
   if (o.kind == OptionKind::kHybrid) {
     const StorageTier& t = o.bom.storage.tiers.back();
@@ -203,7 +222,8 @@ json RecommendationToJson(const Recommendation& r) {
                           {"gpus", o.plan.gpus},
                           {"time_s", o.reliability.wall_s},
                           {"duration", FormatDuration(o.reliability.wall_s)},
-                          {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()}});
+                          {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()},
+                          {"cost_complete", o.cost.complete}});
   const PlatformPolicy& p = r.policy;
   json out = {{"job",
                {{"model", r.job.model.name},
@@ -213,7 +233,10 @@ json RecommendationToJson(const Recommendation& r) {
               {"scenario",
                {{"deadline_s", p.deadline_s},
                 {"budget_usd", p.budget_usd},
-                {"usage", ToString(p.usage)},
+                {"usage", ToString(p.usage.kind)},
+                {"usage_text", UsageText(p)},
+                {"runs_per_month", p.usage.kind == UsageKind::kRunsPerMonth ? json(p.usage.runs_per_month) : json()},
+                {"utilisation", p.usage.kind == UsageKind::kUtilisation ? json(p.usage.utilisation) : json()},
                 {"months", p.months},
                 {"data_sensitivity", ToString(p.sensitivity)},
                 {"region", p.region},
@@ -222,9 +245,9 @@ json RecommendationToJson(const Recommendation& r) {
               {"feasible", r.feasible},
               {"options", options},
               {"considered", considered},
-              {"break_even_months", Finite(r.break_even_months)},
               {"reliability", ReliabilityJson(r.reliability)},
               {"assumptions", AssumptionLines(r.assumptions)}};
+  BreakEvenJson(r.break_even, out);
   if (!r.feasible) {
     out["reason"] = NoOptionText(r);
     out["alternatives"] = AlternativesToJson(r.alternatives);

@@ -113,12 +113,16 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   const Field p = Split(Field(doc, ""), "recommend", scenario);
   p.CheckKeys({"deadline", "budget_usd", "usage", "months", "data_sensitivity", "region", "electricity_usd_per_kwh",
                "pue", "hosting_usd_per_kw_month", "gpu", "max_gpus", "gpus", "prices", "purchase_prices",
-               "dataset_gb", "checkpoints_kept", "psu_n_plus_n"});
+               "dataset_gb", "checkpoints_kept", "psu_n_plus_n", "runs_per_month"});
   RecommendRequest r;
   PlatformPolicy& policy = r.policy;
   if (const auto v = p.Get("deadline")) policy.deadline_s = v->DurationSeconds();
   if (const auto v = p.Get("budget_usd")) policy.budget_usd = Positive(*v, "a positive USD amount");
   if (const auto v = p.Get("usage")) policy.usage = ParseUsage(v->String(), v->path());
+  if (const auto v = p.Get("runs_per_month")) {
+    if (p.Get("usage")) v->Fail("either usage or runs_per_month, not both");
+    policy.usage = RunsPerMonth(v->Number(0, kMaxRunsPerMonth), v->path());
+  }
   if (const auto v = p.Get("months")) policy.months = Positive(*v, "a positive number of months");
   if (const auto v = p.Get("data_sensitivity")) policy.sensitivity = ParseSensitivity(v->String(), v->path());
   if (const auto v = p.Get("region")) policy.region = v->String();

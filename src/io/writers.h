@@ -30,9 +30,10 @@ nlohmann::json AlternativesToJson(const std::vector<Alternative>& alternatives);
 /// A node's bill of materials with each derivation's terms and reasons.
 nlohmann::json BomToJson(const NodeBom& bom);
 
-/// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost.total_usd,
-/// on-prem bom with cpu, ram_bytes, storage, network, psu_watts, cooling), break_even_months,
-/// reliability (checkpoint_bytes, checkpoint_interval_s, expected_interruptions). Infinity is null.
+/// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost {total_usd,
+/// complete, unpriced[], price_source, runs}, on-prem bom with cpu, ram_bytes, storage, network, psu_watts,
+/// cooling, break_even_months and break_even_reason), break_even_months (null with break_even_reason when
+/// unknown), reliability (checkpoint_bytes, checkpoint_interval_s, expected_interruptions).
 nlohmann::json RecommendationToJson(const Recommendation& recommendation);
 
 nlohmann::json ReviewToJson(const BuildReview& review);

@@ -19,11 +19,18 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
                          FindGpu(o.plan.gpu_id).name);
     case OptionReasonCode::kPaysBack:
       return fmt::format(
-          "pays back against renting the same GPUs after {:.1f} months of full use; this scenario uses it {:.1f} "
-          "months",
-          r.months, r.used_months);
+          "pays back against renting the same runs on {} after {}{:.1f} months ({} a month rented, {} a month to "
+          "run it); the horizon is {:.0f} months",
+          FindGpu(o.plan.gpu_id).name, r.at_least ? "at least " : "", r.months, FormatUsd(o.usd_per_month_rented),
+          FormatUsd(o.usd_per_month_owned), r.used_months);
     case OptionReasonCode::kNeverPaysBack:
-      return "renting the same GPUs never costs more per month than owning them";
+      return "renting the same runs never costs more per month than owning the GPUs";
+    case OptionReasonCode::kNoRentalToCompare:
+      return fmt::format("break-even unknown: {} has no rental price to compare with; give one in recommend.prices",
+                         FindGpu(o.plan.gpu_id).name);
+    case OptionReasonCode::kBuyOnce:
+      return fmt::format("a single run: buying costs {}{} against {} to rent the same run", r.at_least ? "at least " : "",
+                         FormatUsd(o.cost.total_usd), FormatUsd(r.usd));
     default:
       return "sensitive data stays on premises";
   }
@@ -38,10 +45,12 @@ std::string RentalText(const PlatformOption& o, const OptionReason& r, const std
       return fmt::format("rent {}, done in {}; no citable rental price: give one in recommend.prices", gpus, done);
     case OptionReasonCode::kOneOff:
       return fmt::format("a one-off run: {} of rental, nothing bought to amortize", done);
-    case OptionReasonCode::kContinuous:
-      return fmt::format(
-          "continuous use for {:.0f} months: rental runs the whole time{}", r.months,
-          r.fraction > 0 ? fmt::format(", at the 1-year reserved price ({:.0f}% off)", 100 * r.fraction) : "");
+    case OptionReasonCode::kRecurring:
+      return fmt::format("{:.4g} runs over {:.0f} months: {}", r.runs, r.months,
+                         r.fraction > 0 ? fmt::format("the runs keep the GPUs busy enough that a 1-year reservation "
+                                                      "({:.0f}% off) costs less than {:.0f} hours on demand",
+                                                      100 * r.fraction, r.hours)
+                                        : fmt::format("billed for the {:.0f} hours the runs take", r.hours));
     case OptionReasonCode::kLocalStorage: {
       const StorageTier& bulk = o.bom.storage.tiers.back();
       return fmt::format("keep data and checkpoints on a local storage node ({} x {}), rent {} for the run",
@@ -73,12 +82,14 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
     case OptionReasonCode::kNoPurchasePrice:
     case OptionReasonCode::kPaysBack:
     case OptionReasonCode::kNeverPaysBack:
+    case OptionReasonCode::kNoRentalToCompare:
+    case OptionReasonCode::kBuyOnce:
     case OptionReasonCode::kDataStaysLocal:
       return OnPremText(o, r, gpus);
     case OptionReasonCode::kRent:
     case OptionReasonCode::kRentUnpriced:
     case OptionReasonCode::kOneOff:
-    case OptionReasonCode::kContinuous:
+    case OptionReasonCode::kRecurring:
     case OptionReasonCode::kLocalStorage:
     case OptionReasonCode::kDataCrossesOnce:
     case OptionReasonCode::kDedicatedOnly:
@@ -96,6 +107,69 @@ std::vector<std::string> OptionWhy(const PlatformOption& option) {
   std::vector<std::string> out;
   for (const auto& r : option.why) out.push_back(OptionReasonText(option, r));
   return out;
+}
+
+std::string CostTotalText(const CostBreakdown& c) {
+  std::string missing;
+  for (const auto& u : c.unpriced) missing += (missing.empty() ? "" : ", ") + u;
+  if (!c.known) return "no price" + (missing.empty() ? "" : "; not priced: " + missing);
+  if (c.complete) return FormatUsd(c.total_usd);
+  return fmt::format("at least {}; not priced: {}", FormatUsd(c.total_usd), missing);
+}
+
+std::string CostPartsText(const PlatformOption& o) {
+  const CostBreakdown& c = o.cost;
+  std::vector<std::string> parts;
+  const std::string hardware = c.known ? FormatUsd(c.hardware_usd) : "no price";
+  switch (o.kind) {
+    case OptionKind::kOnPrem:
+      parts = {"hardware " + hardware, "power " + FormatUsd(c.power_usd), "hosting " + FormatUsd(c.hosting_usd)};
+      break;
+    case OptionKind::kCloud:
+      parts = {"rental " + (c.known ? FormatUsd(c.rental_usd) : std::string("no price"))};
+      break;
+    case OptionKind::kHybrid:
+      parts = {"rental " + FormatUsd(c.rental_usd), "local storage " + FormatUsd(c.hardware_usd),
+               "its power " + FormatUsd(c.power_usd)};
+      break;
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  if (o.runs != 1 && c.known) out += fmt::format(" ({} a run over {:.4g} runs)", FormatUsd(c.total_usd / o.runs), o.runs);
+  if (!c.price_source.empty()) out += "; price: " + c.price_source;
+  return out;
+}
+
+std::string UsageText(const PlatformPolicy& p) {
+  switch (p.usage.kind) {
+    case UsageKind::kOnce:
+      return "once";
+    case UsageKind::kRunsPerMonth:
+      return fmt::format("{:g} runs a month for {:.0f} months", p.usage.runs_per_month, p.months);
+    case UsageKind::kUtilisation:
+      return fmt::format("{:.0f}% utilisation for {:.0f} months", 100 * p.usage.utilisation, p.months);
+  }
+  return "once";
+}
+
+std::string BreakEvenText(const BreakEven& b) {
+  switch (b.code) {
+    case BreakEvenCode::kPriced:
+      return fmt::format("{:.1f} months", b.months.value_or(0));
+    case BreakEvenCode::kLowerBound:
+      return fmt::format("at least {:.1f} months (parts not priced)", b.months.value_or(0));
+    case BreakEvenCode::kNeverPaysBack:
+      return "never (renting the same runs is never dearer per month)";
+    case BreakEvenCode::kOneOff:
+      return "none (a single run)";
+    case BreakEvenCode::kNoPurchasePrice:
+      return "unknown (no purchase price)";
+    case BreakEvenCode::kNoRentalPrice:
+      return "unknown (no rental price to compare with)";
+    case BreakEvenCode::kNoPurchase:
+      return "none (no purchase option)";
+  }
+  return "";
 }
 
 std::string AssumptionText(const PolicyAssumption& a) {

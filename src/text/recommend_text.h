@@ -13,6 +13,15 @@ std::string OptionReasonText(const PlatformOption& option, const OptionReason& r
 std::vector<std::string> OptionWhy(const PlatformOption& option);
 std::string AssumptionText(const PolicyAssumption& assumption);
 std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions);
+/// The total as a user can act on it: "$X", "at least $X; not priced: a, b", or "no price; not priced: ...".
+std::string CostTotalText(const CostBreakdown& cost);
+/// The parts of the total the option has ("hardware $X, power $Y, hosting $Z" on premises, "rental $X" in the
+/// cloud), and the price's source and date.
+std::string CostPartsText(const PlatformOption& option);
+/// "once", "4 runs a month for 12 months", "60% utilisation for 36 months".
+std::string UsageText(const PlatformPolicy& policy);
+/// The break-even as a sentence: "12.3 months", "at least 12.3 months", or why there is none.
+std::string BreakEvenText(const BreakEven& break_even);
 /// Why a recommendation has no option: the search's binding constraint, or the missing prices.
 std::string NoOptionText(const Recommendation& r);
 

@@ -17,12 +17,24 @@ PlatformOption FourA100(OptionKind kind) {
 }
 
 TEST(RecommendText, OnPremReasons) {
-  const PlatformOption o = FourA100(OptionKind::kOnPrem);
+  PlatformOption o = FourA100(OptionKind::kOnPrem);
+  o.usd_per_month_rented = 7154;
+  o.usd_per_month_owned = 1207.4;
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kBuyFewest}),
             "buy the fewest GPUs that meet the deadline: 4 x NVIDIA A100 SXM4 80GB in 1 node(s), done in 3.4 days");
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kPaysBack, .months = 15.8, .used_months = 24}),
-            "pays back against renting the same GPUs after 15.8 months of full use; this scenario uses it 24.0 "
-            "months");
+            "pays back against renting the same runs on NVIDIA A100 SXM4 80GB after 15.8 months ($7154 a month "
+            "rented, $1207 a month to run it); the horizon is 24 months");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kPaysBack, .months = 15.8, .used_months = 24,
+                                 .at_least = true}),
+            "pays back against renting the same runs on NVIDIA A100 SXM4 80GB after at least 15.8 months ($7154 a "
+            "month rented, $1207 a month to run it); the horizon is 24 months");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kNoRentalToCompare}),
+            "break-even unknown: NVIDIA A100 SXM4 80GB has no rental price to compare with; give one in "
+            "recommend.prices");
+  o.cost.total_usd = 64000;
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kBuyOnce, .usd = 800, .at_least = true}),
+            "a single run: buying costs at least $64000 against $800 to rent the same run");
   // The action names the request field, not a command-line flag.
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kNoPurchasePrice}),
             "no citable purchase price for NVIDIA A100 SXM4 80GB: give one in recommend.purchase_prices");
@@ -34,8 +46,13 @@ TEST(RecommendText, RentalReasons) {
             "rent 4 x NVIDIA A100 SXM4 80GB at $2.45/GPU-hour, done in 3.4 days");
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRentUnpriced}),
             "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; no citable rental price: give one in recommend.prices");
-  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kContinuous, .months = 36, .fraction = 0.2}),
-            "continuous use for 36 months: rental runs the whole time, at the 1-year reserved price (20% off)");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRecurring, .months = 36, .runs = 144, .hours = 11750}),
+            "144 runs over 36 months: billed for the 11750 hours the runs take");
+  EXPECT_EQ(
+      OptionReasonText(o, {.code = OptionReasonCode::kRecurring, .months = 36, .fraction = 0.2, .runs = 300,
+                           .hours = 25000}),
+      "300 runs over 36 months: the runs keep the GPUs busy enough that a 1-year reservation (20% off) costs less "
+      "than 25000 hours on demand");
   o.cost = {.total_usd = 137357, .known = true};
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kOverBudget, .usd = 100000}),
             "over the budget: $137357 against $100000");
@@ -44,6 +61,38 @@ TEST(RecommendText, RentalReasons) {
                               "a one-off run: 3.4 days of rental, nothing bought to amortize",
                               "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only (the "
                               "catalog price is for shared instances, a lower bound)"}));
+}
+
+// Unpriced is unknown: no "$0", and a lower bound names what it leaves out.
+TEST(RecommendText, CostTotals) {
+  CostBreakdown c;
+  c.unpriced = {"Huawei Ascend 910B rental"};
+  EXPECT_EQ(CostTotalText(c), "no price; not priced: Huawei Ascend 910B rental");
+  c = {.total_usd = 4771, .known = true, .unpriced = {"chassis, board, PSUs and cooling", "NVMe 2 TB"}};
+  EXPECT_EQ(CostTotalText(c), "at least $4771; not priced: chassis, board, PSUs and cooling, NVMe 2 TB");
+  c = {.total_usd = 4771, .known = true, .complete = true};
+  EXPECT_EQ(CostTotalText(c), "$4771");
+  PlatformOption o = FourA100(OptionKind::kCloud);
+  o.cost = {.rental_usd = 800, .total_usd = 800, .known = true, .complete = true,
+            .price_source = "RunPod, runpod-deploybase-2026-03, 2026-03"};
+  EXPECT_EQ(CostPartsText(o), "rental $800; price: RunPod, runpod-deploybase-2026-03, 2026-03");
+  o.kind = OptionKind::kOnPrem;
+  o.cost = {.power_usd = 40, .hosting_usd = 100};
+  o.runs = 4;
+  EXPECT_EQ(CostPartsText(o), "hardware no price, power $40, hosting $100");
+}
+
+TEST(RecommendText, UsageAndBreakEven) {
+  PlatformPolicy p;
+  EXPECT_EQ(UsageText(p), "once");
+  p.usage = ParseUsage("4/month");
+  p.months = 12;
+  EXPECT_EQ(UsageText(p), "4 runs a month for 12 months");
+  p.usage = ParseUsage("continuous");
+  EXPECT_EQ(UsageText(p), "100% utilisation for 12 months");
+  EXPECT_EQ(BreakEvenText({BreakEvenCode::kPriced, 7.41}), "7.4 months");
+  EXPECT_EQ(BreakEvenText({BreakEvenCode::kLowerBound, 7.41}), "at least 7.4 months (parts not priced)");
+  EXPECT_EQ(BreakEvenText({BreakEvenCode::kNoRentalPrice}), "unknown (no rental price to compare with)");
 }
 
 // The region's reference GPU is named from the catalog.

@@ -18,10 +18,6 @@ namespace trainplan {
 
 namespace {
 
-std::string Usd(const CostBreakdown& c) { return c.known ? FormatUsd(c.total_usd) : "no price"; }
-
-std::string Months(double m) { return std::isfinite(m) ? fmt::format("{:.1f} months", m) : "never"; }
-
 std::string Escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
@@ -55,7 +51,7 @@ std::string BomMarkdown(const PlatformOption& o) {
   std::string md;
   const NodeBom b = WithSentences(o.bom);
   md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
-                    b.node_class, b.gpus_per_node, Months(o.break_even_months));
+                    b.node_class, b.gpus_per_node, BreakEvenText(o.break_even));
   md += "| part | choice | why |\n|---|---|---|\n";
   md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
                     b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
@@ -88,11 +84,9 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   md += fmt::format("# Recommendation: {} ({}), {}\n\n", r.job.model.name, ToString(r.job.training.method),
                     r.job.training.tokens > 0 ? fmt::format("{:.3g} tokens", r.job.training.tokens) : "one step");
   md += fmt::format(
-      "Model: {:.2f} B parameters. Scenario: usage {}{}, data sensitivity {}, region {}, deadline {}, "
+      "Model: {:.2f} B parameters. Scenario: usage {}, data sensitivity {}, region {}, deadline {}, "
       "budget {}, electricity ${:.3f}/kWh, PUE {:.2f}.\n\n",
-      params.total / 1e9, ToString(r.policy.usage),
-      r.policy.usage == Usage::kContinuous ? fmt::format(" for {:.0f} months", r.policy.months) : "",
-      ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
+      params.total / 1e9, UsageText(r.policy), ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
       r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none", r.policy.electricity_usd_per_kwh,
       r.policy.pue);
   if (!r.feasible) {
@@ -106,15 +100,14 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), PlanSummary(o.plan),
-                      FormatDuration(o.reliability.wall_s), Usd(o.cost), o.suits ? "yes" : "no");
+                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost), o.suits ? "yes" : "no");
   }
   md += "\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o));
     for (const auto& w : OptionWhy(o)) md += "- " + w + "\n";
-    md += fmt::format("- cost: hardware ${:.0f}, power ${:.0f}, hosting ${:.0f}, rental ${:.0f}\n", o.cost.hardware_usd,
-                      o.cost.power_usd, o.cost.hosting_usd, o.cost.rental_usd);
+    md += "- cost: " + CostPartsText(o) + "\n";
     md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
                       o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
                       o.reliability.goodput * 100);
@@ -349,7 +342,7 @@ std::string TimeCostSvg(const Recommendation& r) {
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
         "</title></circle>",
         X(o->reliability.wall_s / 86400), Y(o->cost.total_usd), KindColor(o->kind), Escape(OptionTitle(*o)),
-        FormatDuration(o->reliability.wall_s), Usd(o->cost));
+        FormatDuration(o->reliability.wall_s), CostTotalText(o->cost));
   }
   for (size_t k = 0; k < r.options.size(); ++k) {
     const auto& o = r.options[k];
