@@ -46,7 +46,7 @@ TEST(PartsCatalog, DrivesNicsAndPower) {
   EXPECT_DOUBLE_EQ(pm1743.write_bytes_per_s, 6.6e9);
   EXPECT_DOUBLE_EQ(pm1743.usd_per_tb, 326);
   EXPECT_EQ(pm1743.tier, "u2");
-  EXPECT_DOUBLE_EQ(FindDrive("samsung-990-pro").usd_per_tb, 0);
+  EXPECT_DOUBLE_EQ(FindDrive("samsung-990-pro").usd_per_tb, 60);  // maximumpc-ssd: from $0.06/GB
   EXPECT_EQ(NicCatalog().front().id, "connectx-7-ndr400");  // nvidia-cx
   EXPECT_EQ(NicCatalog().front().link, "ib-ndr400");
 

@@ -46,6 +46,41 @@ std::string GpuVendor(const Field& field) {
   field.Fail("a vendor of data/gpus.json");
 }
 
+/// A CPU id of data/cpus.json, exactly as that file spells it.
+std::string CpuId(const Field& field) {
+  std::string id = field.String();
+  for (const auto& c : CpuCatalog())
+    if (c.id == id) return id;
+  field.Fail("a CPU id of data/cpus.json");
+}
+
+GpuBoard ReadBoard(const Field& b) {
+  GpuBoard out{b.At("name").String(), {}, {}, b.At("source").String(), b.At("date").String()};
+  for (const Field& g : b.At("gpus").Items()) out.gpus.push_back(GpuId(g));
+  for (const Field& n : b.At("sizes").Items()) out.sizes.push_back(static_cast<int>(n.Int({1, 1024})));
+  if (out.sizes.empty() || !std::is_sorted(out.sizes.begin(), out.sizes.end()))
+    b.At("sizes").Fail("board sizes in ascending order");
+  return out;
+}
+
+SystemPurchase ReadSystemPrice(const Field& e) {
+  return {e.At("id").String(),  GpuId(e.At("gpu")),        Count(e, "gpus", 1024), Positive(e, "usd", kMaxUsd),
+          e.At("source").String(), e.At("date").String()};
+}
+
+CardSlots ReadCardSlots(const Field& c, const std::string& file) {
+  CardSlots out;
+  out.board_slots = Count(c, "board_slots", 16);
+  out.case_slots = Count(c, "case_slots", 16);
+  out.board_source = c.At("board_source").String();
+  out.default_source = c.At("default_source").String();
+  for (const Field& card : c.At("cards").Items()) {
+    const Field e = Named(card, file, "card_slots.cards." + card.At("gpu").String());
+    out.cards[GpuId(e.At("gpu"))] = Positive(e, "slots", 8);
+  }
+  return out;
+}
+
 Region ReadRegion(const std::string& id, const Field& r) {
   Region out;
   out.id = id;
@@ -108,15 +143,21 @@ PowerFigures ReadPower(const Field& p, const std::string& file) {
     const Field e = Named(s, file, "power.systems." + s.At("id").String());
     PowerSystem x;
     x.id = e.At("id").String();
+    const std::string form = e.At("form").String();
+    if (form != "pcie" && form != "baseboard") e.At("form").Fail("pcie or baseboard");
+    x.pcie = form == "pcie";
     x.gpu_nvlink_gen = Count(e, "gpu_nvlink_gen", 10);
     x.gpus = Count(e, "gpus", 64);
     x.gpu_w = Positive(e, "gpu_w", kMaxWatts);
     x.cpus = Count(e, "cpus", 8);
+    if (e.Has("cpu")) x.cpu = CpuId(e.At("cpu"));
     x.cpu_w = Positive(e, "cpu_w", kMaxWatts);
     x.max_input_w = Positive(e, "max_input_w", kMaxWatts);
-    x.psus = Count(e, "psus", 64);
-    x.psu_w = Positive(e, "psu_w", kMaxWatts);
-    x.psus_required = Count(e, "psus_required", x.psus);
+    if (e.Has("psus")) {
+      x.psus = Count(e, "psus", 64);
+      x.psu_w = Positive(e, "psu_w", kMaxWatts);
+    }
+    if (e.Has("psus_required")) x.psus_required = Count(e, "psus_required", x.psus);
     x.source = e.At("source").String();
     x.date = e.At("date").String();
     if (x.gpus < 1 || x.max_input_w <= x.gpus * x.gpu_w + x.cpus * x.cpu_w)
@@ -168,8 +209,7 @@ PurchasePrices ReadPurchase(const Field& p, const std::string& file) {
   }
   for (const Field& s : p.At("systems").Items()) {
     const Field e = Named(s, file, "purchase.systems." + s.At("id").String());
-    out.systems.push_back({e.At("id").String(), GpuId(e.At("gpu")), Count(e, "gpus", 1024), Positive(e, "usd", kMaxUsd),
-                           e.At("source").String(), e.At("date").String()});
+    out.systems.push_back(ReadSystemPrice(e));
   }
   return out;
 }
@@ -229,6 +269,13 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
                Positive(cool, "btu_per_h_per_w", 10),   cool.At("btu_source").String()};
   c.facility = ReadFacility(root.At("facility"));
   c.purchase = ReadPurchase(root.At("purchase"), name);
+  for (const Field& b : root.At("boards").Items()) c.boards.push_back(ReadBoard(Named(b, name, "boards." + b.At("name").String())));
+  for (const Field& s : root.At("system_prices").Items())
+    c.system_prices.push_back(ReadSystemPrice(Named(s, name, "system_prices." + s.At("id").String())));
+  const Field wall = root.At("wall_circuits");
+  c.circuits = {Positive(wall, "us_120v_15a_w", kMaxWatts), wall.At("us_continuous_fraction").Number(0, 1, true),
+                wall.At("us_source").String(), Positive(wall, "eu_230v_16a_w", kMaxWatts), wall.At("eu_source").String()};
+  c.card_slots = ReadCardSlots(root.At("card_slots"), name);
   const Field cloud = root.At("cloud");
   c.cloud = {cloud.At("reserved_1y_discount").Number(0, 1, true), cloud.At("reserved_source").String(),
              cloud.At("reserved_date").String()};

@@ -53,16 +53,19 @@ struct GpuTransient {
   std::string window, source, date;
 };
 
-/// A reference server whose maximum input sizes the platform power of server nodes (DGX datasheets).
+/// A reference server whose maximum input sizes the platform power of server nodes: DGX datasheets for
+/// baseboard GPUs, a PCIe GPU server for PCIe cards.
 struct PowerSystem {
   std::string id;
+  bool pcie = false;  // PCIe cards in slots; else SXM/OAM modules on a baseboard
   int gpu_nvlink_gen = 0;
   int gpus = 0;
   double gpu_w = 0;
   int cpus = 0;
+  std::string cpu;  // data/cpus.json id of the CPUs it ships with; empty: chosen by the buyer
   double cpu_w = 0;
   double max_input_w = 0;
-  int psus = 0;
+  int psus = 0;  // 0: not published
   double psu_w = 0;
   int psus_required = 0;
   std::string source, date;
@@ -131,6 +134,32 @@ struct PurchasePrices {
   std::vector<SystemPurchase> systems;
 };
 
+/// How SXM/OAM modules are sold: whole baseboards (or racks) of these sizes, smallest first.
+struct GpuBoard {
+  std::string name;               // "HGX H100/H200"
+  std::vector<std::string> gpus;  // GPU catalog ids
+  std::vector<int> sizes;         // GPUs per board, ascending
+  std::string source, date;
+};
+
+/// What a wall circuit delivers to a desktop build.
+struct WallCircuits {
+  double us_120v_15a_w = 0;          // nominal
+  double us_continuous_fraction = 0;  // of the rating, for loads of 3 h or more
+  std::string us_source;
+  double eu_230v_16a_w = 0;
+  std::string eu_source;
+};
+
+/// Expansion-slot widths of desktop cards and what a workstation board and case hold.
+struct CardSlots {
+  int board_slots = 0;
+  int case_slots = 0;
+  std::string board_source;
+  std::map<std::string, double> cards;  // GPU id -> slots, where the form factor does not say
+  std::string default_source;
+};
+
 struct CloudFigures {
   double reserved_1y_discount = 0;  // fraction off on-demand for a year's commitment
   std::string reserved_source, reserved_date;
@@ -176,6 +205,10 @@ struct PartsCatalog {
   CoolingFigures cooling;
   FacilityFigures facility;
   PurchasePrices purchase;
+  std::vector<GpuBoard> boards;
+  std::vector<SystemPurchase> system_prices;  // complete systems not in "purchase"
+  WallCircuits circuits;
+  CardSlots card_slots;
   CloudFigures cloud;
   std::vector<Region> regions;
   ReliabilityFigures reliability;

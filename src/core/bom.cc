@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -28,17 +29,47 @@ double Efficiency(const std::vector<double>& loads, const std::vector<double>& e
 }
 
 /// Per-GPU platform power (NVSwitch, NICs, fans, memory, drives, conversion) of a server node, from the
-/// maximum input of a DGX: (max - GPUs - CPUs) / GPUs. NVSwitch GPUs take the DGX of the nearest NVLink
-/// generation at or below theirs; others the smallest figure, an upper bound (it includes NVSwitch).
-PlatformPowerBasis ServerPlatformBasis(const GpuSpec& gpu) {
+/// maximum input of a reference server of the same form: (max - GPUs - CPUs) / GPUs. PCIe cards take a PCIe
+/// GPU server; NVSwitch baseboards the DGX of the nearest NVLink generation at or below theirs; other
+/// baseboards the smallest baseboard figure, an upper bound (it includes NVSwitch).
+PlatformPowerBasis ServerPlatformBasis(const GpuSpec& gpu, bool baseboard) {
   const PowerSystem* best = nullptr;
   for (const auto& s : Parts().power.systems) {
+    if (s.pcie == baseboard) continue;
     const int gen = s.gpu_nvlink_gen;
-    const bool better = gpu.nvswitch ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->gpu_nvlink_gen)
-                                     : !best || PlatformWattsPerGpu(s) < PlatformWattsPerGpu(*best);
+    const bool better = baseboard && gpu.nvswitch
+                            ? gen <= std::max(gpu.nvlink_gen, 3) && (!best || gen > best->gpu_nvlink_gen)
+                            : !best || PlatformWattsPerGpu(s) < PlatformWattsPerGpu(*best);
     if (better) best = &s;
   }
+  if (!best) throw InternalError(fmt::format("parts.json: no {} reference server", baseboard ? "baseboard" : "pcie"));
   return {best, ""};
+}
+
+/// The reference server of that id (data/parts.json power.systems), or nullptr.
+const PowerSystem* ReferenceSystem(const std::string& id) {
+  for (const auto& s : Parts().power.systems)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+/// The bulk tier: the cheapest priced HDD or SATA drive set that holds the job's checkpoints, dataset and
+/// weights (a small job gets one small drive, not a 30 TB disk); unpriced drives only when none is priced.
+StorageTier BulkTier(double bulk_bytes) {
+  StorageTier best;
+  double best_usd = std::numeric_limits<double>::infinity();
+  for (const auto& d : DriveCatalog()) {
+    if (d.tier != "hdd" && d.tier != "sata") continue;
+    const int count = std::max(1, static_cast<int>(std::ceil(bulk_bytes / d.capacity_bytes)));
+    const double usd = d.usd_per_tb > 0 ? count * d.capacity_bytes / kTB * d.usd_per_tb
+                                        : std::numeric_limits<double>::max();
+    if (best.count == 0 || usd < best_usd || (usd == best_usd && count < best.count)) {
+      best = {StorageTierKind::kBulk,     "bulk HDD, SATA SSD or object store (whole job)", d, count,
+              count * d.capacity_bytes,   count * d.read_bytes_per_s, count * d.write_bytes_per_s, ""};
+      best_usd = usd;
+    }
+  }
+  return best;
 }
 
 void CheckOptions(const BomOptions& options) {
@@ -109,15 +140,36 @@ std::pair<double, int> DimmPopulation(double bytes, int channels, const std::vec
   return {dimm_bytes.back(), channels * 2};  // the platform's maximum; the caller reports the shortfall
 }
 
+PurchasableGpus SmallestPurchasableGpus(const GpuSpec& gpu, int gpus) {
+  for (const auto& b : Parts().boards) {
+    if (std::find(b.gpus.begin(), b.gpus.end(), gpu.id) == b.gpus.end()) continue;
+    for (int size : b.sizes)
+      if (size >= gpus) return {size, size, 1, b.name};
+    const int largest = b.sizes.back();
+    const int units = (gpus + largest - 1) / largest;
+    return {units * largest, largest, units, b.name};
+  }
+  return {gpus, 1, gpus, ""};
+}
+
 BomInputs BomInputsOf(const Scenario& job, const Plan& plan) {
   BomInputs in;
   in.plan = plan;
   in.gpu = FindGpu(plan.gpu_id);
   in.gpus_per_node = std::min(plan.gpus, plan.gpus_per_node);
   in.nodes = (plan.gpus + plan.gpus_per_node - 1) / plan.gpus_per_node;
+  in.board_gpus = in.gpus_per_node;
   // SXM/OAM modules sit on a baseboard whose PCIe switches pair each GPU with its NIC; PCIe cards with their
   // own fans (GeForce, blower workstation cards) make a workstation up to 4 per box; passive cards need a server.
   in.baseboard = in.gpu.form_factor.rfind("PCIe", 0) != 0;
+  const PurchasableGpus bought = SmallestPurchasableGpus(in.gpu, plan.gpus);
+  if (in.baseboard && !bought.board.empty()) {
+    // A node is one board (or rack): as many as the plan needs, its GPUs spread evenly over them.
+    in.board = bought.board;
+    in.nodes = bought.units;
+    in.board_gpus = bought.unit_gpus;
+    in.gpus_per_node = (plan.gpus + in.nodes - 1) / in.nodes;
+  }
   in.workstation = in.nodes == 1 && in.gpus_per_node <= 4 && !in.baseboard &&
                    in.gpu.form_factor.find("passive") == std::string::npos;
   const ParamCounts params = CountParams(job.model);
@@ -159,10 +211,7 @@ StoragePlan PlanStorage(const BomInputs& in, const BomOptions& options) {
   for (const auto& t : st.capacity) st.hot_bytes += t.value;
   st.tiers.push_back(HotTier(st, in.workstation));
   st.bulk_bytes = options.checkpoints_kept * in.checkpoint_bytes + dataset + weights + logs;
-  const DriveSpec& hdd = FindDrive("hdd-7200");
-  const int disks = std::max(1, static_cast<int>(std::ceil(st.bulk_bytes / hdd.capacity_bytes)));
-  st.tiers.push_back({StorageTierKind::kBulk, "bulk HDD or object store (whole job)", hdd, disks,
-                      disks * hdd.capacity_bytes, disks * hdd.read_bytes_per_s, disks * hdd.write_bytes_per_s, ""});
+  st.tiers.push_back(BulkTier(st.bulk_bytes));
   return st;
 }
 
@@ -205,7 +254,7 @@ NetworkPlan PlanNetwork(const BomInputs& in) {
   const LinkSpec& link = FindLink(net.nic.link);
   net.inter_link = link.name;
   net.estimated_link = DefaultInterNodeLink(in.gpu).name;
-  net.nics = in.gpus_per_node;
+  net.nics = in.board_gpus;
   net.available_bytes_per_s = link.bytes_per_s * link.efficiency;
   return net;
 }
@@ -229,7 +278,7 @@ RamPlan RamNeeds(const BomInputs& in) {
                {BomTermKind::kProcesses, "training processes", n * ram.process_gb_per_gpu * kGB, ""},
                {BomTermKind::kLoaderPrefetch, "data loader prefetch", loader, ""}};
   for (const auto& t : ram.terms) ram.needed_bytes += t.value;
-  ram.vram_bytes = n * in.gpu.memory_bytes;
+  ram.vram_bytes = in.board_gpus * in.gpu.memory_bytes;
   return ram;
 }
 
@@ -238,7 +287,7 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
   CpuChoice cpu;
   const int n = in.gpus_per_node;
   const StorageTier& hot = storage.tiers.front();
-  cpu.lanes = {{BomTermKind::kGpuLanes, "GPUs", static_cast<double>(n * in.gpu.pcie_lanes), ""},
+  cpu.lanes = {{BomTermKind::kGpuLanes, "GPUs", static_cast<double>(in.board_gpus * in.gpu.pcie_lanes), ""},
                {BomTermKind::kNicLanes, "NICs",
                 static_cast<double>(in.baseboard ? 0 : network.nics * network.nic.pcie_lanes), ""},
                {BomTermKind::kNvmeLanes, "NVMe", static_cast<double>(hot.count * hot.drive.pcie_lanes), ""}};
@@ -304,20 +353,23 @@ RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu) {
 PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan& storage, int psu_spares) {
   PowerPlan pw;
   const PowerFigures& power = Parts().power;
+  // The plan's GPUs run at their TDP; the PSUs must carry every GPU installed.
   pw.gpu_w = in.gpus_per_node * in.gpu.tdp_w;
+  const double installed_w = in.board_gpus * in.gpu.tdp_w;
   pw.cpu_w = cpu.cpu.tdp_w * cpu.sockets;
-  for (const auto& t : storage.tiers)
-    if (t.drive.tier != "hdd") pw.drives_w += t.count * t.drive.watts;
+  // The bulk tier is shared by the job, not part of the node.
+  const StorageTier& hot = storage.tiers.front();
+  pw.drives_w = hot.count * hot.drive.watts;
   if (in.workstation) {
     pw.transient_ratio = GpuTransientRatio(in.gpu.id);
-    pw.gpu_peak_w = pw.gpu_w * pw.transient_ratio;
+    pw.gpu_peak_w = installed_w * pw.transient_ratio;
     pw.platform_w = power.workstation_platform_w;
     pw.platform.source = power.workstation_platform_source;
   } else {
-    // The DGX maximum input already holds the GPUs' excursions and the fans at full speed.
-    pw.gpu_peak_w = pw.gpu_w;
-    pw.platform = ServerPlatformBasis(in.gpu);
-    pw.platform_w = PlatformWattsPerGpu(*pw.platform.system) * in.gpus_per_node;
+    // The reference server's maximum input already holds the GPUs' excursions and the fans at full speed.
+    pw.gpu_peak_w = installed_w;
+    pw.platform = ServerPlatformBasis(in.gpu, in.baseboard);
+    pw.platform_w = PlatformWattsPerGpu(*pw.platform.system) * in.board_gpus;
   }
   pw.sustained_w = pw.gpu_w + pw.cpu_w + pw.platform_w + pw.drives_w;
   pw.peak_w = pw.gpu_peak_w + pw.cpu_w + pw.platform_w + pw.drives_w;
@@ -350,6 +402,59 @@ CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& pw) {
   return cool;
 }
 
+const char* ToString(BomWarningCode code) {
+  switch (code) {
+    case BomWarningCode::kBoardPartlyUsed:
+      return "board_partly_used";
+    case BomWarningCode::kCircuitUs:
+      return "circuit_us_120v_15a";
+    case BomWarningCode::kCircuitEu:
+      return "circuit_eu_230v_16a";
+    case BomWarningCode::kCardSpacing:
+      return "card_spacing";
+  }
+  return "";
+}
+
+std::vector<BomWarning> BuildWarnings(const BomInputs& in, const PowerPlan& pw) {
+  std::vector<BomWarning> out;
+  const int installed = in.nodes * in.board_gpus;
+  if (installed > in.plan.gpus)
+    out.push_back({BomWarningCode::kBoardPartlyUsed, static_cast<double>(in.plan.gpus), static_cast<double>(installed), ""});
+  if (!in.workstation) return out;
+  const WallCircuits& wall = Parts().circuits;
+  const double us_continuous_w = wall.us_120v_15a_w * wall.us_continuous_fraction;
+  if (pw.wall_w > us_continuous_w) out.push_back({BomWarningCode::kCircuitUs, pw.wall_w, us_continuous_w, ""});
+  if (pw.wall_w > wall.eu_230v_16a_w) out.push_back({BomWarningCode::kCircuitEu, pw.wall_w, wall.eu_230v_16a_w, ""});
+  const double slots = CardSlotsOf(in.gpu) * in.board_gpus;
+  const int case_slots = Parts().card_slots.case_slots;
+  if (in.board_gpus > 1 && slots > case_slots)
+    out.push_back({BomWarningCode::kCardSpacing, slots, static_cast<double>(case_slots), ""});
+  return out;
+}
+
+double CardSlotsOf(const GpuSpec& gpu) {
+  const std::string& f = gpu.form_factor;
+  if (f.find("single-slot") != std::string::npos) return 1;
+  if (f.find("dual-slot") != std::string::npos) return 2;
+  const size_t at = f.find("-slot");
+  if (at != std::string::npos && at > 0) {
+    size_t start = at;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(f[start - 1])) || f[start - 1] == '.')) --start;
+    if (start < at) return std::stod(f.substr(start, at - start));
+  }
+  const auto& cards = Parts().card_slots.cards;
+  const auto it = cards.find(gpu.id);
+  return it == cards.end() ? 0 : it->second;
+}
+
+const SystemPurchase* PricedSystem(const GpuSpec& gpu, int gpus) {
+  for (const auto* list : {&Parts().purchase.systems, &Parts().system_prices})
+    for (const auto& s : *list)
+      if (s.gpu == gpu.id && s.gpus == gpus) return &s;
+  return nullptr;
+}
+
 namespace {
 
 struct GpuPrice {
@@ -369,56 +474,61 @@ GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string,
   return price;
 }
 
-/// The complete system of `gpus` of this GPU with a catalog price, or nullptr.
-const SystemPurchase* PricedSystem(const GpuSpec& gpu, int gpus) {
-  const SystemPurchase* system = nullptr;
-  for (const auto& s : Parts().purchase.systems)
-    if (s.gpu == gpu.id && s.gpus == gpus) system = &s;
-  return system;
+/// The chassis the node's GPUs go in, as a part to buy: a workstation's board and case, a PCIe GPU server,
+/// or a baseboard server.
+std::string PlatformPart(const BomInputs& in) {
+  if (in.workstation) return "workstation board, case and CPU cooler";
+  if (in.baseboard && !in.board.empty())
+    return fmt::format("{} {}-GPU baseboard server (NVLink switches, chassis, PSUs, fans)", in.board, in.board_gpus);
+  return fmt::format("PCIe GPU server for {} cards (board, chassis, PSUs, fans)", in.board_gpus);
 }
 
-/// The node's parts one by one, each priced when it has a citable price.
+/// The node's parts one by one, each priced when it has a citable price, else named in `unpriced`.
 void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StorageTier& hot,
-                const NetworkPlan& network, const GpuPrice& gpu_price, BomPrices& out) {
-  const int n = in.gpus_per_node;
+                const NetworkPlan& network, const PowerPlan& power, const GpuPrice& gpu_price, BomPrices& out) {
+  const int n = in.board_gpus;
+  const std::string gpus = fmt::format("{} x {}", n, in.gpu.name);
   if (gpu_price.usd > 0) {
-    out.prices.push_back({fmt::format("{} x {}", n, in.gpu.name), n * gpu_price.usd, gpu_price.source});
+    out.prices.push_back({gpus, n * gpu_price.usd, gpu_price.source});
     out.priced = true;
   } else {
-    out.unpriced.push_back(in.gpu.name);
+    out.unpriced.push_back(gpus);
   }
+  const std::string cpus = fmt::format("{} x {}", cpu.sockets, cpu.cpu.name);
   if (cpu.cpu.price_usd > 0)
-    out.prices.push_back({fmt::format("{} x {}", cpu.sockets, cpu.cpu.name), cpu.cpu.price_usd * cpu.sockets,
-                          cpu.cpu.source + ", " + cpu.cpu.date});
+    out.prices.push_back({cpus, cpu.cpu.price_usd * cpu.sockets, cpu.cpu.source + ", " + cpu.cpu.date});
   else
-    out.unpriced.push_back(cpu.cpu.name);
+    out.unpriced.push_back(cpus);
   const RamPrice& rp = Parts().ram_price;
   const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
   out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
                         ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
+  const std::string drives = fmt::format("{} x {}", hot.count, hot.drive.name);
   if (hot.drive.usd_per_tb > 0)
-    out.prices.push_back({fmt::format("{} x {}", hot.count, hot.drive.name),
-                          hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
+    out.prices.push_back({drives, hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
   else
-    out.unpriced.push_back(hot.drive.name);
+    out.unpriced.push_back(drives);
   if (network.nics > 0) out.unpriced.push_back(fmt::format("{} x {}", network.nics, network.nic.name));
-  out.unpriced.push_back("chassis, board, PSUs and cooling");
+  // Server chassis ship with their PSUs; a workstation's are bought apart.
+  if (in.workstation) out.unpriced.push_back(fmt::format("{} x {:.0f} W PSU", power.psus, power.psu_rating_w));
+  out.unpriced.push_back(PlatformPart(in));
 }
 
 }  // namespace
 
 BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StoragePlan& storage,
-                   const NetworkPlan& network, const std::vector<std::pair<std::string, double>>& purchase) {
+                   const NetworkPlan& network, const PowerPlan& power,
+                   const std::vector<std::pair<std::string, double>>& purchase) {
   BomPrices out;
   const GpuPrice gpu_price = PriceOfGpu(in.gpu, purchase);
   // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
-  const SystemPurchase* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.gpus_per_node);
+  const SystemPurchase* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.board_gpus);
   if (system) {
-    out.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, in.gpus_per_node), system->usd,
+    out.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, in.board_gpus), system->usd,
                           system->source + ", " + system->date});
     out.priced = true;
   } else {
-    PriceParts(in, cpu, ram, storage.tiers.front(), network, gpu_price, out);
+    PriceParts(in, cpu, ram, storage.tiers.front(), network, power, gpu_price, out);
   }
   // The bulk tier serves the whole job: bought once, not per node.
   const StorageTier& bulk = storage.tiers.back();
@@ -443,15 +553,28 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   bom.gpu = in.gpu;
   bom.nodes = in.nodes;
   bom.gpus_per_node = in.gpus_per_node;
+  bom.board_gpus = in.board_gpus;
   bom.node_class = in.workstation ? "workstation" : "server";
   bom.storage = PlanStorage(in, options);
   bom.network = PlanNetwork(in);
   const RamPlan needs = RamNeeds(in);
-  bom.cpu = ChooseCpu(in, bom.storage, bom.network, needs.needed_bytes, options);
+  // A complete system priced as sold comes with its own CPUs: list those, not ones chosen for the job.
+  const SystemPurchase* system = PriceOfGpu(in.gpu, purchase).given ? nullptr : PricedSystem(in.gpu, in.board_gpus);
+  const PowerSystem* reference = system ? ReferenceSystem(system->id) : nullptr;
+  BomOptions cpu_options = options;
+  const bool system_cpu = reference && !reference->cpu.empty() && options.cpu_id.empty();
+  if (system_cpu) {
+    cpu_options.cpu_id = reference->cpu;
+    cpu_options.cpu_sockets = reference->cpus;
+  }
+  bom.system = system ? system->id : "";
+  bom.cpu = ChooseCpu(in, bom.storage, bom.network, needs.needed_bytes, cpu_options);
+  if (system_cpu) bom.cpu.reason = CpuReason::kSystem;
   bom.ram = PopulateDimms(needs, bom.cpu);
   bom.power = PlanPower(in, bom.cpu, bom.storage, options.psu_spares);
   bom.cooling = PlanCooling(in, bom.power);
-  static_cast<BomPrices&>(bom) = PriceBom(in, bom.cpu, bom.ram, bom.storage, bom.network, purchase);
+  bom.warnings = BuildWarnings(in, bom.power);
+  static_cast<BomPrices&>(bom) = PriceBom(in, bom.cpu, bom.ram, bom.storage, bom.network, bom.power, purchase);
   return bom;
 }
 

@@ -22,12 +22,25 @@ struct BomOptions {
   int cpu_sockets = 0;                      // with cpu_id; 0: as few as suffice
 };
 
+/// GPUs as they can be bought: SXM/OAM modules only as whole baseboards or racks, PCIe cards one by one.
+struct PurchasableGpus {
+  int gpus = 0;       // bought in all: units x unit_gpus
+  int unit_gpus = 1;  // GPUs per board or rack; 1 for PCIe cards
+  int units = 0;
+  std::string board;  // "HGX H100/H200" (data/parts.json "boards"); empty for PCIe cards
+};
+/// The fewest GPUs of `gpu` that can be bought to run `gpus`: the smallest board that holds them, else whole
+/// boards of the largest size. A plan of 1-2 H100 SXM gets a 4-GPU HGX board; of 1 B200 an 8-GPU board.
+PurchasableGpus SmallestPurchasableGpus(const GpuSpec& gpu, int gpus);
+
 /// The job and plan figures the steps of the derivation read.
 struct BomInputs {
   Plan plan;
   GpuSpec gpu;
   int nodes = 1;
-  int gpus_per_node = 1;    // on each node
+  int gpus_per_node = 1;    // the plan's GPUs on each node
+  int board_gpus = 1;       // GPUs installed on each node: a whole baseboard for SXM/OAM parts
+  std::string board;        // the baseboard family; empty for PCIe cards
   bool workstation = false;  // one box of up to 4 actively cooled PCIe cards
   bool baseboard = false;    // SXM/OAM modules: PCIe switches pair each GPU with its NIC
   double params = 0;
@@ -68,7 +81,7 @@ struct BomTerm {
 };
 
 /// How the CPU was chosen.
-enum class CpuReason { kGiven, kSmallest, kMostLanes };
+enum class CpuReason { kGiven, kSmallest, kMostLanes, kSystem };
 
 struct CpuChoice {
   CpuSpec cpu;
@@ -183,6 +196,24 @@ struct CoolingPlan {
   std::string why;            // empty from DeriveBom; text/bom_text.h fills it
 };
 
+/// What the build asks of where it stands, beyond its parts.
+enum class BomWarningCode {
+  kBoardPartlyUsed,   // a whole baseboard bought for fewer GPUs
+  kCircuitUs,         // over the continuous load of a 120 V / 15 A circuit
+  kCircuitEu,         // over a 230 V / 16 A circuit
+  kCardSpacing,       // the cards' coolers need more slots than a workstation board and case give
+};
+
+/// "board_partly_used" | "circuit_us_120v_15a" | "circuit_eu_230v_16a" | "card_spacing"
+const char* ToString(BomWarningCode code);
+
+struct BomWarning {
+  BomWarningCode code = BomWarningCode::kCircuitUs;
+  double value = 0;  // W at the wall, slots needed, GPUs used
+  double limit = 0;  // W the circuit carries, slots there are, GPUs on the board
+  std::string text;  // empty from DeriveBom; text/bom_text.h fills it
+};
+
 struct PriceLine {
   std::string item;
   double usd = 0;
@@ -192,7 +223,7 @@ struct PriceLine {
 struct BomPrices {
   std::vector<PriceLine> prices;         // per node
   std::vector<PriceLine> shared_prices;  // once for the job (the bulk storage tier)
-  std::vector<std::string> unpriced;     // parts with no citable price, left out of node_usd
+  std::vector<std::string> unpriced;     // parts with no citable price, left out of node_usd: empty when complete
   double node_usd = 0;
   double total_usd = 0;  // all nodes and the shared tier; 0 when the GPUs have no price
   bool priced = false;   // the GPUs (or the whole system) have a price
@@ -201,8 +232,10 @@ struct BomPrices {
 /// The server (or workstation) a plan needs, derived from the job and the plan, per node, with its prices.
 struct NodeBom : BomPrices {
   std::string node_class;  // workstation | server
+  std::string system;      // the complete system priced (data/parts.json id); empty: priced part by part
   int nodes = 1;
-  int gpus_per_node = 1;
+  int gpus_per_node = 1;  // used by the plan
+  int board_gpus = 1;     // installed
   GpuSpec gpu;
   BomInputs inputs;  // what the steps read, for the sentences that explain them
   CpuChoice cpu;
@@ -211,6 +244,7 @@ struct NodeBom : BomPrices {
   NetworkPlan network;
   PowerPlan power;
   CoolingPlan cooling;
+  std::vector<BomWarning> warnings;
 };
 
 /// Derives CPU, RAM, storage, network, power, cooling and price for `plan` of `job`.
@@ -235,9 +269,18 @@ RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu);
 PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan& storage, int psu_spares);
 /// Air while a rack stays within what air handles; liquid beyond, or for GPUs sold liquid-cooled.
 CoolingPlan PlanCooling(const BomInputs& in, const PowerPlan& power);
-/// A complete system when one is priced, else the parts that have a citable price; the bulk tier once.
+/// A baseboard partly used; a workstation's wall draw against 120 V/15 A and 230 V/16 A circuits and its cards'
+/// slot widths against a workstation board and case.
+std::vector<BomWarning> BuildWarnings(const BomInputs& in, const PowerPlan& power);
+/// Expansion slots one card of `gpu` takes (its form factor, else data/parts.json); 0 when unknown.
+double CardSlotsOf(const GpuSpec& gpu);
+/// The complete system of `gpus` of `gpu` with a catalog price, or nullptr.
+const SystemPurchase* PricedSystem(const GpuSpec& gpu, int gpus);
+/// A complete system when one is priced, else the parts that have a citable price; the bulk tier once. Parts
+/// without a price are named one by one in `unpriced`.
 BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StoragePlan& storage,
-                   const NetworkPlan& network, const std::vector<std::pair<std::string, double>>& purchase);
+                   const NetworkPlan& network, const PowerPlan& power,
+                   const std::vector<std::pair<std::string, double>>& purchase);
 
 /// The smallest PSU configuration for a load: rating from `ratings_w`, count, spares.
 struct PsuChoice {

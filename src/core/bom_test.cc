@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -266,11 +267,12 @@ TEST(BomSteps, GivenGpuPriceReplacesTheSystem) {
   const NetworkPlan net = PlanNetwork(in);
   const CpuChoice cpu = ChooseCpu(in, st, net, 100 * kGB, o);
   const RamPlan ram = PopulateDimms(RamNeeds(in), cpu);
-  BomPrices given = PriceBom(in, cpu, ram, st, net, {{"h100-sxm", 25000}});
+  const PowerPlan power = PlanPower(in, cpu, st, -1);
+  BomPrices given = PriceBom(in, cpu, ram, st, net, power, {{"h100-sxm", 25000}});
   ASSERT_TRUE(given.priced);
   EXPECT_EQ(given.prices.front().usd, 8 * 25000);
   EXPECT_EQ(given.prices.front().source, "given");
-  BomPrices catalog = PriceBom(in, cpu, ram, st, net, {});
+  BomPrices catalog = PriceBom(in, cpu, ram, st, net, power, {});
   ASSERT_EQ(catalog.prices.size(), 1u);
   EXPECT_DOUBLE_EQ(catalog.node_usd, 199000);  // DGX H100
 }
@@ -287,6 +289,129 @@ TEST(BomSteps, RamNeedsTerms) {
   EXPECT_DOUBLE_EQ(ram.terms[3].value, 8 * 4 * 2 * 2048 * 4.0);
   EXPECT_DOUBLE_EQ(ram.weights_share_bytes, in.params * 2);
   EXPECT_DOUBLE_EQ(ram.staged_bytes, in.checkpoint_bytes);
+}
+
+// SXM/OAM parts are sold only as whole baseboards or racks: the fewest GPUs that can be bought.
+TEST(BomBuildable, SmallestPurchasableGpus) {
+  auto bought = [](const char* gpu, int gpus) { return SmallestPurchasableGpus(FindGpu(gpu), gpus); };
+  EXPECT_EQ(bought("h100-sxm", 1).gpus, 4);  // HGX H100 4-GPU
+  EXPECT_EQ(bought("h100-sxm", 2).board, "HGX H100/H200");
+  EXPECT_EQ(bought("h100-sxm", 5).gpus, 8);
+  const PurchasableGpus twelve = bought("h100-sxm", 12);  // whole 8-GPU boards beyond the largest
+  EXPECT_EQ(twelve.gpus, 16);
+  EXPECT_EQ(twelve.units, 2);
+  EXPECT_EQ(twelve.unit_gpus, 8);
+  EXPECT_EQ(bought("b200", 1).gpus, 8);     // HGX B200 comes with 8 only
+  EXPECT_EQ(bought("mi300x", 2).gpus, 8);   // 8-GPU OAM baseboard
+  EXPECT_EQ(bought("gb200", 1).gpus, 36);   // NVL36 rack
+  EXPECT_EQ(bought("gb200", 100).gpus, 144);  // two NVL72 racks
+  const PurchasableGpus cards = bought("rtx-4090", 3);  // PCIe cards one by one
+  EXPECT_EQ(cards.gpus, 3);
+  EXPECT_TRUE(cards.board.empty());
+}
+
+// Seen: "1 x H100 SXM" in a one-GPU server. Now a 4-GPU HGX board, priced and powered as one.
+TEST(BomBuildable, OneSxmGpuGetsAWholeBoard) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("h100-sxm", 1, 8));
+  EXPECT_EQ(b.gpus_per_node, 1);
+  EXPECT_EQ(b.board_gpus, 4);
+  EXPECT_EQ(b.prices.front().item, "4 x NVIDIA H100 SXM5 80GB");
+  EXPECT_DOUBLE_EQ(b.prices.front().usd, 4 * 27500.0);
+  EXPECT_DOUBLE_EQ(b.power.gpu_peak_w, 4 * 700.0);  // the PSUs carry the whole board
+  EXPECT_DOUBLE_EQ(b.power.gpu_w, 700.0);           // the plan runs one
+  ASSERT_FALSE(b.warnings.empty());
+  EXPECT_EQ(b.warnings.front().code, BomWarningCode::kBoardPartlyUsed);
+  EXPECT_EQ(b.warnings.front().value, 1);
+  EXPECT_EQ(b.warnings.front().limit, 4);
+  // A GB200 plan of one GPU is a rack, not a "1 x GB200 node".
+  NodeBom rack = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("gb200", 1, 4));
+  EXPECT_EQ(rack.board_gpus, 36);
+  EXPECT_EQ(rack.nodes, 1);
+}
+
+// Seen: 8 x RTX A6000 (PCIe) sized with DGX A100 platform power, 5.8 kW. Now a PCIe GPU server's figure:
+// (5,500 W - 10 x 350 W - 2 x 500 W) / 10 = 100 W per card.
+TEST(BomBuildable, PcieServerGetsPcieServerPlatformPower) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("rtx-a6000", 8, 8));
+  EXPECT_EQ(b.node_class, "server");
+  ASSERT_NE(b.power.platform.system, nullptr);
+  EXPECT_EQ(b.power.platform.system->id, "supermicro-sys-322gb-nr");
+  EXPECT_TRUE(b.power.platform.system->pcie);
+  EXPECT_DOUBLE_EQ(b.power.platform_w, 8 * 100.0);
+  EXPECT_LT(b.power.peak_w, 4500);
+}
+
+// Seen: 2x EPYC listed while the price is a DGX H100's. A priced complete system brings its own CPUs.
+TEST(BomBuildable, PricedSystemListsItsOwnCpus) {
+  NodeBom b = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
+  EXPECT_EQ(b.system, "dgx-h100");
+  EXPECT_EQ(b.cpu.cpu.id, "xeon-platinum-8480+");
+  EXPECT_EQ(b.cpu.sockets, 2);
+  EXPECT_EQ(b.cpu.reason, CpuReason::kSystem);
+  EXPECT_TRUE(b.unpriced.empty());
+  // A given GPU price builds from parts: the CPUs are chosen for the job again.
+  NodeBom parts = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8), {}, {{"h100-sxm", 25000}});
+  EXPECT_TRUE(parts.system.empty());
+  EXPECT_EQ(parts.cpu.reason, CpuReason::kSmallest);
+}
+
+// Seen: 4 x RTX 5090 at 3.3 kW "under a desk" without a word on wall circuits.
+TEST(BomBuildable, DesktopBuildsWarnAboutCircuitsAndSlots) {
+  auto codes = [](const NodeBom& b) {
+    std::vector<BomWarningCode> out;
+    for (const auto& w : b.warnings) out.push_back(w.code);
+    return out;
+  };
+  NodeBom four = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-5090", 4, 4));
+  ASSERT_EQ(four.node_class, "workstation");
+  ASSERT_GT(four.power.wall_w, 1440);
+  ASSERT_LT(four.power.wall_w, 3680);
+  EXPECT_EQ(codes(four), std::vector<BomWarningCode>{BomWarningCode::kCircuitUs});  // 2-slot FE cards fit
+  EXPECT_DOUBLE_EQ(four.warnings.front().limit, 1800 * 0.8);
+  // Four 3-slot RTX 4090s need 12 slot widths; a tower gives 8.
+  NodeBom wide = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 4, 4));
+  ASSERT_EQ(wide.warnings.size(), 2u);
+  EXPECT_EQ(wide.warnings.back().code, BomWarningCode::kCardSpacing);
+  EXPECT_DOUBLE_EQ(wide.warnings.back().value, 12);
+  EXPECT_DOUBLE_EQ(wide.warnings.back().limit, 8);
+  EXPECT_TRUE(DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 1, 1)).warnings.empty());
+  EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("rtx-a6000")), 2);
+  EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("rtx-3090")), 3);
+  EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("h100-sxm")), 0);
+}
+
+// Seen: a 30 TB HDD bought for a 2 GB dataset. The bulk tier is the least costly priced set that holds the job.
+TEST(BomBuildable, BulkStorageSizedToTheJob) {
+  BomOptions small;
+  small.dataset_bytes = 2 * kGB;
+  NodeBom b = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("rtx-4090", 1, 1), small);
+  const StorageTier& bulk = b.storage.tiers.back();
+  EXPECT_EQ(bulk.kind, StorageTierKind::kBulk);
+  EXPECT_EQ(bulk.drive.id, "sata-ssd");  // one 4 TB SSD at $30/TB, not a $612 30 TB disk
+  EXPECT_EQ(bulk.count, 1);
+  EXPECT_DOUBLE_EQ(b.shared_prices.front().usd, 4 * 30.0);
+  // 200 TB of data: 30 TB disks at $20.4/TB are the cheaper way to hold it.
+  BomOptions big;
+  big.dataset_bytes = 200e12;
+  const StorageTier& disks = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("rtx-4090", 1, 1), big).storage.tiers.back();
+  EXPECT_EQ(disks.drive.id, "hdd-7200");
+  EXPECT_EQ(disks.count, 7);  // 200 TB + checkpoints and weights over 30 TB disks
+}
+
+// Seen: a 1 x 4090 workstation totalled $4,771 without board, case, PSU, NVMe or CPU. Now every part is priced
+// or named: $1,599 GPU + $699 CPU + $640 RAM + $240 NVMe; the PSU and the board and case have no citable price.
+TEST(BomBuildable, EveryPartPricedOrNamed) {
+  BomOptions o;
+  o.dataset_bytes = 2 * kGB;
+  NodeBom b = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 1, 1), o);
+  ASSERT_TRUE(b.priced);
+  EXPECT_EQ(b.unpriced, (std::vector<std::string>{"1 x 1000 W PSU", "workstation board, case and CPU cooler"}));
+  EXPECT_DOUBLE_EQ(b.ram.total_bytes, 32 * kGB);  // 2 x 16 GB DDR5 at $10/GB
+  EXPECT_DOUBLE_EQ(b.node_usd, 1599 + 699 + 320 + 4 * 60.0);
+  // A PCIe server names its chassis and NICs when it has no price for them.
+  NodeBom server = DeriveBom(Job("llama-3-8b", "lora", 1e9), HandPlan("l40s", 16, 8));
+  EXPECT_NE(std::find(server.unpriced.begin(), server.unpriced.end(), "PCIe GPU server for 8 cards (board, chassis, PSUs, fans)"),
+            server.unpriced.end());
 }
 
 }  // namespace

@@ -136,9 +136,17 @@ nlohmann::json BomToJson(const NodeBom& derived) {
     for (const auto& p : lines) out.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
     return out;
   };
+  json warnings = json::array();
+  for (const auto& w : b.warnings)
+    warnings.push_back({{"code", ToString(w.code)}, {"value", w.value}, {"limit", w.limit}, {"text", w.text}});
   return {{"node_class", b.node_class},
+          {"platform", PlatformText(b)},
+          {"system", b.system.empty() ? json() : json(b.system)},
+          {"board", b.inputs.board.empty() ? json() : json(b.inputs.board)},
           {"nodes", b.nodes},
           {"gpus_per_node", b.gpus_per_node},
+          {"gpus_installed_per_node", b.board_gpus},
+          {"warnings", warnings},
           {"gpu", b.gpu.id},
           {"cpu",
            {{"id", b.cpu.cpu.id},
@@ -208,6 +216,7 @@ nlohmann::json BomToJson(const NodeBom& derived) {
           {"prices", price_list(b.prices)},
           {"shared_prices", price_list(b.shared_prices)},
           {"unpriced", b.unpriced},
+          {"complete", b.priced && b.unpriced.empty()},
           {"node_usd", b.node_usd},
           {"total_usd", b.priced ? json(b.total_usd) : json()}};
 }

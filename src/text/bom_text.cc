@@ -103,6 +103,10 @@ std::string CpuWhy(const NodeBom& b) {
       why = fmt::format("no catalog CPU gives {} lanes: the most lanes; a PCIe switch must fan out the rest",
                         c.lanes_needed);
       break;
+    case CpuReason::kSystem:
+      why = fmt::format("the CPUs {} ships with, as priced; {} PCIe lanes and {} cores wanted", b.system,
+                        c.lanes_needed, c.cores_needed);
+      break;
   }
   if (b.ram.total_bytes < b.ram.needed_bytes)
     why += fmt::format("; its {:.0f} GB maximum population falls short of the {:.0f} GB needed",
@@ -122,8 +126,10 @@ std::string RamWhy(const NodeBom& b) {
 std::string TierWhy(const NodeBom& b, const StorageTier& tier) {
   const StoragePlan& s = b.storage;
   if (tier.kind == StorageTierKind::kBulk)
-    return fmt::format("{} full checkpoints x {:.1f} GB + dataset + weights = {:.0f} GB", s.checkpoints_kept,
-                       s.checkpoint_bytes / kGB, s.bulk_bytes / kGB);
+    return fmt::format(
+        "{} full checkpoints x {:.1f} GB + dataset + weights = {:.0f} GB: the least costly priced drive set that "
+        "holds it ({:.1f} TB)",
+        s.checkpoints_kept, s.checkpoint_bytes / kGB, s.bulk_bytes / kGB, tier.capacity_bytes / 1e12);
   return fmt::format(
       "{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the interval); dataset "
       "reads {:.1f} MB/s",
@@ -180,6 +186,43 @@ std::string CoolingWhy(const NodeBom& b) {
       pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, figures.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
 }
 
+std::string PlatformText(const NodeBom& b) {
+  if (!b.system.empty()) return b.system;
+  if (b.inputs.workstation) return "workstation";
+  if (!b.inputs.board.empty()) return fmt::format("{} {}-GPU baseboard server", b.inputs.board, b.board_gpus);
+  return fmt::format("PCIe GPU server ({} cards)", b.board_gpus);
+}
+
+std::string WarningText(const NodeBom& b, const BomWarning& w) {
+  const WallCircuits& wall = Parts().circuits;
+  switch (w.code) {
+    case BomWarningCode::kBoardPartlyUsed:
+      return fmt::format(
+          "{} is sold only as whole {}-GPU boards ({}): the smallest {} system is a {}-GPU board; {:.0f} of its "
+          "{:.0f} GPUs used by this plan",
+          b.gpu.name, b.board_gpus, b.inputs.board, b.gpu.name, b.board_gpus, w.value, w.limit);
+    case BomWarningCode::kCircuitUs:
+      return fmt::format(
+          "{:.2f} kW at the wall for hours is more than a 120 V / 15 A circuit carries continuously ({:.0f} W nominal, "
+          "{:.0f}% = {:.0f} W for loads of 3 h or more; {}): in North America give it a dedicated 20 A or 240 V "
+          "circuit, or split it over separate circuits",
+          w.value / 1000, wall.us_120v_15a_w, wall.us_continuous_fraction * 100, w.limit,
+          Parts().SourceText(wall.us_source));
+    case BomWarningCode::kCircuitEu:
+      return fmt::format(
+          "{:.2f} kW at the wall is more than even a 230 V / 16 A socket circuit carries ({:.0f} W; {}): this is a "
+          "server-room load, on a 32 A or three-phase feed",
+          w.value / 1000, w.limit, Parts().SourceText(wall.eu_source));
+    case BomWarningCode::kCardSpacing:
+      return fmt::format(
+          "{} x {} take {:.0f} slot widths; a workstation board has {} slots and a tower {:.0f} positions ({}): "
+          "use blower or water-cooled cards, riser cables in an open frame, or a server chassis",
+          b.board_gpus, b.gpu.name, w.value, Parts().card_slots.board_slots, w.limit,
+          Parts().SourceText("atx-slots"));
+  }
+  return "";
+}
+
 NodeBom WithSentences(NodeBom b) {
   for (auto& t : b.storage.capacity) t.why = TermWhy(b, t);
   for (auto& t : b.cpu.lanes) t.why = TermWhy(b, t);
@@ -190,6 +233,7 @@ NodeBom WithSentences(NodeBom b) {
   b.network.why = NetworkWhy(b);
   b.power.why = PowerWhy(b);
   b.cooling.why = CoolingWhy(b);
+  for (auto& w : b.warnings) w.text = WarningText(b, w);
   return b;
 }
 

@@ -59,6 +59,29 @@ TEST(BomText, WorkstationPowerSentence) {
   EXPECT_EQ(CpuWhy(b), "as given; 20 PCIe lanes and 5 cores wanted");
 }
 
+// The build names its platform and says what it asks of the site.
+TEST(BomText, PlatformAndWarnings) {
+  NodeBom one = WithSentences(DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("h100-sxm", 1, 8)));
+  EXPECT_EQ(PlatformText(one), "HGX H100/H200 4-GPU baseboard server");
+  ASSERT_FALSE(one.warnings.empty());
+  EXPECT_EQ(one.warnings.front().text,
+            "NVIDIA H100 SXM5 80GB is sold only as whole 4-GPU boards (HGX H100/H200): the smallest NVIDIA H100 SXM5 "
+            "80GB system is a 4-GPU board; 1 of its 4 GPUs used by this plan");
+  NodeBom dgx = WithSentences(DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8)));
+  EXPECT_EQ(PlatformText(dgx), "dgx-h100");
+  EXPECT_EQ(dgx.cpu.why.rfind("the CPUs dgx-h100 ships with, as priced", 0), 0u);
+  NodeBom desk = WithSentences(DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 4, 4)));
+  EXPECT_EQ(PlatformText(desk), "workstation");
+  ASSERT_EQ(desk.warnings.size(), 2u);
+  EXPECT_NE(desk.warnings[0].text.find("more than a 120 V / 15 A circuit carries continuously (1800 W nominal, 80% = "
+                                       "1440 W for loads of 3 h or more; NFPA 70 (NEC) 210.19(A)(1)"),
+            std::string::npos);
+  EXPECT_EQ(desk.warnings[1].text.rfind("4 x NVIDIA GeForce RTX 4090 take 12 slot widths; a workstation board has 7 "
+                                        "slots and a tower 8 positions",
+                                        0),
+            0u);
+}
+
 // DeriveBom leaves the sentences to this layer; WithSentences writes every one.
 TEST(BomText, WithSentencesFillsEveryWhy) {
   const NodeBom bare = DeriveBom(Job("llama-3-8b", "full", 1e9), HandPlan("h100-sxm", 8, 8));
@@ -73,7 +96,7 @@ TEST(BomText, WithSentencesFillsEveryWhy) {
             "8 processes x 4 GB (assumption: host memory of one training process (CUDA context, framework, NCCL "
             "buffers) and its loader workers)");
   EXPECT_EQ(b.storage.tiers.back().why.rfind("3 full checkpoints x ", 0), 0u) << b.storage.tiers.back().why;
-  EXPECT_EQ(b.cpu.why.rfind("smallest server CPU with ", 0), 0u) << b.cpu.why;
+  EXPECT_EQ(b.cpu.why.rfind("the CPUs dgx-h100 ships with, as priced; ", 0), 0u) << b.cpu.why;
   EXPECT_NE(b.power.why.find("max input 10200 W less 8 GPUs x 700 W and 2 CPUs x 350 W, per GPU"),
             std::string::npos)
       << b.power.why;
