@@ -234,7 +234,7 @@ void OnPremReasons(PlatformOption& o, const PlatformPolicy& p) {
     o.why.push_back({OptionReasonCode::kNoPurchasePrice});
   } else if (!(o.usd_rented > 0)) {
     o.break_even = {BreakEvenCode::kNoRentalPrice};
-    o.why.push_back({OptionReasonCode::kNoRentalToCompare});
+    o.why.push_back({OptionReasonCode::kNoRentalPrice});
   } else if (p.usage.kind == UsageKind::kOnce) {
     o.break_even = {BreakEvenCode::kOneOff};
     o.why.push_back({.code = OptionReasonCode::kBuyOnce, .usd = o.usd_rented, .at_least = at_least});
