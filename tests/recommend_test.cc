@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "core/bom.h"
@@ -104,6 +105,48 @@ TEST(RecommendEndToEnd, ContinuousSeventyBillion) {
   EXPECT_EQ(j["break_even_reason"], (*own)["break_even_reason"]);
   EXPECT_EQ((*own)["cost"]["complete"], (*own)["cost"]["unpriced"].empty());
   EXPECT_GT(j["reliability"]["checkpoint_interval_s"].get<double>(), 0);
+}
+
+// The answers as a user reads them (text) and a program reads them (JSON): an unknown break-even is null with
+// its reason, an unpriced total is null and says "no price", a lower bound says so, and every price its source.
+TEST(RecommendEndToEnd, UnknownIsNeverZero) {
+  const json lora = {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}, {"tokens", 1e9}}}};
+  PlatformPolicy p;
+  p.usage = ParseUsage("continuous");
+  p.gpu_types = {"rtx-3090-ti", "h100-sxm"};
+  p.purchase_prices = {{"rtx-3090-ti", 1000}};
+  json j = RecommendationToJson(Recommend(JobOf(lora, "h100-sxm"), p));
+  EXPECT_EQ(j["scenario"]["usage"], "utilisation");
+  EXPECT_DOUBLE_EQ(j["scenario"]["utilisation"].get<double>(), 1);
+  bool saw_3090ti = false;
+  for (const auto& o : j["options"]) {
+    const json& c = o["cost"];
+    EXPECT_EQ(c["complete"].get<bool>(), c["unpriced"].empty()) << o["gpu"];
+    if (!c["known"].get<bool>()) {
+      EXPECT_TRUE(c["total_usd"].is_null());
+      EXPECT_EQ(c["text"].get<std::string>().rfind("no price; not priced: ", 0), 0u);
+    } else {
+      EXPECT_FALSE(c["price_source"].is_null()) << o["gpu"];
+      const bool lower_bound = c["text"].get<std::string>().starts_with("at least $");
+      EXPECT_EQ(lower_bound, !c["complete"].get<bool>());
+    }
+    if (o["kind"] == "on-prem" && o["gpu"] == "rtx-3090-ti") {
+      saw_3090ti = true;
+      EXPECT_TRUE(o["break_even_months"].is_null());
+      EXPECT_EQ(o["break_even_reason"], "no_rental_price");
+    }
+  }
+  EXPECT_TRUE(saw_3090ti);
+
+  PlatformPolicy cn;
+  cn.region = "cn";
+  const Recommendation r = Recommend(JobOf(lora, "h100-sxm"), cn);
+  const std::string text = RecommendationReport(r, ReportFormat::kText);
+  EXPECT_FALSE(std::regex_search(text, std::regex(R"(\$0([^.0-9]|$))"))) << text;  // $0.119/kWh is a price
+  EXPECT_NE(text.find("no price; not priced: Huawei Ascend 910B rental"), std::string::npos);
+  j = RecommendationToJson(r);
+  EXPECT_TRUE(j["break_even_months"].is_null());
+  EXPECT_EQ(j["break_even_reason"], "no_purchase_price");
 }
 
 }  // namespace

@@ -91,6 +91,28 @@ TEST(RecommendCommands, BadInputsAreInputErrors) {
   EXPECT_THROW(RunArgs({"review", "/nonexistent/build.json"}, status), InputError);
 }
 
+// Usage as runs: each bad value names its field, the value and what is allowed.
+TEST(RecommendCommands, BadUsageNamesTheField) {
+  int status = 0;
+  auto error = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"recommend", "--model", "llama-3-8b", "--tokens", "1e8"});
+    try {
+      RunArgs(args, status);
+    } catch (const InputError& e) {
+      return std::string(e.field()) + " | " + e.value() + " | " + e.allowed();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error({"--usage", "0/month"}), "recommend.usage | 0/month | runs a month above 0 and at most 10000");
+  EXPECT_EQ(error({"--usage", "150%"}), "recommend.usage | 150% | a utilisation above 0% and at most 100%");
+  EXPECT_EQ(error({"--usage", "weekly"}),
+            "recommend.usage | weekly | once | continuous | runs a month (4/month) | a utilisation (60%)");
+  EXPECT_EQ(error({"--runs-per-month", "0"}).rfind("recommend.runs_per_month | 0", 0), 0u);
+  const std::string both = error({"--usage", "once", "--runs-per-month", "4"});
+  EXPECT_EQ(both.rfind("recommend.runs_per_month | ", 0), 0u) << both;
+  EXPECT_TRUE(both.ends_with(" | either usage or runs_per_month, not both")) << both;
+}
+
 TEST(RecommendCommands, OtherSubcommandsPassThrough) {
   CLI::App app{"trainplan"};
   TestJobFlags flags;

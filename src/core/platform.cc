@@ -152,6 +152,8 @@ bool IsForeign(const std::string& gpu_id, const Region& region) {
          region.foreign_vendors.end();
 }
 
+std::string RunsAllowed() { return fmt::format("runs a month above 0 and at most {:g}", kMaxRunsPerMonth); }
+
 PlanConstraints BaseConstraints(const PlatformPolicy& p) {
   PlanConstraints base;
   base.deadline_s = p.deadline_s;
@@ -232,7 +234,7 @@ void OnPremReasons(PlatformOption& o, const PlatformPolicy& p) {
     o.why.push_back({OptionReasonCode::kNoPurchasePrice});
   } else if (!(o.usd_rented > 0)) {
     o.break_even = {BreakEvenCode::kNoRentalPrice};
-    o.why.push_back({OptionReasonCode::kNoRentalToCompare});
+    o.why.push_back({OptionReasonCode::kNoRentalPrice});
   } else if (p.usage.kind == UsageKind::kOnce) {
     o.break_even = {BreakEvenCode::kOneOff};
     o.why.push_back({.code = OptionReasonCode::kBuyOnce, .usd = o.usd_rented, .at_least = at_least});
@@ -309,14 +311,17 @@ Usage ParseUsage(const std::string& s, const std::string& field) {
     if (!(u > 0) || u > 1) throw InputError(field, s, "a utilisation above 0% and at most 100%");
     return {.kind = UsageKind::kUtilisation, .utilisation = u};
   }
-  for (std::string_view unit : {"/month", "permonth", "/mo"})
-    if (t.ends_with(unit)) return RunsPerMonth(number(std::string_view(t).substr(0, t.size() - unit.size())), field);
+  for (std::string_view unit : {"/month", "permonth", "/mo"}) {
+    if (!t.ends_with(unit)) continue;
+    const double runs = number(std::string_view(t).substr(0, t.size() - unit.size()));
+    if (!(runs > 0) || runs > kMaxRunsPerMonth) throw InputError(field, s, RunsAllowed());
+    return {.kind = UsageKind::kRunsPerMonth, .runs_per_month = runs};
+  }
   throw InputError(field, s, kAllowed);
 }
 
 Usage RunsPerMonth(double runs, const std::string& field) {
-  if (!(runs > 0) || runs > kMaxRunsPerMonth)
-    throw InputError(field, fmt::format("{}", runs), fmt::format("runs a month above 0 and at most {}", kMaxRunsPerMonth));
+  if (!(runs > 0) || runs > kMaxRunsPerMonth) throw InputError(field, fmt::format("{}", runs), RunsAllowed());
   return {.kind = UsageKind::kRunsPerMonth, .runs_per_month = runs};
 }
 

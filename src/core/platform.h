@@ -60,12 +60,12 @@ struct CostBreakdown {
   double power_usd = 0;
   double hosting_usd = 0;
   double rental_usd = 0;
-  double total_usd = 0;               // the priced parts; a lower bound unless `complete`
-  bool known = false;                 // the GPUs (bought or rented) have a price: the total means something
-  bool complete = false;              // every part has a price: the total is the cost
+  double total_usd = 0;                 // the priced parts; a lower bound unless `complete`
+  bool known = false;                   // the GPUs (bought or rented) have a price: the total means something
+  bool complete = false;                // every part has a price: the total is the cost
+  bool reserved = false;                // rental: a 1-year reservation is cheaper than on-demand hours
   std::vector<std::string> unpriced{};  // what the total leaves out
-  bool reserved = false;              // rental: a 1-year reservation is cheaper than on-demand hours
-  std::string price_source{};         // the GPU price's source and date ("given" when the request gave it)
+  std::string price_source{};           // the GPU price's source and date ("given" when the request gave it)
 };
 
 /// Why a purchase's break-even against renting the same work is what it is.
@@ -91,7 +91,7 @@ enum class OptionReasonCode {
   kNoPurchasePrice,  // no citable purchase price
   kPaysBack,         // after `months` (at least, when `at_least`); the horizon is `used_months`
   kNeverPaysBack,    // renting the same work never costs more per month than owning
-  kNoRentalToCompare,  // break-even unknown: the GPU has no rental price
+  kNoRentalPrice,    // break-even unknown: the GPU has no rental price
   kBuyOnce,          // a single run: buying costs the option's total against `usd` to rent the same run
   kDataStaysLocal,   // sensitive data stays on premises
   kRent,             // rent at the option's price per GPU-hour

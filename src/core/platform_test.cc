@@ -152,7 +152,7 @@ TEST(Platform, BreakEvenNeedsBothSidesPriced) {
     if (o.kind != OptionKind::kOnPrem || o.plan.gpu_id != "rtx-3090-ti") continue;
     EXPECT_EQ(o.break_even.code, BreakEvenCode::kNoRentalPrice);
     EXPECT_FALSE(o.break_even.months.has_value());
-    EXPECT_EQ(o.why[1].code, OptionReasonCode::kNoRentalToCompare);
+    EXPECT_EQ(o.why[1].code, OptionReasonCode::kNoRentalPrice);
   }
   // No purchase price: unknown too.
   PlatformOption own;

@@ -25,12 +25,12 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
           FormatUsd(o.usd_per_month_owned), r.used_months);
     case OptionReasonCode::kNeverPaysBack:
       return "renting the same runs never costs more per month than owning the GPUs";
-    case OptionReasonCode::kNoRentalToCompare:
+    case OptionReasonCode::kNoRentalPrice:
       return fmt::format("break-even unknown: {} has no rental price to compare with; give one in recommend.prices",
                          FindGpu(o.plan.gpu_id).name);
     case OptionReasonCode::kBuyOnce:
-      return fmt::format("a single run: buying costs {}{} against {} to rent the same run", r.at_least ? "at least " : "",
-                         FormatUsd(o.cost.total_usd), FormatUsd(r.usd));
+      return fmt::format("a single run: buying costs {}{} against {} to rent the same run",
+                         r.at_least ? "at least " : "", FormatUsd(o.cost.total_usd), FormatUsd(r.usd));
     default:
       return "sensitive data stays on premises";
   }
@@ -82,7 +82,7 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
     case OptionReasonCode::kNoPurchasePrice:
     case OptionReasonCode::kPaysBack:
     case OptionReasonCode::kNeverPaysBack:
-    case OptionReasonCode::kNoRentalToCompare:
+    case OptionReasonCode::kNoRentalPrice:
     case OptionReasonCode::kBuyOnce:
     case OptionReasonCode::kDataStaysLocal:
       return OnPremText(o, r, gpus);
@@ -135,7 +135,8 @@ std::string CostPartsText(const PlatformOption& o) {
   }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  if (o.runs != 1 && c.known) out += fmt::format(" ({} a run over {:.4g} runs)", FormatUsd(c.total_usd / o.runs), o.runs);
+  if (o.runs != 1 && c.known)
+    out += fmt::format(" ({} a run over {:.4g} runs)", FormatUsd(c.total_usd / o.runs), o.runs);
   if (!c.price_source.empty()) out += "; price: " + c.price_source;
   return out;
 }

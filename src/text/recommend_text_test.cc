@@ -29,7 +29,7 @@ TEST(RecommendText, OnPremReasons) {
                                  .at_least = true}),
             "pays back against renting the same runs on NVIDIA A100 SXM4 80GB after at least 15.8 months ($7154 a "
             "month rented, $1207 a month to run it); the horizon is 24 months");
-  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kNoRentalToCompare}),
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kNoRentalPrice}),
             "break-even unknown: NVIDIA A100 SXM4 80GB has no rental price to compare with; give one in "
             "recommend.prices");
   o.cost.total_usd = 64000;
