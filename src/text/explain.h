@@ -17,6 +17,12 @@ std::vector<std::string> EstimateAssumptions(const Scenario& scenario);
 /// "does not fit: needs 61.2 GiB per GPU on 24.0 GiB", one per warning of `estimate`.
 std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate);
 
+/// "at the edge (189.3 of 192 GiB, above the 93% usable)": a peak that fits the GPU without its headroom.
+std::string EdgeText(const MemoryEstimate& memory);
+
+/// "266 GB": host RAM as it is bought and given to --host-ram (decimal GB).
+std::string HostRamText(double bytes);
+
 /// "medium: GPU figures partly from secondary sources; ...".
 std::string ConfidenceText(const Confidence& confidence);
 
