@@ -160,8 +160,8 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
     for (const Plan& p : r.pareto)
-      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({})\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
-                         p.gpu_id, ToString(p.framework));
+      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
+                         p.gpu_id, ToString(p.framework), p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
   }
   if (!r.alternatives.empty()) {
     out += "\nalternatives:\n";
