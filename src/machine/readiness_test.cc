@@ -183,6 +183,20 @@ TEST(Readiness, OffloadNeedsHostMemory) {
   EXPECT_FALSE(r.ready);
 }
 
+// Qwen2.5-32B full fine-tuning with Megatron on one HGX H100 fits only at 77.1 of 80 GiB: check warns.
+TEST(Readiness, PlanAtTheEdgeWarns) {
+  Scenario job = Job("qwen2.5-32b", Method::kFull);
+  job.training.framework = Framework::kMegatron;
+  const Readiness r = CheckReadiness(job, HgxH100(), {true, 0, 2});
+  ASSERT_TRUE(r.result.feasible) << RenderReadiness(r);
+  EXPECT_TRUE(r.result.plans[0].memory.at_edge);
+  bool warned = false;
+  for (const auto& f : r.findings)
+    warned = warned || (f.severity == Finding::Severity::kWarning && f.what == "gpu memory" &&
+                        f.detail.rfind("at the edge (77.1 of 80 GiB, above the 93% usable)", 0) == 0);
+  EXPECT_TRUE(warned) << RenderReadiness(r);
+}
+
 TEST(Readiness, PlansOnTheRequestedShareOfTheGpus) {
   const Readiness r = CheckReadiness(Job("llama-3-8b", Method::kLora), HgxH100(), {false, 4, 2});
   EXPECT_EQ(r.gpus, 4);
