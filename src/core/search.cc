@@ -108,8 +108,8 @@ struct PlanOrder {
                        : objective == Objective::kCost ? cost
                                                        : static_cast<double>(p.gpus);
       double secondary = objective == Objective::kTime ? cost : p.time.total_s;
-      return std::make_tuple(edge_last && p.memory.at_edge, primary, secondary, p.memory.per_gpu_bytes, std::string_view(p.gpu_id), p.gpus, p.strategy.tp,
-                             p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
+      return std::make_tuple(edge_last && p.memory.at_edge, primary, secondary, p.memory.per_gpu_bytes,
+                             std::string_view(p.gpu_id), p.gpus, p.strategy.tp, p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
                              static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
                              p.micro_batch, p.strategy.interleave, static_cast<int>(p.framework));
     };

@@ -45,8 +45,8 @@ std::string WarningText(const Scenario& s, const EstimateWarning& w) {
                          w.needed_bytes / kGiB, w.capacity_bytes / kGiB, 100 * w.usable_bytes / w.capacity_bytes,
                          w.usable_bytes / kGiB);
     case WarningCode::kHostRamShort:
-      return fmt::format("does not fit the host: offload needs {} of host RAM per node, {} given", HostRamText(w.needed_bytes),
-                         HostRamText(w.capacity_bytes));
+      return fmt::format("does not fit the host: offload needs {} of host RAM per node, {} given",
+                         HostRamText(w.needed_bytes), HostRamText(w.capacity_bytes));
     case WarningCode::kTpSpansNodes:
       return fmt::format("tp={} spans nodes ({} GPUs per node): TP traffic crosses {}", w.tp, w.gpus_per_node,
                          s.hardware.inter_node.name);
