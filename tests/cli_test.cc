@@ -145,6 +145,70 @@ TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
   EXPECT_TRUE(offload_fits);
 }
 
+// Host RAM is a column and, when given, a limit: the 2 x RTX 4090 plan for Qwen2.5-14B offloads 266 GB.
+TEST(Cli, HostRamIsShownAndLimits) {
+  const std::string job = "--model qwen2.5-14b --method full --gpu rtx-4090 --gpus 2";
+  CommandResult plan = Trainplan("plan " + job);
+  EXPECT_EQ(plan.status, 0) << plan.out;
+  EXPECT_NE(plan.out.find("host RAM"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("   266 GB "), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("266 GB of host RAM per node"), std::string::npos) << plan.out;
+
+  CommandResult limited = Trainplan("plan " + job + " --host-ram 128");
+  EXPECT_EQ(limited.status, 0) << limited.out;
+  EXPECT_NE(limited.out.find("NO PLAN: does not fit the host: every strategy that fits the GPUs offloads more "
+                             "than the host RAM given; the least needs 266 GB per node, 128 GB given"),
+            std::string::npos)
+      << limited.out;
+
+  const std::string offload = " --zero 3 --offload optimizer+params --recompute full";
+  CommandResult estimate = Trainplan("estimate " + job + offload + " --host-ram 128");
+  EXPECT_EQ(estimate.status, 0) << estimate.out;
+  EXPECT_NE(estimate.out.find("host RAM needed      266 GB per node of 128 GB given -> DOES NOT FIT the host"),
+            std::string::npos)
+      << estimate.out;
+  EXPECT_NE(estimate.out.find("warning: does not fit the host: offload needs 266 GB of host RAM per node, 128 GB "
+                              "given"),
+            std::string::npos)
+      << estimate.out;
+  auto j = TrainplanJson("estimate " + job + offload + " --host-ram 128");
+  EXPECT_FALSE(j["memory"]["fits"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["memory"]["host_limit_bytes"].get<double>(), 128e9);
+  auto unlimited = TrainplanJson("estimate " + job + offload);
+  EXPECT_TRUE(unlimited["memory"]["fits"].get<bool>());
+  EXPECT_TRUE(unlimited["memory"]["host_limit_bytes"].is_null());
+
+  for (const char* bad : {"--host-ram 0", "--host-ram -3", "--usable-memory 0.4", "--usable-memory 2"}) {
+    CommandResult run = Trainplan("plan " + job + " " + bad);
+    EXPECT_EQ(run.status, 2) << bad << "\n" << run.out;
+    EXPECT_NE(run.out.find(std::string("error: invalid ") + std::string(bad).substr(0, std::string(bad).find(' '))),
+              std::string::npos)
+        << run.out;
+  }
+}
+
+// A plan at the edge of GPU memory is marked in the table and ranked after every plan with headroom.
+TEST(Cli, EdgePlansAreMarked) {
+  const std::string job =
+      "plan --model mixtral-8x7b --method full --tokens 1e9 --gpu mi300x --gpus 64 --framework deepspeed --top 40";
+  CommandResult run = Trainplan(job);
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("GiB!"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("! at the edge: above the 93% of GPU memory"), std::string::npos) << run.out;
+  auto j = TrainplanJson(job);
+  bool edge_seen = false;
+  for (const auto& p : j["plans"]) {
+    const bool edge = p["memory"]["at_edge"].get<bool>();
+    EXPECT_FALSE(edge_seen && !edge);
+    edge_seen = edge_seen || edge;
+    EXPECT_NEAR(p["memory"]["usable_bytes"].get<double>(), 0.93 * p["memory"]["capacity_bytes"].get<double>(), 1);
+  }
+  EXPECT_TRUE(edge_seen);
+  // No headroom asked for: nothing is at the edge.
+  auto all = TrainplanJson(job + " --usable-memory 1");
+  for (const auto& p : all["plans"]) EXPECT_FALSE(p["memory"]["at_edge"].get<bool>());
+}
+
 TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {
   for (const char* args : {"--gpus 0", "--deadline -3d", "--deadline soon", "--gpu h100-sxm,b300x",
                            "--objective fastest", "--max-gpus 0", "--price h100-sxm=abc"}) {

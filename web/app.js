@@ -4,13 +4,14 @@
 
 const $ = (sel) => document.querySelector(sel);
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const FIELDS = ['model', 'method', 'tokens', 'seq_len', 'global_batch', 'gpu', 'gpus', 'budget', 'deadline'];
+const FIELDS = ['model', 'method', 'tokens', 'seq_len', 'global_batch', 'gpu', 'gpus', 'budget', 'deadline',
+                'host_ram'];
 // Which form control an API error's field points at.
 const FIELD_INPUT = {
   'model': 'model', 'model.config': 'config', 'training.method': 'method', 'training.tokens': 'tokens',
   'training.seq_len': 'seq-len', 'training.global_batch': 'global-batch', 'plan.gpu': 'gpu', 'plan.gpus': 'gpus',
   'plan.budget_usd': 'budget', 'plan.deadline': 'deadline', 'recommend.deadline': 'deadline',
-  'recommend.budget_usd': 'budget',
+  'recommend.budget_usd': 'budget', 'hardware.host_ram_gb': 'host-ram',
 };
 const COLORS = ['#2459c4', '#5b8def', '#9fbaf5', '#e07b39', '#f2b134', '#55a868', '#8c6bb1', '#999999', '#c7c7c7',
                 '#d1495b'];
@@ -72,7 +73,7 @@ function showMode() {
 
 function shareUrl(state) {
   const params = new URLSearchParams();
-  const keep = ['model', 'config', 'method', 'tokens', 'seq_len', 'global_batch', 'mode'].concat(
+  const keep = ['model', 'config', 'method', 'tokens', 'seq_len', 'global_batch', 'host_ram', 'mode'].concat(
     state.mode === 'budget' ? ['budget', 'deadline'] : ['gpu', 'gpus']);
   for (const k of keep) if (state[k]) params.set(k, state[k]);
   return location.origin + location.pathname + '#' + params.toString();
@@ -107,6 +108,7 @@ function scenario(state) {
   }
   const training = {method: state.method};
   for (const k of ['tokens', 'seq_len', 'global_batch']) if (state[k] !== '') training[k] = numberOr(state[k]);
+  if (state.host_ram) return {model, training, hardware: {host_ram_gb: numberOr(state.host_ram)}};
   return {model, training};
 }
 

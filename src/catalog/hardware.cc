@@ -95,6 +95,8 @@ struct Catalogs {
   std::vector<GpuLinks> gpu_links;  // parallel to gpus
   std::vector<LinkSpec> links;
   NameIndex gpu_index, link_index;
+  double usable_memory_fraction = 1;
+  std::string usable_memory_source;  // with its date
 };
 
 constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "ampere", "ada",
@@ -158,6 +160,9 @@ Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
   }
 
   const CatalogDocument gpus(gpus_text, "gpus.json");
+  const Field usable = gpus.Root().At("usable_memory");
+  c.usable_memory_fraction = usable.At("fraction").Number(0.5, 1);
+  c.usable_memory_source = usable.At("source").String() + " (" + usable.At("date").String() + ")";
   for (const Field& e : gpus.Entries("gpus")) {
     GpuSpec g = ReadGpu(e);
     const Field l = e.At("links");
@@ -224,6 +229,8 @@ double GpuSpec::PeakTflops(bool fp8, bool fp32) const {
 }
 
 const std::vector<GpuSpec>& GpuCatalog() { return Get().gpus; }
+double DefaultUsableMemoryFraction() { return Get().usable_memory_fraction; }
+const std::string& UsableMemorySource() { return Get().usable_memory_source; }
 const std::vector<LinkSpec>& LinkCatalog() { return Get().links; }
 
 const GpuSpec& FindGpu(const std::string& name) {

@@ -59,6 +59,18 @@ struct LinkSpec {
   std::string source;
 };
 
+/// The share of a GPU's memory a training job can plan to fill (data/gpus.json "usable_memory"): above it a
+/// plan is "at the edge", where allocator fragmentation, NCCL communicators and the estimate's own error
+/// decide whether it runs.
+double DefaultUsableMemoryFraction();
+/// Where that figure comes from, as data/gpus.json states it.
+const std::string& UsableMemorySource();
+
+/// Bounds of the hardware keys a user sets (hardware.usable_memory_fraction, hardware.host_ram_gb): planning
+/// to fill less than half a GPU is a typo, and no node holds a petabyte of RAM.
+inline constexpr double kMinUsableMemoryFraction = 0.5;
+inline constexpr double kMaxHostRamGb = 1e6;
+
 /// The machines a job runs on.
 struct Hardware {
   GpuSpec gpu;
@@ -66,6 +78,8 @@ struct Hardware {
   int gpus_per_node = 8;
   LinkSpec intra_node;  // between GPUs of one node
   LinkSpec inter_node;  // per GPU, between nodes
+  double usable_memory_fraction = DefaultUsableMemoryFraction();  // of each GPU's memory
+  double host_ram_bytes = 0;  // per node; 0: not limited (offload may use whatever it needs)
   int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
 };
 

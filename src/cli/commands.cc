@@ -40,7 +40,7 @@ struct JobFlags {
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
-  std::optional<double> tokens;
+  std::optional<double> tokens, usable_memory, host_ram_gb;
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false;
 
@@ -59,6 +59,10 @@ struct JobFlags {
     cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
     cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
     cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
+    cmd->add_option("--usable-memory", usable_memory,
+                    fmt::format("share of each GPU's memory a plan may fill before it is at the edge (default {:g})",
+                                DefaultUsableMemoryFraction()));
+    cmd->add_option("--host-ram", host_ram_gb, "host RAM per node in GB: plans offloading more do not fit");
     if (!with_strategy) return;
     cmd->add_option("--gpu", gpu, "GPU type (see `trainplan gpus`)");
     cmd->add_option("--gpus", gpus, "number of GPUs");
@@ -113,6 +117,8 @@ struct JobFlags {
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
     set("hardware", "gpus_per_node", gpus_per_node);
+    set("hardware", "usable_memory_fraction", usable_memory);
+    set("hardware", "host_ram_gb", host_ram_gb);
     if (!intra_link.empty()) doc["hardware"]["links"]["intra_node"] = intra_link;
     if (!inter_link.empty()) doc["hardware"]["links"]["inter_node"] = inter_link;
     set("strategy", "tp", tp);

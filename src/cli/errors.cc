@@ -35,6 +35,8 @@ constexpr FlagPath kFlagPaths[] = {
     {"hardware.gpus_per_node", "--gpus-per-node"},
     {"hardware.links.intra_node", "--intra-link"},
     {"hardware.links.inter_node", "--inter-link"},
+    {"hardware.usable_memory_fraction", "--usable-memory"},
+    {"hardware.host_ram_gb", "--host-ram"},
     {"strategy.tp", "--tp"},
     {"strategy.pp", "--pp"},
     {"strategy.dp", "--dp"},

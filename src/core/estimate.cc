@@ -12,10 +12,18 @@ std::vector<EstimateWarning> Warnings(const Scenario& s, const Estimate& e) {
   if (s.model.approximate) warnings.push_back({.code = WarningCode::kApproximateModel});
   for (size_t i = 0; i < s.model.warnings.size(); ++i)
     warnings.push_back({.code = WarningCode::kModelNote, .model_note = i});
-  if (!e.memory.fits)
-    warnings.push_back({.code = WarningCode::kDoesNotFit,
-                        .needed_bytes = e.memory.per_gpu_bytes,
-                        .capacity_bytes = e.memory.capacity_bytes});
+  const MemoryEstimate& m = e.memory;
+  if (m.GpuOverCapacity())
+    warnings.push_back(
+        {.code = WarningCode::kDoesNotFit, .needed_bytes = m.per_gpu_bytes, .capacity_bytes = m.capacity_bytes});
+  if (m.HostOverLimit())
+    warnings.push_back(
+        {.code = WarningCode::kHostRamShort, .needed_bytes = m.host_bytes, .capacity_bytes = m.host_limit_bytes});
+  if (m.at_edge)
+    warnings.push_back({.code = WarningCode::kAtEdge,
+                        .needed_bytes = m.per_gpu_bytes,
+                        .capacity_bytes = m.capacity_bytes,
+                        .usable_bytes = m.usable_bytes});
   if (s.strategy.tp > s.hardware.gpus_per_node)
     warnings.push_back(
         {.code = WarningCode::kTpSpansNodes, .tp = s.strategy.tp, .gpus_per_node = s.hardware.gpus_per_node});

@@ -27,8 +27,16 @@ struct MemoryEstimate {
   std::array<double, static_cast<size_t>(MemTerm::kCount)> bytes{};  // per GPU
   double per_gpu_bytes = 0;
   double capacity_bytes = 0;  // the GPU's memory
+  double usable_bytes = 0;    // capacity x Hardware::usable_memory_fraction
   double host_bytes = 0;      // host RAM needed across the node for offload and pinned buffers
+  double host_limit_bytes = 0;  // Hardware::host_ram_bytes; 0: not limited
+  /// Runs: the peak is within the GPU's capacity and the host RAM within its limit. A plan between the
+  /// usable share and the capacity still fits but is `at_edge`: shown, marked and ranked after safe plans.
   bool fits = false;
+  bool at_edge = false;
+
+  bool GpuOverCapacity() const { return per_gpu_bytes > capacity_bytes; }
+  bool HostOverLimit() const { return host_limit_bytes > 0 && host_bytes > host_limit_bytes; }
 
   double& operator[](MemTerm t) { return bytes[static_cast<size_t>(t)]; }
   double operator[](MemTerm t) const { return bytes[static_cast<size_t>(t)]; }
@@ -116,6 +124,8 @@ enum class WarningCode {
   kApproximateModel,  // the model is a generic shape
   kModelNote,         // ModelSpec::warnings[model_note], as the model reader wrote it
   kDoesNotFit,        // needed_bytes per GPU on capacity_bytes
+  kAtEdge,            // needed_bytes per GPU above usable_bytes, within capacity_bytes
+  kHostRamShort,      // needed_bytes of host RAM per node above capacity_bytes, the RAM given
   kTpSpansNodes,      // tp over gpus_per_node: TP traffic crosses the inter-node link
   kNoNvlink,          // a consumer GPU without NVLink talks over the intra-node link
 };
@@ -123,7 +133,7 @@ enum class WarningCode {
 struct EstimateWarning {
   WarningCode code = WarningCode::kModelNote;
   size_t model_note = 0;
-  double needed_bytes = 0, capacity_bytes = 0;
+  double needed_bytes = 0, capacity_bytes = 0, usable_bytes = 0;
   int tp = 0, gpus_per_node = 0;
 };
 

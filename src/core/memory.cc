@@ -488,9 +488,17 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
   const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));
   m.host_bytes = host_per_gpu * gpus_on_node;
-  m.capacity_bytes = sc.hardware.gpu.memory_bytes;
-  m.fits = m.per_gpu_bytes <= m.capacity_bytes;
   return m;
+}
+
+// Whether the peak runs on this hardware: within the GPU's capacity and the host RAM given, and whether it
+// leaves the headroom the usable fraction keeps (docs/memory.md, "Headroom and host RAM").
+[[gnu::always_inline]] inline void JudgeFit(const Hardware& hw, MemoryEstimate& m) {
+  m.capacity_bytes = hw.gpu.memory_bytes;
+  m.usable_bytes = m.capacity_bytes * hw.usable_memory_fraction;
+  m.host_limit_bytes = hw.host_ram_bytes;
+  m.fits = !m.GpuOverCapacity() && !m.HostOverLimit();
+  m.at_edge = m.fits && m.per_gpu_bytes > m.usable_bytes;
 }
 
 // The peak is on the first pipeline stage (embedding, most in-flight micro-batches) or the last (LM
@@ -500,9 +508,12 @@ MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, c
   const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
   const Parallel par = ParallelOf(scenario);
   MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, true));
-  if (par.p == 1) return first;
-  MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, false));
-  return last.per_gpu_bytes > first.per_gpu_bytes ? last : first;
+  if (par.p > 1) {
+    MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, false));
+    if (last.per_gpu_bytes > first.per_gpu_bytes) first = last;
+  }
+  JudgeFit(scenario.hardware, first);
+  return first;
 }
 
 }  // namespace

@@ -335,6 +335,39 @@ TEST(MemoryTest, OffloadMovesOptimizerAndParamsToHost) {
   EXPECT_LT(all.per_gpu_bytes, opt.per_gpu_bytes);
 }
 
+// The usable share of GPU memory (0.93 from data/gpus.json) separates safe plans from plans at the edge; a
+// host RAM limit makes offload that needs more not fit.
+TEST(MemoryTest, HeadroomAndHostRamJudgeTheFit) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 8, 3);
+  sc.strategy.offload = Offload::kOptimizer;
+  EXPECT_DOUBLE_EQ(sc.hardware.usable_memory_fraction, 0.93);
+  const MemoryEstimate m = Estimate(sc);
+  EXPECT_DOUBLE_EQ(m.capacity_bytes, 80e9);
+  EXPECT_DOUBLE_EQ(m.usable_bytes, 0.93 * 80e9);
+  EXPECT_LT(m.per_gpu_bytes, m.usable_bytes);
+  EXPECT_TRUE(m.fits);
+  EXPECT_FALSE(m.at_edge);
+  EXPECT_EQ(m.host_limit_bytes, 0);
+
+  // The same peak with a usable share just below it: still fits, at the edge.
+  sc.hardware.usable_memory_fraction = 0.99 * m.per_gpu_bytes / m.capacity_bytes;
+  const MemoryEstimate edge = Estimate(sc);
+  EXPECT_TRUE(edge.fits);
+  EXPECT_TRUE(edge.at_edge);
+  sc.hardware.usable_memory_fraction = 0.93;
+
+  // 16 bytes per parameter on the host for the whole node; one GB less than that does not fit.
+  sc.hardware.host_ram_bytes = m.host_bytes - 1e9;
+  const MemoryEstimate short_host = Estimate(sc);
+  EXPECT_DOUBLE_EQ(short_host.host_limit_bytes, m.host_bytes - 1e9);
+  EXPECT_TRUE(short_host.HostOverLimit());
+  EXPECT_FALSE(short_host.GpuOverCapacity());
+  EXPECT_FALSE(short_host.fits);
+  EXPECT_FALSE(short_host.at_edge);
+  sc.hardware.host_ram_bytes = m.host_bytes;
+  EXPECT_TRUE(Estimate(sc).fits);
+}
+
 // Recomputation never raises activation memory, for dense and MoE layers, with and without flash
 // attention, TP and sequence parallelism.
 TEST(MemoryTest, RecomputeNeverRaisesActivations) {

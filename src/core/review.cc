@@ -50,7 +50,8 @@ bool PlanOnBuild(const BuildSpec& build, const Scenario& job, PlanConstraints c,
   r.fits = true;
   r.plan = plan_found;
   r.needed = needed;
-  add("gpu-memory", "ok", FindingCode::kFits);
+  // The search ranks safe plans first: a plan at the edge here means none on this build keeps the headroom.
+  add("gpu-memory", plan_found.memory.at_edge ? "warn" : "ok", FindingCode::kFits);
   return true;
 }
 

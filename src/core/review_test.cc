@@ -133,6 +133,30 @@ TEST(Review, OffloadBeyondTheRamFallsBackToAPlanOnTheGpus) {
   EXPECT_NEAR(r.needed.ram.needed_bytes / 1e9, 128.4, 0.1);
 }
 
+// Guide B with 128 GB of RAM: the plan that keeps everything on the GPUs fills 39.4 of 40 GiB, so the review
+// warns at the edge instead of "ok".
+TEST(Review, PlanAtTheEdgeWarns) {
+  json doc = Load("guide-b.json");
+  doc["ram_gb"] = 128;
+  BuildReview r = Review(BuildFromJson(doc));
+  ASSERT_TRUE(r.fits);
+  EXPECT_TRUE(r.plan.memory.at_edge);
+  EXPECT_NEAR(r.plan.memory.per_gpu_bytes / (1024.0 * 1024 * 1024), 39.4, 0.05);
+  const BuildFinding* memory = Find(r, "gpu-memory", "warn");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->code, FindingCode::kFits);
+  EXPECT_EQ(Find(r, "gpu-memory", "ok"), nullptr);
+}
+
+// Guide B as published: the review takes a plan that keeps the headroom (it used to take 39.2 of 40 GiB).
+TEST(Review, GuideBPlanKeepsTheHeadroom) {
+  BuildReview r = Review(BuildFromJson(Load("guide-b.json")));
+  ASSERT_TRUE(r.fits);
+  EXPECT_FALSE(r.plan.memory.at_edge);
+  EXPECT_LE(r.plan.memory.per_gpu_bytes, 0.93 * 40 * 1024.0 * 1024 * 1024);
+  EXPECT_NE(Find(r, "gpu-memory", "ok"), nullptr);
+}
+
 // Guide C (8x H100 HGX, 2 TB): Llama 3 70B full fine-tuning runs with offload inside 2 TB of RAM.
 TEST(Review, GuideCRunsSeventyBillionFull) {
   const BuildRequest b = BuildFromJson(Load("guide-c.json"));

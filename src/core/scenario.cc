@@ -104,6 +104,18 @@ void CheckGpuCounts(const Hardware& hw) {
   }
 }
 
+/// The usable share of GPU memory and the host RAM, within the bounds the scenario reader applies.
+void CheckHeadroomAndHostRam(const Hardware& hw) {
+  const double fraction = hw.usable_memory_fraction;
+  if (!(fraction >= kMinUsableMemoryFraction && fraction <= 1))
+    throw InputError("hardware.usable_memory_fraction", fmt::format("{:g}", fraction),
+                     fmt::format("a number from {:g} to 1", kMinUsableMemoryFraction));
+  const double host_gb = hw.host_ram_bytes / kGB;
+  if (!(host_gb >= 0 && host_gb <= kMaxHostRamGb))
+    throw InputError("hardware.host_ram_gb", fmt::format("{:g}", host_gb),
+                     fmt::format("a number greater than 0 and at most {:g} (GB per node)", kMaxHostRamGb));
+}
+
 /// Parallel sizes and the ZeRO stage within their limits.
 void CheckStrategySizes(const Strategy& sg) {
   const std::pair<const char*, int> sizes[] = {{"strategy.tp", sg.tp}, {"strategy.pp", sg.pp}, {"strategy.cp", sg.cp},
@@ -235,6 +247,7 @@ void ValidateScenario(Scenario& s) {
   if (m.num_layers < 1 || m.layers.empty()) throw InputError("model", m.name, "a model with at least one layer");
   CheckTrainingSizes(s.training);
   CheckGpuCounts(s.hardware);
+  CheckHeadroomAndHostRam(s.hardware);
   CheckStrategySizes(sg);
   DeriveDataParallel(s.hardware, sg);
   CheckTensorSplit(m, sg);

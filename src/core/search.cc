@@ -83,19 +83,24 @@ int64_t HeadsGcd(const ModelSpec& m) {
 }
 
 /// Orders plans by the objective, then by the other measures, then by a fixed key for determinism.
+/// `edge_last`: plans at the edge of GPU memory rank after every safe plan (the ranked lists); the time
+/// order of the Pareto front leaves it off.
 struct PlanOrder {
   Objective objective;
-  /// True when a candidate with these measures ranks strictly after `than` on the two leading keys
-  /// (ties go to the full comparison).
-  bool LeadingWorse(double total_s, double cost_usd, double price, int gpus, const Plan& than) const {
+  bool edge_last = false;
+  /// True when a candidate with these measures ranks strictly after `than` on the leading keys (ties go
+  /// to the full comparison).
+  bool LeadingWorse(double total_s, double cost_usd, double price, int gpus, bool at_edge, const Plan& than) const {
     const double cost = price > 0 ? cost_usd : INFINITY;
     const double than_cost = than.price_per_gpu_hour > 0 ? than.cost_usd : INFINITY;
-    auto leading = [&](double t, double c, int g) {
-      return objective == Objective::kTime   ? std::make_pair(t, c)
-             : objective == Objective::kCost ? std::make_pair(c, t)
-                                             : std::make_pair(static_cast<double>(g), t);
+    auto leading = [&](double t, double c, int g, bool edge) {
+      const double e = edge_last && edge ? 1 : 0;
+      return objective == Objective::kTime   ? std::make_tuple(e, t, c)
+             : objective == Objective::kCost ? std::make_tuple(e, c, t)
+                                             : std::make_tuple(e, static_cast<double>(g), t);
     };
-    return leading(than.time.total_s, than_cost, than.gpus) < leading(total_s, cost, gpus);
+    return leading(than.time.total_s, than_cost, than.gpus, than.memory.at_edge) <
+           leading(total_s, cost, gpus, at_edge);
   }
   bool operator()(const Plan& a, const Plan& b) const {
     auto key = [&](const Plan& p) {
@@ -105,8 +110,8 @@ struct PlanOrder {
                        : objective == Objective::kCost ? cost
                                                        : static_cast<double>(p.gpus);
       double secondary = objective == Objective::kTime ? cost : p.time.total_s;
-      return std::make_tuple(primary, secondary, p.memory.per_gpu_bytes, std::string_view(p.gpu_id), p.gpus, p.strategy.tp,
-                             p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
+      return std::make_tuple(edge_last && p.memory.at_edge, primary, secondary, p.memory.per_gpu_bytes,
+                             std::string_view(p.gpu_id), p.gpus, p.strategy.tp, p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
                              static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
                              p.micro_batch, p.strategy.interleave, static_cast<int>(p.framework));
     };
@@ -120,6 +125,7 @@ struct TaskResult {
   std::vector<Plan> fastest;        // fastest plan that fits (ignoring deadline/budget), for the Pareto front
   double min_memory_bytes = 0;      // smallest per-GPU memory of any candidate (why nothing fits)
   double capacity_bytes = 0;
+  double min_host_bytes = INFINITY;  // least host RAM of candidates that fit the GPUs but not the host
   double fastest_fit_s = 0;         // fastest time among plans that fit
   double cheapest_fit_usd = 0;      // cheapest cost among plans that fit
   int64_t evaluated = 0;
@@ -194,7 +200,8 @@ struct WorkerState {
 class TaskSearch {
  public:
   TaskSearch(const SearchSpace& space, Scenario& s, int gpus, int gpn, double price)
-      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(price), order_{c_.objective} {}
+      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(price),
+        order_{c_.objective, /*edge_last=*/true} {}
 
   /// Tensor, pipeline and context sizes that divide the GPUs and the batch, for one engine.
   void Walk(Framework framework, const PreparedModel& prepared, TaskResult& result) {
@@ -285,7 +292,8 @@ class TaskSearch {
     MemoryEstimate floor = EstimateMemory(s_, *prepared_);
     ++result.evaluated;
     result.min_memory_bytes = std::min(result.min_memory_bytes, floor.per_gpu_bytes);
-    if (!floor.fits) {
+    // The bound is on GPU memory only: full recomputation may hold more in host RAM (checkpoints offloaded).
+    if (floor.GpuOverCapacity()) {
       result.enumerated += 3 * MicroBatchCount(per_replica) - 1;  // pruned by the bound
       return;
     }
@@ -299,7 +307,10 @@ class TaskSearch {
         ++result.enumerated;
         MemoryEstimate mem = EstimateMemory(s_, *prepared_);
         ++result.evaluated;
-        if (!mem.fits) break;  // memory only grows with the micro-batch
+        if (!mem.fits) {  // GPU and host memory only grow with the micro-batch
+          if (!mem.GpuOverCapacity()) result.min_host_bytes = std::min(result.min_host_bytes, mem.host_bytes);
+          break;
+        }
         Keep(mem, EstimateTime(s_, *prepared_), mb);
       }
     }
@@ -315,7 +326,8 @@ class TaskSearch {
                        (c_.budget_usd <= 0 || (price_ > 0 && cost_usd <= c_.budget_usd));
     const bool may_be_fastest = result.fastest.empty() || time.total_s <= result.fastest[0].time.total_s;
     const bool may_be_best = meets && (result.best.size() < static_cast<size_t>(c_.top) ||
-                                       !order_.LeadingWorse(time.total_s, cost_usd, price_, gpus_, result.best.back()));
+                                       !order_.LeadingWorse(time.total_s, cost_usd, price_, gpus_, mem.at_edge,
+                                                            result.best.back()));
     if (!may_be_fastest && !may_be_best) return;
     Plan plan;
     plan.framework = framework_;
@@ -540,13 +552,14 @@ int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threa
 struct NearMisses {
   double min_memory = INFINITY;  // the least per-GPU memory relative to its GPU's capacity
   double capacity_at_min = 0;
+  double min_host = INFINITY;  // the least host RAM of candidates held back only by the host RAM given
   double fastest_fit = INFINITY;
   double cheapest_fit = INFINITY;
 };
 
 /// Merges the tasks' plans into the ranked list and the Pareto front.
 NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c, PlanResult& out) {
-  const PlanOrder order{c.objective};
+  const PlanOrder order{c.objective, /*edge_last=*/true};
   std::vector<Plan> fastest;
   NearMisses near;
   for (auto& r : results) {
@@ -558,6 +571,7 @@ NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c
       near.min_memory = r.min_memory_bytes;
       near.capacity_at_min = r.capacity_bytes;
     }
+    near.min_host = std::min(near.min_host, r.min_host_bytes);
     near.fastest_fit = std::min(near.fastest_fit, r.fastest_fit_s);
     near.cheapest_fit = std::min(near.cheapest_fit, r.cheapest_fit_usd);
   }
@@ -583,12 +597,17 @@ NoPlanReason CountOutsideSearch(const PlanConstraints& c) {
 }
 
 /// The binding constraint when the search found no plan, checked in the order the search applies them.
-NoPlanReason BindingConstraint(const NearMisses& near, const PlanConstraints& c, int64_t global_batch) {
+NoPlanReason BindingConstraint(const NearMisses& near, const Scenario& job, const PlanConstraints& c,
+                               int64_t global_batch) {
   NoPlanReason why;
   if (std::isinf(near.min_memory)) {
     why.code = NoPlanCode::kNoLayout;
     why.gpus = c.gpus;
     why.global_batch = global_batch;
+  } else if (std::isinf(near.fastest_fit) && !std::isinf(near.min_host)) {
+    why.code = NoPlanCode::kHostRam;
+    why.needed_bytes = near.min_host;
+    why.capacity_bytes = job.hardware.host_ram_bytes;
   } else if (std::isinf(near.fastest_fit)) {
     why.code = NoPlanCode::kOutOfMemory;
     why.needed_bytes = near.min_memory;
@@ -620,7 +639,7 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
     std::vector<TaskResult> results;
     out.threads = RunTasks(space, MakeTasks(c), threads, results);
     const NearMisses near = MergeTasks(results, c, out);
-    if (out.plans.empty()) out.reason = BindingConstraint(near, c, space.global_batch);
+    if (out.plans.empty()) out.reason = BindingConstraint(near, job, c, space.global_batch);
   }
   out.feasible = !out.plans.empty();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

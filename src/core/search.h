@@ -88,6 +88,7 @@ enum class NoPlanCode {
   kPartialNodes,       // the exact count is not a whole number of nodes
   kNoLayout,           // no tp x pp x cp x dp of the counts has a dp that divides the global batch
   kOutOfMemory,        // even the leanest strategy needs more memory than the GPU has
+  kHostRam,            // strategies fit the GPUs, but each offloads more than the host RAM given
   kTooSlow,            // the fastest plan that fits misses the deadline
   kNoPrice,            // a budget is set but no GPU with a fitting plan has a price
   kOverBudget,         // the cheapest plan that fits costs more than the budget
@@ -101,8 +102,8 @@ struct NoPlanReason {
   int max_gpus = 0;              // kBeyondRange
   int gpus_per_node = 0;         // kPartialNodes
   int64_t global_batch = 0;      // kNoLayout: sequences per optimizer step
-  double needed_bytes = 0;       // kOutOfMemory: the least memory per GPU of any strategy
-  double capacity_bytes = 0;     // kOutOfMemory: of the GPU with the least shortfall
+  double needed_bytes = 0;       // kOutOfMemory: the least memory per GPU of any strategy; kHostRam: host RAM
+  double capacity_bytes = 0;     // kOutOfMemory: of the GPU with the least shortfall; kHostRam: the RAM given
   bool offload_allowed = false;  // kOutOfMemory
   double fastest_s = 0;          // kTooSlow
   double deadline_s = 0;         // kTooSlow

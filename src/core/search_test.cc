@@ -1,5 +1,6 @@
 #include "core/search.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include "base/error.h"
 #include "core/framework.h"
 #include "core/limits.h"
+#include "core/units.h"
 #include "io/writers.h"
 #include "text/explain.h"
 #include "io/scenario_reader.h"
@@ -77,7 +79,10 @@ Plan BruteForceFastest(const Scenario& job, const std::string& gpu_id, int gpus,
                   MemoryEstimate mem = EstimateMemory(s, params, trainable);
                   if (!mem.fits) continue;
                   TimeEstimate t = EstimateTime(s, params, trainable);
-                  if (t.total_s < best.time.total_s) {
+                  // Plans that keep the headroom rank before plans at the edge, then the fastest.
+                  const bool found = std::isfinite(best.time.total_s);
+                  if (!found || std::make_pair(mem.at_edge, t.total_s) <
+                                    std::make_pair(best.memory.at_edge, best.time.total_s)) {
                     best.time = t;
                     best.memory = mem;
                     best.strategy = s.strategy;
@@ -112,6 +117,81 @@ TEST(Search, MatchesBruteForceOnSmallSpaces) {
   Scenario qlora = Job("llama-3-8b", "qlora", 1e7, 1024, 16);
   ExpectSameAsBruteForce(qlora, "rtx-4090", 1, Framework::kHfTrainer);
   ExpectSameAsBruteForce(qlora, "rtx-4090", 2, Framework::kHfTrainer);
+}
+
+// Plans at the edge of GPU memory rank after every plan that keeps the headroom: Mixtral's cheapest plan on
+// MI300X used to be 64 GPUs at 189.3 of 192 GiB.
+TEST(Search, EdgePlansRankAfterSafePlans) {
+  Scenario job = Job("mixtral-8x7b", "full", 1e9, 4096, 128);
+  job.training.framework = Framework::kDeepSpeed;
+  PlanConstraints c;
+  c.gpu_types = {"mi300x"};
+  c.gpus = 64;
+  c.framework_fixed = true;
+  c.top = 40;
+  job.hardware.usable_memory_fraction = 1;  // no headroom: the old ranking
+  const PlanResult old = SearchPlans(job, c, 2);
+  ASSERT_TRUE(old.feasible);
+  EXPECT_EQ(old.plans[0].gpus, 64);
+  EXPECT_NEAR(old.plans[0].memory.per_gpu_bytes / kGiB, 189.3, 0.05);
+
+  job.hardware.usable_memory_fraction = 0.93;
+  const PlanResult r = SearchPlans(job, c, 2);
+  ASSERT_TRUE(r.feasible);
+  EXPECT_FALSE(r.plans[0].memory.at_edge) << PlanWhy(r.plans[0]);
+  EXPECT_LE(r.plans[0].memory.per_gpu_bytes, 0.93 * 192 * kGiB);
+  bool edge_seen = false;
+  for (const Plan& p : r.plans) {
+    EXPECT_FALSE(edge_seen && !p.memory.at_edge) << "a safe plan ranks after an edge plan: " << PlanWhy(p);
+    edge_seen = edge_seen || p.memory.at_edge;
+    EXPECT_EQ(p.memory.at_edge, p.memory.per_gpu_bytes > p.memory.usable_bytes);
+  }
+  // The 189.3 GiB plan, the cheapest, is still shown after the safe ones and says where it stands.
+  const auto edge = std::find_if(r.plans.begin(), r.plans.end(), [](const Plan& p) { return p.memory.at_edge; });
+  ASSERT_NE(edge, r.plans.end());
+  EXPECT_NEAR(edge->memory.per_gpu_bytes / kGiB, 189.3, 0.05);
+  EXPECT_LT(edge->cost_usd, r.plans[0].cost_usd);
+  EXPECT_NE(PlanWhy(*edge).find("at the edge ("), std::string::npos) << PlanWhy(*edge);
+  EXPECT_NE(PlanWhy(*edge).find("of 192 GiB, above the 93% usable)"), std::string::npos) << PlanWhy(*edge);
+}
+
+// Qwen2.5-72B on 32 H100: the best plan used to fill 79.0 of 80 GiB; now it keeps the 7% headroom.
+TEST(Search, BestPlanKeepsTheHeadroom) {
+  Scenario job = Job("qwen2.5-72b", "full", 0, 4096, 128);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 32;
+  const PlanResult r = SearchPlans(job, c, 2);
+  ASSERT_TRUE(r.feasible);
+  EXPECT_LE(r.plans[0].memory.per_gpu_bytes, 0.93 * 80 * kGiB) << PlanWhy(r.plans[0]);
+  EXPECT_FALSE(r.plans[0].memory.at_edge);
+}
+
+// Host RAM given: strategies that offload more do not fit; when nothing else fits the GPUs the reason says so.
+TEST(Search, HostRamLimitsOffload) {
+  Scenario job = Job("qwen2.5-14b", "full", 0, 4096, 128);
+  PlanConstraints c;
+  c.gpu_types = {"rtx-4090"};
+  c.gpus = 2;
+  const PlanResult unlimited = SearchPlans(job, c, 1);
+  ASSERT_TRUE(unlimited.feasible);
+  EXPECT_NEAR(unlimited.plans[0].memory.host_bytes / 1e9, 265.9, 0.1);
+  EXPECT_NE(PlanWhy(unlimited.plans[0]).find("266 GB of host RAM per node"), std::string::npos);
+
+  job.hardware.host_ram_bytes = 128e9;
+  const PlanResult r = SearchPlans(job, c, 1);
+  ASSERT_FALSE(r.feasible);
+  EXPECT_EQ(r.reason.code, NoPlanCode::kHostRam);
+  EXPECT_NEAR(r.reason.needed_bytes / 1e9, 265.9, 0.1);
+  EXPECT_DOUBLE_EQ(r.reason.capacity_bytes, 128e9);
+  EXPECT_EQ(NoPlanText(r.reason),
+            "does not fit the host: every strategy that fits the GPUs offloads more than the host RAM given; the "
+            "least needs 266 GB per node, 128 GB given");
+  // Enough RAM: the offloading plan returns, and every plan stays within it.
+  job.hardware.host_ram_bytes = 300e9;
+  const PlanResult enough = SearchPlans(job, c, 1);
+  ASSERT_TRUE(enough.feasible);
+  for (const Plan& p : enough.plans) EXPECT_LE(p.memory.host_bytes, 300e9);
 }
 
 TEST(Search, ResultDoesNotDependOnThreadCount) {

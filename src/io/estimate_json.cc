@@ -30,7 +30,11 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                  {"per_gpu_gib", e.memory.per_gpu_bytes / kGiB},
                  {"capacity_bytes", e.memory.capacity_bytes},
                  {"components", mem_components},
+                 {"usable_bytes", e.memory.usable_bytes},
+                 {"usable_memory_fraction", s.hardware.usable_memory_fraction},
+                 {"at_edge", e.memory.at_edge},
                  {"host_bytes", e.memory.host_bytes},
+                 {"host_limit_bytes", e.memory.host_limit_bytes > 0 ? json(e.memory.host_limit_bytes) : json()},
                  {"fits", e.memory.fits}};
   json time_breakdown = json::object();
   for (size_t i = 0; i < static_cast<size_t>(TimeTerm::kCount); ++i)

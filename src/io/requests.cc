@@ -74,7 +74,11 @@ Scenario JobFromDocument(const Field& root, bool allow_paths, bool& framework_fi
   job.erase("strategy");
   if (training.Has("micro_batch")) job["training"].erase("micro_batch");
   job["hardware"] = {{"gpu", gpu}, {"gpus", 1}};
-  return ScenarioFromDocument(Field(job, root.path()), allow_paths);
+  Scenario scenario = ScenarioFromDocument(Field(job, root.path()), allow_paths);
+  // What the hardware holds besides the GPUs binds every plan: the headroom kept on them and the host RAM.
+  scenario.hardware.usable_memory_fraction = hardware.usable_memory_fraction;
+  scenario.hardware.host_ram_bytes = hardware.host_ram_bytes;
+  return scenario;
 }
 
 PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "core/framework.h"
 #include "core/limits.h"
+#include "core/units.h"
 #include "io/hf_config.h"
 #include "io/model_catalog.h"
 
@@ -251,7 +252,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
 }
 
 void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
-  h.CheckKeys({"gpu", "gpus", "gpus_per_node", "links"});
+  h.CheckKeys({"gpu", "gpus", "gpus_per_node", "links", "usable_memory_fraction", "host_ram_gb"});
   const auto gpu = h.Get("gpu");
   hw.gpu = gpu ? ReadGpu(*gpu) : FindGpu("h100-sxm");
   // Absent gpus: as many as the strategy asks for (dp defaults to 1).
@@ -264,6 +265,9 @@ void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
   const auto inter = links.Get("inter_node");
   hw.intra_node = intra ? ReadLink(*intra, hw.gpu) : DefaultIntraNodeLink(hw.gpu);
   hw.inter_node = inter ? ReadLink(*inter, hw.gpu) : DefaultInterNodeLink(hw.gpu);
+  if (const auto v = h.Get("usable_memory_fraction"))
+    hw.usable_memory_fraction = v->Number(kMinUsableMemoryFraction, 1, /*lo_inclusive=*/true);
+  if (const auto v = h.Get("host_ram_gb")) hw.host_ram_bytes = v->Number(0, kMaxHostRamGb) * kGB;
 }
 
 void CheckScenarioShape(const Field& doc) {

@@ -361,6 +361,39 @@ TEST(ValidateScenario, SequenceParallelIsDroppedWithoutTensorParallel) {
       ScenarioFromJson(Doc({{"sequence_parallel", true}, {"tp", 8}}, {{"gpus", 8}}), false).strategy.sequence_parallel);
 }
 
+TEST(ScenarioFromJson, HeadroomAndHostRam) {
+  const Scenario defaults = ScenarioFromJson(Doc(), false);
+  EXPECT_DOUBLE_EQ(defaults.hardware.usable_memory_fraction, DefaultUsableMemoryFraction());
+  EXPECT_DOUBLE_EQ(DefaultUsableMemoryFraction(), 0.93);
+  EXPECT_NE(UsableMemorySource().find("2026-12-01"), std::string::npos);
+  EXPECT_EQ(defaults.hardware.host_ram_bytes, 0);
+  const Scenario s = ScenarioFromJson(
+      Doc({}, {{"gpu", "h100-sxm"}, {"gpus", 8}, {"usable_memory_fraction", 0.9}, {"host_ram_gb", 512}}), false);
+  EXPECT_DOUBLE_EQ(s.hardware.usable_memory_fraction, 0.9);
+  EXPECT_DOUBLE_EQ(s.hardware.host_ram_bytes, 512e9);
+
+  InputError e = ErrorOf(Doc({}, {{"gpu", "h100-sxm"}, {"gpus", 8}, {"usable_memory_fraction", 0.4}}));
+  EXPECT_EQ(e.field(), "hardware.usable_memory_fraction");
+  EXPECT_EQ(e.allowed(), "a number from 0.5 to 1");
+  e = ErrorOf(Doc({}, {{"gpu", "h100-sxm"}, {"gpus", 8}, {"usable_memory_fraction", 1.2}}));
+  EXPECT_EQ(e.field(), "hardware.usable_memory_fraction");
+  e = ErrorOf(Doc({}, {{"gpu", "h100-sxm"}, {"gpus", 8}, {"host_ram_gb", 0}}));
+  EXPECT_EQ(e.field(), "hardware.host_ram_gb");
+  e = ErrorOf(Doc({}, {{"gpu", "h100-sxm"}, {"gpus", 8}, {"host_ram_gb", "lots"}}));
+  EXPECT_EQ(e.field(), "hardware.host_ram_gb");
+
+  // The validator holds a scenario built in code to the same bounds.
+  Scenario built = s;
+  built.hardware.usable_memory_fraction = 0.3;
+  try {
+    ValidateScenario(built);
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& err) {
+    EXPECT_EQ(err.field(), "hardware.usable_memory_fraction");
+    EXPECT_EQ(err.allowed(), "a number from 0.5 to 1");
+  }
+}
+
 TEST(ScenarioFromJson, LinksAndLoraTargets) {
   // "nvlink" on a card without it is an error naming the card.
   InputError e = ErrorOf(Doc({}, {{"gpu", "RTX 4090"}, {"gpus", 2}, {"links", {{"intra_node", "nvlink"}}}}));

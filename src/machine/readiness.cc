@@ -90,6 +90,9 @@ void CheckPlanMemory(Readiness& r, const Plan& plan, const MachineProbe& probe, 
     Add(r, Finding::Severity::kBlocker, "gpu memory",
         fmt::format("the plan needs {:.1f} GiB per GPU; the fullest GPU has {:.1f} GiB free", plan.memory.per_gpu_bytes / kGiB,
                     least_free / kGiB));
+  if (plan.memory.at_edge)
+    Add(r, Finding::Severity::kWarning, "gpu memory",
+        EdgeText(plan.memory) + ": no strategy leaves the usual headroom; watch the first steps for out-of-memory");
   if (plan.memory.host_bytes > probe.memory.available_bytes)
     Add(r, Finding::Severity::kBlocker, "host memory",
         fmt::format("offload and pinned buffers need {:.1f} GiB of host RAM; {:.1f} GiB is available",
@@ -205,6 +208,8 @@ bool ChooseGpus(Readiness& r, const MachineProbe& probe, const ReadinessOptions&
 Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const ReadinessOptions& options) {
   Readiness r;
   r.job = job;
+  // Plans offload no more than this machine's free RAM, unless the job names its own limit.
+  if (r.job.hardware.host_ram_bytes <= 0) r.job.hardware.host_ram_bytes = probe.memory.available_bytes;
   if (!ChooseGpus(r, probe, options)) return r;
 
   PlanConstraints constraints;
@@ -214,7 +219,7 @@ Readiness CheckReadiness(const Scenario& job, const MachineProbe& probe, const R
   constraints.objective = Objective::kTime;
   constraints.framework_fixed = options.framework_fixed;
   constraints.top = 3;
-  r.result = SearchPlans(job, constraints, options.threads);
+  r.result = SearchPlans(r.job, constraints, options.threads);
   r.checkpoint_bytes = CheckpointBytes(job);
 
   const double least_free = CheckGpusInUse(r, probe);

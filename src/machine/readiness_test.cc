@@ -10,6 +10,7 @@
 #include "core/framework.h"
 #include "core/model.h"
 #include "io/model_catalog.h"
+#include "text/explain.h"
 
 namespace trainplan {
 namespace {
@@ -156,14 +157,44 @@ TEST(Readiness, BusyGpuNarrowPcieAndThrottlingAreReported) {
   EXPECT_TRUE(Has(r, Finding::Severity::kWarning, "ecc"));
 }
 
-TEST(Readiness, OffloadNeedsHostMemory) {
+// The probed RAM binds the search: no strategy that offloads more than the free 8 GiB is planned.
+TEST(Readiness, ProbedRamLimitsOffload) {
   MachineProbe p = Machine("NVIDIA GeForce RTX 4090", 24564, "topo_2xrtx4090_pcie.txt", 20e12);
   p.memory = {16 * kGiB, 8 * kGiB};
   const Readiness r = CheckReadiness(Job("llama-3-8b", Method::kFull), p, {false, 0, 2});
+  EXPECT_DOUBLE_EQ(r.job.hardware.host_ram_bytes, 8 * kGiB);
+  ASSERT_FALSE(r.result.feasible) << RenderReadiness(r);
+  EXPECT_EQ(r.result.reason.code, NoPlanCode::kHostRam);
+  EXPECT_NEAR(r.result.reason.needed_bytes / 1e9, 128, 1) << NoPlanText(r.result.reason);
+  EXPECT_TRUE(Has(r, Finding::Severity::kBlocker, "gpu memory")) << RenderReadiness(r);
+  EXPECT_FALSE(r.ready);
+}
+
+// A host RAM figure given with the job replaces the probed one; more than the machine has free is a blocker.
+TEST(Readiness, OffloadNeedsHostMemory) {
+  MachineProbe p = Machine("NVIDIA GeForce RTX 4090", 24564, "topo_2xrtx4090_pcie.txt", 20e12);
+  p.memory = {16 * kGiB, 8 * kGiB};
+  Scenario job = Job("llama-3-8b", Method::kFull);
+  job.hardware.host_ram_bytes = 256e9;
+  const Readiness r = CheckReadiness(job, p, {false, 0, 2});
   ASSERT_TRUE(r.result.feasible) << RenderReadiness(r);
   ASSERT_GT(r.result.plans[0].memory.host_bytes, 8 * kGiB) << "the plan should offload to the CPU";
   EXPECT_TRUE(Has(r, Finding::Severity::kBlocker, "host memory")) << RenderReadiness(r);
   EXPECT_FALSE(r.ready);
+}
+
+// Qwen2.5-32B full fine-tuning with Megatron on one HGX H100 fits only at 77.1 of 80 GiB: check warns.
+TEST(Readiness, PlanAtTheEdgeWarns) {
+  Scenario job = Job("qwen2.5-32b", Method::kFull);
+  job.training.framework = Framework::kMegatron;
+  const Readiness r = CheckReadiness(job, HgxH100(), {true, 0, 2});
+  ASSERT_TRUE(r.result.feasible) << RenderReadiness(r);
+  EXPECT_TRUE(r.result.plans[0].memory.at_edge);
+  bool warned = false;
+  for (const auto& f : r.findings)
+    warned = warned || (f.severity == Finding::Severity::kWarning && f.what == "gpu memory" &&
+                        f.detail.rfind("at the edge (77.1 of 80 GiB, above the 93% usable)", 0) == 0);
+  EXPECT_TRUE(warned) << RenderReadiness(r);
 }
 
 TEST(Readiness, PlansOnTheRequestedShareOfTheGpus) {

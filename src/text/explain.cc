@@ -39,6 +39,14 @@ std::string WarningText(const Scenario& s, const EstimateWarning& w) {
     case WarningCode::kDoesNotFit:
       return fmt::format("does not fit: needs {:.1f} GiB per GPU on {:.1f} GiB", w.needed_bytes / kGiB,
                          w.capacity_bytes / kGiB);
+    case WarningCode::kAtEdge:
+      return fmt::format("at the edge: {:.1f} of {:.0f} GiB per GPU, above the {:.0f}% usable ({:.1f} GiB); allocator "
+                         "fragmentation, NCCL buffers or the estimate's error can run it out of memory",
+                         w.needed_bytes / kGiB, w.capacity_bytes / kGiB, 100 * w.usable_bytes / w.capacity_bytes,
+                         w.usable_bytes / kGiB);
+    case WarningCode::kHostRamShort:
+      return fmt::format("does not fit the host: offload needs {} of host RAM per node, {} given",
+                         HostRamText(w.needed_bytes), HostRamText(w.capacity_bytes));
     case WarningCode::kTpSpansNodes:
       return fmt::format("tp={} spans nodes ({} GPUs per node): TP traffic crosses {}", w.tp, w.gpus_per_node,
                          s.hardware.inter_node.name);
@@ -129,6 +137,13 @@ std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) 
   return out;
 }
 
+std::string EdgeText(const MemoryEstimate& m) {
+  return fmt::format("at the edge ({:.1f} of {:.0f} GiB, above the {:.0f}% usable)", m.per_gpu_bytes / kGiB,
+                     m.capacity_bytes / kGiB, 100 * m.usable_bytes / m.capacity_bytes);
+}
+
+std::string HostRamText(double bytes) { return fmt::format("{:.0f} GB", bytes / kGB); }
+
 std::string ConfidenceText(const Confidence& c) {
   const std::string level = LevelText(c.level);
   if (c.reasons.empty()) return level + ": dense model, datasheet figures, calibrated efficiency model";
@@ -180,10 +195,14 @@ std::string PlanWhy(const Plan& p) {
   const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
   const std::string utilisation =
       p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
+  const MemoryEstimate& m = p.memory;
+  std::string memory = m.at_edge ? EdgeText(m)
+                                 : fmt::format("{:.0f}% of memory used", 100 * m.per_gpu_bytes / m.capacity_bytes);
+  if (m.host_bytes > 0) memory += fmt::format(", {} of host RAM per node", HostRamText(m.host_bytes));
   std::string why = fmt::format(
-      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{}, {}; {:.0f}% of memory used{}", lead, p.gpus, p.gpu_id,
+      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{}, {}; {}{}", lead, p.gpus, p.gpu_id,
       ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, utilisation, cost,
-      100 * p.memory.per_gpu_bytes / p.memory.capacity_bytes,
+      memory,
       largest > 0.05 * p.time.step_s
           ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
           : "");
@@ -227,6 +246,10 @@ std::string NoPlanText(const NoPlanReason& r) {
                          "strategy found (full recomputation, micro-batch 1, full sharding{})",
                          r.needed_bytes / kGiB, r.capacity_bytes / kGiB,
                          r.offload_allowed ? ", CPU offload" : "; offload excluded");
+    case NoPlanCode::kHostRam:
+      return fmt::format("does not fit the host: every strategy that fits the GPUs offloads more than the host RAM "
+                         "given; the least needs {} per node, {} given",
+                         HostRamText(r.needed_bytes), HostRamText(r.capacity_bytes));
     case NoPlanCode::kTooSlow:
       return fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
                          FormatDuration(r.fastest_s), FormatDuration(r.deadline_s));

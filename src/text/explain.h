@@ -28,6 +28,12 @@ std::string ObjectiveText(const PlanRank& rank);
 /// time"; empty when the plan has no knee noted.
 std::string KneeText(const PlanRank& rank);
 
+/// "at the edge (189.3 of 192 GiB, above the 93% usable)": a peak that fits the GPU without its headroom.
+std::string EdgeText(const MemoryEstimate& memory);
+
+/// "266 GB": host RAM as it is bought and given to --host-ram (decimal GB).
+std::string HostRamText(double bytes);
+
 /// "medium: GPU figures partly from secondary sources; ...".
 std::string ConfidenceText(const Confidence& confidence);
 

@@ -30,6 +30,26 @@ TEST(Explain, EstimateOfAJobThatDoesNotFitNamesItsNumbersAndChanges) {
   EXPECT_EQ(EstimateAssumptions(s).size(), 6u);
 }
 
+TEST(Explain, EdgeAndHostRamSentences) {
+  MemoryEstimate m;
+  m.per_gpu_bytes = 189.3 * kGiB;
+  m.capacity_bytes = 192 * kGiB;
+  m.usable_bytes = 0.93 * m.capacity_bytes;
+  EXPECT_EQ(EdgeText(m), "at the edge (189.3 of 192 GiB, above the 93% usable)");
+  EXPECT_EQ(HostRamText(265.86e9), "266 GB");
+  // An estimate at the edge warns with its figures, and says it still fits.
+  Scenario s = Make({{"model", "llama-3-8b"},
+                     {"training", {{"method", "full"}}},
+                     {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}, {"usable_memory_fraction", 0.5}}},
+                     {"strategy", {{"zero", 1}}}});
+  const Estimate e = EstimateScenario(s);
+  ASSERT_TRUE(e.memory.fits);
+  ASSERT_TRUE(e.memory.at_edge);
+  bool warned = false;
+  for (const auto& w : EstimateWarnings(s, e)) warned = warned || w.rfind("at the edge: ", 0) == 0;
+  EXPECT_TRUE(warned);
+}
+
 TEST(Explain, ConfidenceGivesTheLevelAndEveryReason) {
   EXPECT_EQ(ConfidenceText({}), "high: dense model, datasheet figures, calibrated efficiency model");
   EXPECT_EQ(ConfidenceText({ConfidenceLevel::kLow, {ConfidenceReason::kGenericModel, ConfidenceReason::kLargeScale}}),
@@ -58,6 +78,9 @@ TEST(Explain, EveryNoPlanCodeHasItsSentence) {
   EXPECT_EQ(NoPlanText(offload),
             "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB in the best strategy found (full "
             "recomputation, micro-batch 1, full sharding, CPU offload)");
+  EXPECT_EQ(NoPlanText({.code = NoPlanCode::kHostRam, .needed_bytes = 265.9e9, .capacity_bytes = 128e9}),
+            "does not fit the host: every strategy that fits the GPUs offloads more than the host RAM given; the "
+            "least needs 266 GB per node, 128 GB given");
   EXPECT_EQ(NoPlanText({.code = NoPlanCode::kTooSlow, .fastest_s = 20 * 86400, .deadline_s = 15 * 86400}),
             "too slow: the fastest plan that fits takes 20.0 days, past the deadline of 15.0 days");
   EXPECT_EQ(NoPlanText({.code = NoPlanCode::kNoPrice, .budget_usd = 5000}),

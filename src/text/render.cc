@@ -16,6 +16,27 @@ namespace {
 
 std::string Gib(double bytes) { return fmt::format("{:8.2f} GiB", bytes / kGiB); }
 
+/// The GPU side of the estimate's answer: fits (with its headroom), at the edge, or does not fit.
+std::string MemoryVerdict(const MemoryEstimate& m) {
+  if (m.GpuOverCapacity())
+    return fmt::format("DOES NOT FIT ({:.0f}% of capacity)", 100 * m.per_gpu_bytes / m.capacity_bytes);
+  if (m.per_gpu_bytes > m.usable_bytes) return "fits, but " + EdgeText(m);
+  return fmt::format("fits ({:.0f}% usable: {:.1f} GiB)", 100 * m.usable_bytes / m.capacity_bytes,
+                     m.usable_bytes / kGiB);
+}
+
+/// Host RAM the offload needs per node, against the RAM given.
+std::string HostRamLine(const MemoryEstimate& m) {
+  std::string line = fmt::format("  {:<18} {:>8} per node", "host RAM needed", HostRamText(m.host_bytes));
+  if (m.host_limit_bytes > 0)
+    line += fmt::format(" of {} given -> {}", HostRamText(m.host_limit_bytes),
+                        m.HostOverLimit() ? "DOES NOT FIT the host" : "fits");
+  return line + "\n";
+}
+
+/// The plan table's host RAM cell: what offload needs per node, "-" without offload.
+std::string HostRamCell(const Plan& p) { return p.memory.host_bytes > 0 ? HostRamText(p.memory.host_bytes) : "-"; }
+
 }  // namespace
 
 std::string HumanCount(double n) {
@@ -76,15 +97,13 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
     out += fmt::format("  {:<18} {}\n", MemTermName(static_cast<MemTerm>(i)), Gib(e.memory.bytes[i]));
   }
   out += fmt::format("  {:<18} {}  of {:.1f} GiB -> {}\n", "total", Gib(e.memory.per_gpu_bytes),
-                     e.memory.capacity_bytes / kGiB,
-                     e.memory.fits ? "fits" : fmt::format("DOES NOT FIT ({:.0f}% of capacity)",
-                                                          100 * e.memory.per_gpu_bytes / e.memory.capacity_bytes));
-  if (e.memory.host_bytes > 0) out += fmt::format("  host RAM needed    {}\n", Gib(e.memory.host_bytes));
+                     e.memory.capacity_bytes / kGiB, MemoryVerdict(e.memory));
+  if (e.memory.host_bytes > 0 || e.memory.host_limit_bytes > 0) out += HostRamLine(e.memory);
   if (!e.options.empty()) {
     out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
     for (const auto& o : e.options)
       out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", FitChangeText(o), Gib(o.per_gpu_bytes),
-                         o.host_bytes > 0 ? fmt::format(", host {}", Gib(o.host_bytes)) : "");
+                         o.host_bytes > 0 ? fmt::format(", host RAM {}", HostRamText(o.host_bytes)) : "");
   }
 
   const TimeEstimate& t = e.time;
@@ -119,23 +138,30 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.feasible) {
     out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
   } else {
-    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>10} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
-                       "framework", "strategy", "mem/GPU", "MFU", "time", "cost USD");
+    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
+                       "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "cost USD");
+    bool any_edge = false;
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
       const std::string strategy = StrategyText(p);
-      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12}\n", i + 1, p.gpu_id,
-                         p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB, 100 * p.time.mfu,
+      any_edge = any_edge || p.memory.at_edge;
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>12}\n", i + 1,
+                         p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
+                         p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
                          FormatDuration(p.time.total_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
+    if (any_edge)
+      out += fmt::format("! at the edge: above the {:.0f}% of GPU memory a plan may fill (--usable-memory); ranked "
+                         "after every plan that keeps the headroom\n",
+                         100 * job.hardware.usable_memory_fraction);
     out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0]));
   }
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
     for (const Plan& p : r.pareto)
-      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({})\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
-                         p.gpu_id, ToString(p.framework));
+      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
+                         p.gpu_id, ToString(p.framework), p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
   }
   if (!r.alternatives.empty()) {
     out += "\nalternatives:\n";

@@ -34,6 +34,7 @@ std::string PlanMessage(const BuildReview& r, const BuildFinding& f) {
     case FindingCode::kOffloadFallback:
       return OffloadNote(r) + ": the plan below keeps everything on the GPUs";
     default:
+      if (r.plan.memory.at_edge) return "fits only at the edge; " + PlanWhy(r.plan);
       return fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU; {}", r.plan.memory.per_gpu_bytes / kGiB,
                          r.plan.memory.capacity_bytes / kGiB, PlanWhy(r.plan));
   }
@@ -164,6 +165,8 @@ std::string FindingFix(const BuildReview& r, const BuildFinding& f) {
     case FindingCode::kCooling:
       return "liquid cooling";
     case FindingCode::kFits:
+      return fmt::format("GPUs with more memory; fragmentation, NCCL buffers or a longer batch can take the last "
+                         "{:.0f}%", 100 * (1 - r.plan.memory.usable_bytes / r.plan.memory.capacity_bytes));
     case FindingCode::kNetwork:
       break;
   }

@@ -237,6 +237,30 @@ test('bad input gets a clear message naming the field', async (browser) => {
   assert.deepEqual(page.jsErrors, []);
 });
 
+test('host RAM per node limits offload as --host-ram does, and a bad value names its field', async (browser) => {
+  const page = await newPage(browser);
+  const job = {...JOB, model: 'qwen2.5-14b', method: 'full', gpu: 'rtx-4090', gpus: '2'};
+  await enterJob(page, job);
+  await waitForResults(page);
+  await page.fill('#host-ram', 'plenty');
+  await page.click('#run');
+  await page.waitForFunction(() => document.querySelector('#error').dataset.field === 'hardware.host_ram_gb');
+  assert.equal(await page.getAttribute('#host-ram', 'aria-invalid'), 'true');
+
+  await page.fill('#host-ram', '512');
+  await page.click('#run');
+  await waitForResults(page);
+  const plan = cli('plan', '--model', job.model, '--method', job.method, '--tokens', job.tokens, '--seq-len',
+                   job.seq_len, '--global-batch', job.global_batch, '--gpu', job.gpu, '--gpus', job.gpus,
+                   '--host-ram', '512', '--top', '10', '--json');
+  assert.ok(plan.plans.length > 0);
+  assert.equal(plan.plans[0].memory.host_limit_bytes, 512e9);
+  const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => Number(tr.children[4].dataset.value)));
+  assert.deepEqual(shown, plan.plans.map((p) => p.memory.per_gpu_bytes));
+  assert.match(await page.inputValue('#share-link'), /host_ram=512/);
+  assert.deepEqual(page.jsErrors, []);
+});
+
 test('the view fits a phone screen', async (browser) => {
   const page = await newPage(browser, {width: 390, height: 844});
   await enterJob(page, JOB);
