@@ -31,11 +31,7 @@ TEST(Platform, BreakEven) {
 // A one-off burst favours renting: buying costs more than renting the same run, and a single run has no
 // break-even.
 TEST(Platform, ShortBurstFavoursRenting) {
-  // Break-even is judged against the best cloud option; plans at the edge of GPU memory allowed (usable
-  // fraction 1) keep that option at 2 x MI300X, the few GPUs a purchase is comparable with.
-  Scenario job = Job("llama-3-8b", "full", 1e9);
-  job.hardware.usable_memory_fraction = 1;
-  Recommendation r = Recommend(job, PlatformPolicy{});
+  Recommendation r = Recommend(Job("llama-3-8b", "full", 1e9), PlatformPolicy{});
   ASSERT_TRUE(r.feasible);
   EXPECT_NE(r.options.front().kind, OptionKind::kOnPrem);
   EXPECT_TRUE(r.options.front().suits);
