@@ -131,6 +131,7 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   Scenario s = Job("llama-3.1-405b", "pretrain", 1e12, 8192, 2048);
   s.hardware.gpus = 16384;
   s.hardware.gpus_per_node = 8;
+  s.strategy.dp = 0;  // derived: 16,384 / (8 x 16)
   s.strategy.tp = 8;
   s.strategy.pp = 16;
   s.strategy.interleave = 4;
@@ -187,6 +188,7 @@ TEST(Defaults, EstimateRoundsTheDefaultToWholeSteps) {
   Scenario s = Job("llama-3-8b", "lora", 1e8, 4096);
   s.hardware.gpus = 256;
   s.hardware.gpus_per_node = 8;
+  s.strategy.dp = 0;  // derived: 256
   s.training.micro_batch = 2;
   ValidateScenario(s);
   EXPECT_EQ(GlobalBatch(s), 512);  // 128 sequences round up to one step of 2 x 256
