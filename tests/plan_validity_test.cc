@@ -150,6 +150,10 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   EXPECT_EQ(value("--decoder-last-pipeline-num-layers"), "8");
   EXPECT_EQ(value("--num-virtual-stages-per-pipeline-rank"), "2");
   EXPECT_EQ(value("--num-layers-per-virtual-pipeline-stage"), "absent");
+  // Interleaving runs micro-batches in groups of pp: 1,024 sequences over dp 128 are 8 micro-batches, not 16.
+  Scenario short_steps = s;
+  short_steps.training.global_batch = 1024;
+  EXPECT_THROW(ValidateScenario(short_steps), InputError);
 }
 
 // estimate defaulted to micro_batch x dp (1 on one GPU), plan to 128: the same job took 42.2 h in one and
