@@ -14,10 +14,13 @@ build:
 # The default job: Llama-3-8B full fine-tuning on 1e9 tokens. First the estimate on one 8x H100 node, then
 # the recommendation: which hardware to buy or rent, the bill of materials, cost and reliability.
 run: build
-	@$(BUILD_DIR)/trainplan estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 \
-	  --seq-len 4096 --micro-batch 1 --global-batch 64 --tokens 1e9
+	@$(BUILD_DIR)/trainplan plan --model llama-3-8b --method full --seq-len 4096 --tokens 1e9 \
+	  --gpu h100-sxm,a100-80gb-sxm --deadline 1d --top 5
 	@echo
-	@$(BUILD_DIR)/trainplan recommend --model llama-3-8b --method full --seq-len 4096 --global-batch 64 --tokens 1e9
+	@$(BUILD_DIR)/trainplan estimate --model llama-3-8b --method full --gpu h100-sxm --gpus 8 --zero 3 \
+	  --seq-len 4096 --micro-batch 1 --tokens 1e9
+	@echo
+	@$(BUILD_DIR)/trainplan recommend --model llama-3-8b --method full --seq-len 4096 --tokens 1e9
 
 # Everything, warnings as errors, then every test (unit, end-to-end, golden answers, layering, browser).
 test:

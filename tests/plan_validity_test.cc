@@ -131,6 +131,7 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   Scenario s = Job("llama-3.1-405b", "pretrain", 1e12, 8192, 2048);
   s.hardware.gpus = 16384;
   s.hardware.gpus_per_node = 8;
+  s.strategy.dp = 0;  // derived: 16,384 / (8 x 16)
   s.strategy.tp = 8;
   s.strategy.pp = 16;
   s.strategy.interleave = 4;
@@ -149,6 +150,10 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   EXPECT_EQ(value("--decoder-last-pipeline-num-layers"), "8");
   EXPECT_EQ(value("--num-virtual-stages-per-pipeline-rank"), "2");
   EXPECT_EQ(value("--num-layers-per-virtual-pipeline-stage"), "absent");
+  // Interleaving runs micro-batches in groups of pp: 1,024 sequences over dp 128 are 8 micro-batches, not 16.
+  Scenario short_steps = s;
+  short_steps.training.global_batch = 1024;
+  EXPECT_THROW(ValidateScenario(short_steps), InputError);
 }
 
 // estimate defaulted to micro_batch x dp (1 on one GPU), plan to 128: the same job took 42.2 h in one and
@@ -187,6 +192,7 @@ TEST(Defaults, EstimateRoundsTheDefaultToWholeSteps) {
   Scenario s = Job("llama-3-8b", "lora", 1e8, 4096);
   s.hardware.gpus = 256;
   s.hardware.gpus_per_node = 8;
+  s.strategy.dp = 0;  // derived: 256
   s.training.micro_batch = 2;
   ValidateScenario(s);
   EXPECT_EQ(GlobalBatch(s), 512);  // 128 sequences round up to one step of 2 x 256

@@ -273,6 +273,7 @@ TEST(MemoryTest, ModelStateBytesPerParameter) {
 
   sc.training.precision = Precision::kBf16;
   sc.training.framework = Framework::kTorchtune;  // pure bf16: 2 + 2 + 2*2 (one GPU: optimizer in backward)
+  sc.training.global_batch = 1;  // optimizer in backward needs steps without gradient accumulation
   const MemoryEstimate tt = Estimate(sc);
   EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P);
   // Gradients of one parameter group at a time: the biggest is the LM head with the final norm.

@@ -259,6 +259,12 @@ void ValidateScenario(Scenario& s) {
     throw InputError("strategy.zero", Num(sg.zero), "0 or 1 with pipeline parallelism (pp > 1)");
   }
   CheckBatch(s.training, sg);
+  // Megatron-Core's interleaved schedule runs micro-batches in groups of pp per virtual stage and refuses a
+  // last group smaller than pp (schedules.py, microbatch_group_size_per_vp_stage, d98e8a64).
+  if (sg.interleave > 1 && GradAccumSteps(s) % sg.pp != 0) {
+    throw InputError("strategy.interleave", Num(sg.interleave),
+                     fmt::format("1, or micro-batches per step ({}) a multiple of pp ({})", GradAccumSteps(s), sg.pp));
+  }
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
 }

@@ -408,9 +408,10 @@ std::vector<Plan> ParetoFront(std::vector<Plan> candidates) {
 
 
 
-void RankPlans(std::vector<Plan>& plans, Objective objective, ObjectiveSource source) {
+void RankPlans(std::vector<Plan>& plans, Objective objective, ObjectiveSource source, bool headline) {
   for (size_t i = 0; i < plans.size(); ++i)
-    plans[i].rank = {.position = i, .objective = objective, .objective_source = source, .knee = {}};
+    plans[i].rank = {
+        .position = i, .objective = objective, .objective_source = source, .headline = headline && i == 0, .knee = {}};
 }
 
 /// The GPU counts are bounded as the request readers bound them (limits::kGpus).
@@ -576,8 +577,8 @@ NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c
     near.cheapest_fit = std::min(near.cheapest_fit, r.cheapest_fit_usd);
   }
   out.pareto = ParetoFront(fastest);
-  RankPlans(out.plans, c.objective, c.objective_source);
-  RankPlans(out.pareto, Objective::kTime, ObjectiveSource::kGiven);
+  RankPlans(out.plans, c.objective, c.objective_source, true);
+  RankPlans(out.pareto, Objective::kTime, ObjectiveSource::kGiven, false);
   NoteKnee(out.plans, out.pareto, c);
   return near;
 }

@@ -35,7 +35,7 @@ struct PlanConstraints {
   double deadline_s = 0;
   double budget_usd = 0;
   Objective objective = Objective::kCost;
-  ObjectiveSource objective_source = ObjectiveSource::kGiven;
+  ObjectiveSource objective_source = ObjectiveSource::kDefault;
   bool allow_offload = true;
   /// The job names its framework: search only that engine's strategies. Otherwise the search compares
   /// the default data-parallel engine for the method with Megatron-LM (TP/PP/CP/EP).
@@ -62,6 +62,7 @@ struct PlanRank {
   size_t position = 0;  // 0: the best
   Objective objective = Objective::kCost;
   ObjectiveSource objective_source = ObjectiveSource::kGiven;
+  bool headline = false;  // the first of the ranked plans: its sentence heads the answer
   KneePlan knee;  // ranked by time: the Pareto knee when it is not this plan
 };
 

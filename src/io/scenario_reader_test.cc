@@ -129,8 +129,9 @@ TEST(ScenarioFromJson, FillsDefaults) {
   EXPECT_EQ(s.training.framework, DefaultFramework(Method::kFull, 1, 1));
   // Recompute comes from the framework profile when the scenario does not say.
   EXPECT_EQ(s.strategy.recompute, GetFrameworkProfile(s.training.framework).default_recompute);
-  EXPECT_EQ(GlobalBatch(s), 1);
-  EXPECT_EQ(GradAccumSteps(s), 1);
+  // The one default global batch (DefaultGlobalBatch: 128 sequences for fine-tuning), as `plan` uses.
+  EXPECT_EQ(GlobalBatch(s), 128);
+  EXPECT_EQ(GradAccumSteps(s), 128);
 }
 
 TEST(ScenarioFromJson, DerivesDpAndGpus) {
@@ -144,9 +145,12 @@ TEST(ScenarioFromJson, DerivesDpAndGpus) {
   EXPECT_EQ(s.hardware.gpus, 16);
   EXPECT_EQ(s.hardware.gpus_per_node, 8);
   EXPECT_EQ(s.hardware.nodes(), 2);
-  // global batch derived from micro_batch x dp; accumulation from an explicit one.
+  // The default global batch in whole steps of micro_batch x dp (4 x 4); accumulation from an explicit one.
   s = ScenarioFromJson(Doc({{"tp", 2}}, {{"gpus", 8}}, {{"micro_batch", 4}}), false);
-  EXPECT_EQ(GlobalBatch(s), 16);
+  EXPECT_EQ(GlobalBatch(s), 128);
+  EXPECT_EQ(GradAccumSteps(s), 8);
+  s = ScenarioFromJson(Doc({{"tp", 2}}, {{"gpus", 8}}, {{"micro_batch", 48}}), false);
+  EXPECT_EQ(GlobalBatch(s), 192);  // 128 rounded up to whole steps of 48 x 4
   s = ScenarioFromJson(Doc({{"tp", 2}}, {{"gpus", 8}}, {{"micro_batch", 4}, {"global_batch", 256}}), false);
   EXPECT_EQ(GradAccumSteps(s), 16);
 }

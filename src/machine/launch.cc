@@ -445,6 +445,9 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     if (!split)
       throw InputError("strategy.interleave", std::to_string(s.interleave),
                        fmt::format("a split of {} layers into pp {} stages Megatron-Core accepts", num_layers, s.pp));
+    if (s.interleave > 1 && p.grad_accum_steps % s.pp != 0)
+      throw InputError("strategy.interleave", std::to_string(s.interleave),
+                       fmt::format("1, or micro-batches per step ({}) a multiple of pp ({})", p.grad_accum_steps, s.pp));
     if (split->even()) {
       if (s.interleave > 1) add("--num-layers-per-virtual-pipeline-stage", num_layers / (s.pp * s.interleave));
     } else {

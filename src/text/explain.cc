@@ -114,8 +114,10 @@ std::string GlobalBatchText(const Scenario& s) {
 std::string ObjectiveText(const PlanRank& rank) {
   switch (rank.objective_source) {
     case ObjectiveSource::kDefault:
-      return fmt::format("ranked by {} (the default): the {} plan within the deadline", ToString(rank.objective),
-                         rank.objective == Objective::kCost ? "cheapest" : "best");
+      return fmt::format("ranked by {} (the default): the {} within the deadline", ToString(rank.objective),
+                         rank.objective == Objective::kCost   ? "cheapest plan"
+                         : rank.objective == Objective::kTime ? "fastest plan"
+                                                              : "fewest GPUs");
     case ObjectiveSource::kBudgetOnly:
       return "ranked by time: a budget without a deadline asks for the fastest plan the budget pays for";
     case ObjectiveSource::kGiven: return fmt::format("ranked by {}, as asked", ToString(rank.objective));
@@ -206,7 +208,7 @@ std::string PlanWhy(const Plan& p) {
       largest > 0.05 * p.time.step_s
           ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
           : "");
-  if (rank.position == 0) why += "; " + ObjectiveText(rank);
+  if (rank.headline) why += "; " + ObjectiveText(rank);
   if (const std::string knee = KneeText(rank); !knee.empty()) why += "; " + knee;
   return why;
 }

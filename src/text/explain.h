@@ -47,7 +47,7 @@ std::string StrategyText(const Plan& plan);
 
 /// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU
 /// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)"; MFU under kLowMfu flagged as
-/// low utilisation; for the first plan, the objective and why, and the Pareto knee when there is one.
+/// low utilisation; for the headline plan, the objective and why; the Pareto knee when there is one.
 std::string PlanWhy(const Plan& plan);
 
 /// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
