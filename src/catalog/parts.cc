@@ -176,11 +176,9 @@ PsuFigures ReadPsu(const Field& p) {
   out.server_source = p.At("server_source").String();
   const Field eff = p.At("efficiency");
   out.load = Numbers(eff.At("load"), 0, 1);
-  out.titanium = Numbers(eff.At("titanium"), 0, 1);
   out.platinum = Numbers(eff.At("platinum"), 0, 1);
   out.efficiency_source = eff.At("source").String();
   if (!std::is_sorted(out.load.begin(), out.load.end())) eff.At("load").Fail("load fractions in ascending order");
-  if (out.titanium.size() != out.load.size()) eff.At("titanium").Fail("one efficiency per load fraction");
   if (out.platinum.size() != out.load.size()) eff.At("platinum").Fail("one efficiency per load fraction");
   return out;
 }

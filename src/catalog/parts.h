@@ -84,7 +84,7 @@ struct PowerFigures {
 struct PsuFigures {
   std::vector<double> desktop_ratings_w, server_ratings_w;
   std::string desktop_source, server_source;
-  std::vector<double> load, titanium, platinum;
+  std::vector<double> load, platinum;  // 80 PLUS Platinum, for workstation PSUs
   std::string efficiency_source;
 };
 

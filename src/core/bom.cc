@@ -381,8 +381,10 @@ PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
   pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
+  // A reference server's maximum input is measured at the wall, so its platform term already holds the PSU
+  // losses; a workstation's platform figure is the DC side of its PSU.
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
-  pw.wall_w = pw.sustained_w / Efficiency(psu.load, in.workstation ? psu.platinum : psu.titanium, load);
+  pw.wall_w = in.workstation ? pw.sustained_w / Efficiency(psu.load, psu.platinum, load) : pw.sustained_w;
   return pw;
 }
 
@@ -479,7 +481,7 @@ GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string,
 std::string PlatformPart(const BomInputs& in) {
   if (in.workstation) return "workstation board, case and CPU cooler";
   if (in.baseboard && !in.board.empty())
-    return fmt::format("{} {}-GPU baseboard server (NVLink switches, chassis, PSUs, fans)", in.board, in.board_gpus);
+    return fmt::format("{} {}-GPU baseboard server (GPU fabric, chassis, PSUs, fans)", in.board, in.board_gpus);
   return fmt::format("PCIe GPU server for {} cards (board, chassis, PSUs, fans)", in.board_gpus);
 }
 
