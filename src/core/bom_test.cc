@@ -380,6 +380,22 @@ TEST(BomBuildable, DesktopBuildsWarnAboutCircuitsAndSlots) {
   EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("h100-sxm")), 0);
 }
 
+// 4 kW at the wall is past a 230 V / 16 A socket (3,680 W) as well as a 120 V / 15 A circuit; a server warns of
+// neither (it sits on a rack PDU).
+TEST(BomBuildable, CircuitLimits) {
+  BomInputs in = BomInputsOf(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-a6000", 4, 4));
+  ASSERT_TRUE(in.workstation);
+  PowerPlan pw;
+  pw.wall_w = 4000;
+  const std::vector<BomWarning> w = BuildWarnings(in, pw);
+  ASSERT_EQ(w.size(), 2u);  // 4 dual-slot cards fit the 8 positions
+  EXPECT_EQ(w[0].code, BomWarningCode::kCircuitUs);
+  EXPECT_EQ(w[1].code, BomWarningCode::kCircuitEu);
+  EXPECT_DOUBLE_EQ(w[1].limit, 3680);
+  in.workstation = false;
+  EXPECT_TRUE(BuildWarnings(in, pw).empty());
+}
+
 // Seen: a 30 TB HDD bought for a 2 GB dataset. The bulk tier is the least costly priced set that holds the job.
 TEST(BomBuildable, BulkStorageSizedToTheJob) {
   BomOptions small;
