@@ -327,6 +327,13 @@ TEST(BomBuildable, OneSxmGpuGetsAWholeBoard) {
   NodeBom rack = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("gb200", 1, 4));
   EXPECT_EQ(rack.board_gpus, 36);
   EXPECT_EQ(rack.nodes, 1);
+  // Its CPUs are the Grace on the superchips, one per two GPUs, with their soldered memory: no x86 host, no DIMMs.
+  EXPECT_EQ(rack.cpu.cpu.id, "nvidia-grace");
+  EXPECT_EQ(rack.cpu.sockets, 18);
+  EXPECT_EQ(rack.cpu.reason, CpuReason::kOnModule);
+  EXPECT_EQ(rack.ram.dimms, 0);
+  EXPECT_DOUBLE_EQ(rack.ram.total_bytes, 18 * 480 * kGB);
+  for (const auto& part : rack.unpriced) EXPECT_EQ(part.find("Grace"), std::string::npos) << part;
 }
 
 // Seen: 8 x RTX A6000 (PCIe) sized with DGX A100 platform power, 5.8 kW. Now a PCIe GPU server's figure:
