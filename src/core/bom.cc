@@ -329,6 +329,9 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
   Candidate pick{};
   if (!options.cpu_id.empty()) {
     const CpuSpec& chosen = FindCpu(options.cpu_id);
+    const GpuBoard* board = BoardOf(in.gpu);
+    if (chosen.on_module && !(board && board->cpu == chosen.id))
+      throw InputError("cpu", options.cpu_id, fmt::format("a host CPU; {} comes only on its GPU modules", chosen.id));
     const int sockets = options.cpu_sockets > 0 ? options.cpu_sockets : 1;
     if (sockets > chosen.max_sockets)
       throw InputError("cpu_sockets", std::to_string(sockets), fmt::format("at most {}", chosen.max_sockets));

@@ -241,6 +241,9 @@ TEST(BomSteps, CpuReasons) {
   EXPECT_EQ(given.lanes_available, 256);
   o.cpu_sockets = 3;
   EXPECT_THROW(ChooseCpu(in, st, net, 100 * kGB, o), InputError);
+  o.cpu_id = "nvidia-grace";  // only on GB200 modules
+  o.cpu_sockets = 1;
+  EXPECT_THROW(ChooseCpu(in, st, net, 100 * kGB, o), InputError);
 }
 
 // DIMMs: 245 GB on a 12-channel DDR5 EPYC 9654 is 12 x 32 GB = 384 GB.
