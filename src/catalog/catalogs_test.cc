@@ -60,7 +60,7 @@ TEST(PartsCatalog, DrivesNicsAndPower) {
   EXPECT_DOUBLE_EQ(dgx.max_input_w, 10200);
   EXPECT_EQ(dgx.psus, 6);
   EXPECT_EQ(p.psu.load, (std::vector<double>{0.2, 0.5, 1.0}));  // plus80
-  EXPECT_EQ(p.psu.titanium, (std::vector<double>{0.92, 0.94, 0.90}));
+  EXPECT_EQ(p.psu.platinum, (std::vector<double>{0.90, 0.92, 0.89}));
   EXPECT_EQ(p.dimms.ddr5_bytes[2], 48e9);  // routerswitch-nonbinary
   EXPECT_DOUBLE_EQ(p.cooling.btu_per_h_per_w, 3.412142);
   EXPECT_EQ(p.SourceText(p.ram_price.source).rfind("3dnews.ru", 0), 0u);

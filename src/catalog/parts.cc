@@ -55,7 +55,11 @@ std::string CpuId(const Field& field) {
 }
 
 GpuBoard ReadBoard(const Field& b) {
-  GpuBoard out{b.At("name").String(), {}, {}, b.At("source").String(), b.At("date").String()};
+  GpuBoard out{b.At("name").String(), {}, {}, "", 0, b.At("source").String(), b.At("date").String()};
+  if (b.Has("cpu")) {
+    out.cpu = CpuId(b.At("cpu"));
+    out.gpus_per_cpu = Count(b, "gpus_per_cpu", 64);
+  }
   for (const Field& g : b.At("gpus").Items()) out.gpus.push_back(GpuId(g));
   for (const Field& n : b.At("sizes").Items()) out.sizes.push_back(static_cast<int>(n.Int({1, 1024})));
   if (out.sizes.empty() || !std::is_sorted(out.sizes.begin(), out.sizes.end()))
@@ -176,11 +180,9 @@ PsuFigures ReadPsu(const Field& p) {
   out.server_source = p.At("server_source").String();
   const Field eff = p.At("efficiency");
   out.load = Numbers(eff.At("load"), 0, 1);
-  out.titanium = Numbers(eff.At("titanium"), 0, 1);
   out.platinum = Numbers(eff.At("platinum"), 0, 1);
   out.efficiency_source = eff.At("source").String();
   if (!std::is_sorted(out.load.begin(), out.load.end())) eff.At("load").Fail("load fractions in ascending order");
-  if (out.titanium.size() != out.load.size()) eff.At("titanium").Fail("one efficiency per load fraction");
   if (out.platinum.size() != out.load.size()) eff.At("platinum").Fail("one efficiency per load fraction");
   return out;
 }
@@ -225,17 +227,19 @@ CpuSpec ReadCpu(const Field& c) {
   s.name = c.At("name").String();
   s.vendor = c.At("vendor").String();
   if (auto aliases = c.Get("aliases")) s.aliases = Strings(*aliases);
-  s.desktop = IsDesktop(c.At("class"));
+  s.on_module = c.At("class").String() == "module";
+  if (!s.on_module) s.desktop = IsDesktop(c.At("class"));
   s.cores = Count(c, "cores", 1024);
   s.threads = Count(c, "threads", 2048);
   s.pcie_gen = Count(c, "pcie_gen", 7);
   s.pcie_lanes = Count(c, "usable_pcie_lanes", 1024);
   s.memory_type = c.At("memory_type").String();
-  if (s.memory_type.rfind("DDR4", 0) != 0 && s.memory_type.rfind("DDR5", 0) != 0)
-    c.At("memory_type").Fail("DDR4 or DDR5, optionally with its speed");
+  const bool soldered = s.on_module && s.memory_type.rfind("LPDDR5", 0) == 0;
+  if (!soldered && s.memory_type.rfind("DDR4", 0) != 0 && s.memory_type.rfind("DDR5", 0) != 0)
+    c.At("memory_type").Fail("DDR4 or DDR5 (LPDDR5 on a module CPU), optionally with its speed");
   s.memory_channels = Count(c, "memory_channels", 32);
   s.max_memory_bytes = Positive(c, "max_memory_gb", 1e6) * kBytesPerGb;
-  s.max_sockets = static_cast<int>(c.At("max_sockets").Int({1, 8}));
+  s.max_sockets = static_cast<int>(c.At("max_sockets").Int({1, 72}));
   s.tdp_w = Positive(c, "tdp_w", kMaxWatts);
   s.price_usd = NumberOrNull(c.At("price_usd"), kMaxUsd);
   s.source = c.At("source").String();

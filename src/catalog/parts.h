@@ -12,7 +12,8 @@ namespace trainplan {
 struct CpuSpec {
   std::string id, name, vendor;
   std::vector<std::string> aliases;
-  bool desktop = false;  // workstation part (one socket)
+  bool desktop = false;    // workstation part (one socket)
+  bool on_module = false;  // sold only on a GPU module, its memory soldered beside it (Grace in GB200)
   int cores = 0;
   int threads = 0;
   int pcie_gen = 4;
@@ -84,7 +85,7 @@ struct PowerFigures {
 struct PsuFigures {
   std::vector<double> desktop_ratings_w, server_ratings_w;
   std::string desktop_source, server_source;
-  std::vector<double> load, titanium, platinum;
+  std::vector<double> load, platinum;  // 80 PLUS Platinum, for workstation PSUs
   std::string efficiency_source;
 };
 
@@ -139,6 +140,8 @@ struct GpuBoard {
   std::string name;               // "HGX H100/H200"
   std::vector<std::string> gpus;  // GPU catalog ids
   std::vector<int> sizes;         // GPUs per board, ascending
+  std::string cpu;                // data/cpus.json id of a CPU carried on the module; empty: none
+  int gpus_per_cpu = 0;
   std::string source, date;
 };
 

@@ -140,16 +140,25 @@ std::pair<double, int> DimmPopulation(double bytes, int channels, const std::vec
   return {dimm_bytes.back(), channels * 2};  // the platform's maximum; the caller reports the shortfall
 }
 
+namespace {
+
+/// The baseboard family `gpu` is sold on (data/parts.json "boards"), or nullptr for PCIe cards.
+const GpuBoard* BoardOf(const GpuSpec& gpu) {
+  for (const auto& b : Parts().boards)
+    if (std::find(b.gpus.begin(), b.gpus.end(), gpu.id) != b.gpus.end()) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
 PurchasableGpus SmallestPurchasableGpus(const GpuSpec& gpu, int gpus) {
-  for (const auto& b : Parts().boards) {
-    if (std::find(b.gpus.begin(), b.gpus.end(), gpu.id) == b.gpus.end()) continue;
-    for (int size : b.sizes)
-      if (size >= gpus) return {size, size, 1, b.name};
-    const int largest = b.sizes.back();
-    const int units = (gpus + largest - 1) / largest;
-    return {units * largest, largest, units, b.name};
-  }
-  return {gpus, 1, gpus, ""};
+  const GpuBoard* b = BoardOf(gpu);
+  if (!b) return {gpus, 1, gpus, ""};
+  for (int size : b->sizes)
+    if (size >= gpus) return {size, size, 1, b->name};
+  const int largest = b->sizes.back();
+  const int units = (gpus + largest - 1) / largest;
+  return {units * largest, largest, units, b->name};
 }
 
 BomInputs BomInputsOf(const Scenario& job, const Plan& plan) {
@@ -299,7 +308,7 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
   };
   std::vector<Candidate> fits, any;
   for (const auto& c : CpuCatalog()) {
-    if (c.desktop != in.workstation) continue;
+    if (c.desktop != in.workstation || c.on_module) continue;
     for (int sockets = 1; sockets <= c.max_sockets; ++sockets) {
       any.push_back({&c, sockets});
       if (c.pcie_lanes * sockets >= cpu.lanes_needed && c.cores * sockets >= cpu.cores_needed &&
@@ -320,6 +329,9 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
   Candidate pick{};
   if (!options.cpu_id.empty()) {
     const CpuSpec& chosen = FindCpu(options.cpu_id);
+    const GpuBoard* board = BoardOf(in.gpu);
+    if (chosen.on_module && !(board && board->cpu == chosen.id))
+      throw InputError("cpu", options.cpu_id, fmt::format("a host CPU; {} comes only on its GPU modules", chosen.id));
     const int sockets = options.cpu_sockets > 0 ? options.cpu_sockets : 1;
     if (sockets > chosen.max_sockets)
       throw InputError("cpu_sockets", std::to_string(sockets), fmt::format("at most {}", chosen.max_sockets));
@@ -341,6 +353,11 @@ CpuChoice ChooseCpu(const BomInputs& in, const StoragePlan& storage, const Netwo
 }
 
 RamPlan PopulateDimms(RamPlan ram, const CpuChoice& cpu) {
+  if (cpu.cpu.on_module) {  // soldered beside the CPU: what the modules carry, no DIMMs to choose
+    ram.channels = cpu.cpu.memory_channels * cpu.sockets;
+    ram.total_bytes = cpu.cpu.max_memory_bytes * cpu.sockets;
+    return ram;
+  }
   // One DIMM per channel first (full bandwidth), then two.
   ram.ddr5 = cpu.cpu.memory_type.rfind("DDR5", 0) == 0;
   const std::vector<double>& sizes = ram.ddr5 ? Parts().dimms.ddr5_bytes : Parts().dimms.ddr4_bytes;
@@ -381,8 +398,10 @@ PowerPlan PlanPower(const BomInputs& in, const CpuChoice& cpu, const StoragePlan
   pw.psus_needed = choice.needed;
   pw.psus = choice.total;
   pw.redundancy = spares < -1 ? "N+N" : spares == 0 ? "none" : fmt::format("N+{}", spares);
+  // A reference server's maximum input is measured at the wall, so its platform term already holds the PSU
+  // losses; a workstation's platform figure is the DC side of its PSU.
   const double load = pw.sustained_w / (choice.rating_w * choice.needed);
-  pw.wall_w = pw.sustained_w / Efficiency(psu.load, in.workstation ? psu.platinum : psu.titanium, load);
+  pw.wall_w = in.workstation ? pw.sustained_w / Efficiency(psu.load, psu.platinum, load) : pw.sustained_w;
   return pw;
 }
 
@@ -479,7 +498,7 @@ GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string,
 std::string PlatformPart(const BomInputs& in) {
   if (in.workstation) return "workstation board, case and CPU cooler";
   if (in.baseboard && !in.board.empty())
-    return fmt::format("{} {}-GPU baseboard server (NVLink switches, chassis, PSUs, fans)", in.board, in.board_gpus);
+    return fmt::format("{} {}-GPU baseboard server (GPU fabric, chassis, PSUs, fans)", in.board, in.board_gpus);
   return fmt::format("PCIe GPU server for {} cards (board, chassis, PSUs, fans)", in.board_gpus);
 }
 
@@ -494,15 +513,18 @@ void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, c
   } else {
     out.unpriced.push_back(gpus);
   }
-  const std::string cpus = fmt::format("{} x {}", cpu.sockets, cpu.cpu.name);
-  if (cpu.cpu.price_usd > 0)
-    out.prices.push_back({cpus, cpu.cpu.price_usd * cpu.sockets, cpu.cpu.source + ", " + cpu.cpu.date});
-  else
-    out.unpriced.push_back(cpus);
-  const RamPrice& rp = Parts().ram_price;
-  const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
-  out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
-                        ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
+  // A CPU on the GPU modules comes with them, its memory too.
+  if (!cpu.cpu.on_module) {
+    const std::string cpus = fmt::format("{} x {}", cpu.sockets, cpu.cpu.name);
+    if (cpu.cpu.price_usd > 0)
+      out.prices.push_back({cpus, cpu.cpu.price_usd * cpu.sockets, cpu.cpu.source + ", " + cpu.cpu.date});
+    else
+      out.unpriced.push_back(cpus);
+    const RamPrice& rp = Parts().ram_price;
+    const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
+    out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
+                          ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
+  }
   const std::string drives = fmt::format("{} x {}", hot.count, hot.drive.name);
   if (hot.drive.usd_per_tb > 0)
     out.prices.push_back({drives, hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
@@ -561,14 +583,21 @@ NodeBom DeriveBom(const Scenario& job, const Plan& plan, const BomOptions& optio
   // A complete system priced as sold comes with its own CPUs: list those, not ones chosen for the job.
   const SystemPurchase* system = PriceOfGpu(in.gpu, purchase).given ? nullptr : PricedSystem(in.gpu, in.board_gpus);
   const PowerSystem* reference = system ? ReferenceSystem(system->id) : nullptr;
+  // GPU modules that carry their CPU (GB200: one Grace per two GPUs) bring it whatever the price.
+  const GpuBoard* board = BoardOf(in.gpu);
+  const bool module_cpu = board && !board->cpu.empty();
+  const bool system_cpu = !module_cpu && reference && !reference->cpu.empty() && options.cpu_id.empty();
   BomOptions cpu_options = options;
-  const bool system_cpu = reference && !reference->cpu.empty() && options.cpu_id.empty();
-  if (system_cpu) {
+  if (module_cpu) {
+    cpu_options.cpu_id = board->cpu;
+    cpu_options.cpu_sockets = (in.board_gpus + board->gpus_per_cpu - 1) / board->gpus_per_cpu;
+  } else if (system_cpu) {
     cpu_options.cpu_id = reference->cpu;
     cpu_options.cpu_sockets = reference->cpus;
   }
   bom.system = system ? system->id : "";
   bom.cpu = ChooseCpu(in, bom.storage, bom.network, needs.needed_bytes, cpu_options);
+  if (module_cpu) bom.cpu.reason = CpuReason::kOnModule;
   if (system_cpu) bom.cpu.reason = CpuReason::kSystem;
   bom.ram = PopulateDimms(needs, bom.cpu);
   bom.power = PlanPower(in, bom.cpu, bom.storage, options.psu_spares);

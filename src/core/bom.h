@@ -81,7 +81,7 @@ struct BomTerm {
 };
 
 /// How the CPU was chosen.
-enum class CpuReason { kGiven, kSmallest, kMostLanes, kSystem };
+enum class CpuReason { kGiven, kSmallest, kMostLanes, kSystem, kOnModule };
 
 struct CpuChoice {
   CpuSpec cpu;

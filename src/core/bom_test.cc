@@ -241,6 +241,9 @@ TEST(BomSteps, CpuReasons) {
   EXPECT_EQ(given.lanes_available, 256);
   o.cpu_sockets = 3;
   EXPECT_THROW(ChooseCpu(in, st, net, 100 * kGB, o), InputError);
+  o.cpu_id = "nvidia-grace";  // only on GB200 modules
+  o.cpu_sockets = 1;
+  EXPECT_THROW(ChooseCpu(in, st, net, 100 * kGB, o), InputError);
 }
 
 // DIMMs: 245 GB on a 12-channel DDR5 EPYC 9654 is 12 x 32 GB = 384 GB.
@@ -327,6 +330,13 @@ TEST(BomBuildable, OneSxmGpuGetsAWholeBoard) {
   NodeBom rack = DeriveBom(Job("llama-3-8b", "lora", 1e8), HandPlan("gb200", 1, 4));
   EXPECT_EQ(rack.board_gpus, 36);
   EXPECT_EQ(rack.nodes, 1);
+  // Its CPUs are the Grace on the superchips, one per two GPUs, with their soldered memory: no x86 host, no DIMMs.
+  EXPECT_EQ(rack.cpu.cpu.id, "nvidia-grace");
+  EXPECT_EQ(rack.cpu.sockets, 18);
+  EXPECT_EQ(rack.cpu.reason, CpuReason::kOnModule);
+  EXPECT_EQ(rack.ram.dimms, 0);
+  EXPECT_DOUBLE_EQ(rack.ram.total_bytes, 18 * 480 * kGB);
+  for (const auto& part : rack.unpriced) EXPECT_EQ(part.find("Grace"), std::string::npos) << part;
 }
 
 // Seen: 8 x RTX A6000 (PCIe) sized with DGX A100 platform power, 5.8 kW. Now a PCIe GPU server's figure:
@@ -378,6 +388,22 @@ TEST(BomBuildable, DesktopBuildsWarnAboutCircuitsAndSlots) {
   EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("rtx-a6000")), 2);
   EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("rtx-3090")), 3);
   EXPECT_DOUBLE_EQ(CardSlotsOf(FindGpu("h100-sxm")), 0);
+}
+
+// 4 kW at the wall is past a 230 V / 16 A socket (3,680 W) as well as a 120 V / 15 A circuit; a server warns of
+// neither (it sits on a rack PDU).
+TEST(BomBuildable, CircuitLimits) {
+  BomInputs in = BomInputsOf(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-a6000", 4, 4));
+  ASSERT_TRUE(in.workstation);
+  PowerPlan pw;
+  pw.wall_w = 4000;
+  const std::vector<BomWarning> w = BuildWarnings(in, pw);
+  ASSERT_EQ(w.size(), 2u);  // 4 dual-slot cards fit the 8 positions
+  EXPECT_EQ(w[0].code, BomWarningCode::kCircuitUs);
+  EXPECT_EQ(w[1].code, BomWarningCode::kCircuitEu);
+  EXPECT_DOUBLE_EQ(w[1].limit, 3680);
+  in.workstation = false;
+  EXPECT_TRUE(BuildWarnings(in, pw).empty());
 }
 
 // Seen: a 30 TB HDD bought for a 2 GB dataset. The bulk tier is the least costly priced set that holds the job.

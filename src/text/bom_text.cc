@@ -103,6 +103,10 @@ std::string CpuWhy(const NodeBom& b) {
       why = fmt::format("no catalog CPU gives {} lanes: the most lanes; a PCIe switch must fan out the rest",
                         c.lanes_needed);
       break;
+    case CpuReason::kOnModule:
+      why = fmt::format("{} on the GPU modules, one per {} GPUs; {} PCIe lanes and {} cores wanted", c.cpu.name,
+                        (b.board_gpus + c.sockets - 1) / c.sockets, c.lanes_needed, c.cores_needed);
+      break;
     case CpuReason::kSystem:
       why = fmt::format("the CPUs {} ships with, as priced; {} PCIe lanes and {} cores wanted", b.system,
                         c.lanes_needed, c.cores_needed);
@@ -116,6 +120,11 @@ std::string CpuWhy(const NodeBom& b) {
 
 std::string RamWhy(const NodeBom& b) {
   const RamPlan& r = b.ram;
+  if (b.cpu.cpu.on_module)
+    return fmt::format("{:.0f} GB needed; {} x {:.0f} GB {} soldered beside the CPUs = {:.0f} GB, no DIMMs; {:.2f}x the "
+                       "node's {:.0f} GB of GPU memory",
+                       r.needed_bytes / kGB, b.cpu.sockets, b.cpu.cpu.max_memory_bytes / kGB, b.cpu.cpu.memory_type,
+                       r.total_bytes / kGB, r.total_bytes / r.vram_bytes, r.vram_bytes / kGB);
   return fmt::format(
       "{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
       "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
