@@ -356,11 +356,8 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
     Cost(hybrid, p);
     all.push_back(hybrid);
   }
-  for (auto& o : all)
-    JudgeOption(o, p,
-                o.usd_per_month_rented > 0 ? o.usd_per_month_rented
-                : best_cloud               ? best_cloud->usd_per_month_rented
-                                           : 0);
+  // Buying pays back only against renting the same GPUs: without their rental price there is no break-even.
+  for (auto& o : all) JudgeOption(o, p, o.usd_per_month_rented);
   if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
   rec.options = RankOptions(std::move(all), region);
   rec.feasible = !rec.options.empty();

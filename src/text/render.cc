@@ -6,6 +6,7 @@
 
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/job_costs_text.h"
 #include "catalog/hardware.h"
 #include "core/units.h"
 
@@ -103,8 +104,10 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
     out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
                        FormatDuration(t.total_s), t.gpu_hours);
   } else {
-    out += "total: no --tokens given, so one step only\n";
+    out += fmt::format("total: no --tokens given, so one step only: {}\n", FormatDuration(t.total_s));
   }
+  out += fmt::format("  training {} + fixed {}: {}\n", FormatDuration(t.training_s), FormatDuration(t.fixed_s),
+                     FixedCostsText(t));
 
   out += "\nassumptions:\n";
   for (const auto& a : EstimateAssumptions(s)) out += fmt::format("  - {}\n", a);
@@ -119,14 +122,14 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.feasible) {
     out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
   } else {
-    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>10} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
-                       "framework", "strategy", "mem/GPU", "MFU", "time", "cost USD");
+    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>10} {:>8} {:>8} {:>8} {:>12}\n", "#", "gpu", "gpus",
+                       "framework", "strategy", "mem/GPU", "MFU", "time", "fixed", "cost USD");
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
       const std::string strategy = StrategyText(p);
-      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>6} {:>12}\n", i + 1, p.gpu_id,
-                         p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB, 100 * p.time.mfu,
-                         FormatDuration(p.time.total_s),
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB {:>7.1f}% {:>8} {:>8} {:>12}\n", i + 1,
+                         p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
+                         100 * p.time.mfu, FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
     out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0]));
