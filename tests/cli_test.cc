@@ -231,7 +231,7 @@ TEST(Cli, PlanBeyondTheSearchRangeSaysSo) {
   auto j = TrainplanJson(args);
   EXPECT_FALSE(j["feasible"].get<bool>());
   EXPECT_EQ(j["reason"], sentence);
-  auto wider = TrainplanJson(args + " --max-gpus 20000");
+  auto wider = TrainplanJson(args + " --max-gpus 20000 --max-rent-gpus 20000");
   EXPECT_EQ(wider["reason"],
             "no strategy: no split of 20,000 GPUs into tensor, pipeline, context and data parallelism has a "
             "data-parallel size that divides the global batch of 128 sequences");

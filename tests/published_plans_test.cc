@@ -59,6 +59,7 @@ TEST(PublishedPlans, SearchIsAtLeastAsFastAsTheAuthorsStrategy) {
     c.gpu_types = {authors.hardware.gpu.id};
     c.gpus = authors.hardware.gpus;
     c.objective = Objective::kTime;
+    c.rented = false;  // the authors' own clusters
     PlanResult ours = SearchPlans(authors, c);
     ASSERT_TRUE(ours.feasible) << NoPlanText(ours.reason);
     EXPECT_LE(ours.plans[0].time.step_s, theirs.time.step_s * (1 + 1e-9)) << PlanWhy(ours.plans[0]);

@@ -117,7 +117,7 @@ TEST(PartsCatalog, BrokenDocumentsNameFileEntryAndKey) {
 }
 
 TEST(RentalPrices, DefaultOffersAsCited) {
-  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm"), 2.69);  // runpod-secure-spheron-2026-05
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm"), 4.76);  // the median of 2.69, 4.76, 12.29: runpod-deploybase
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h200"), 6.35);      // runpod-deploybase-2026-03
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("v100-32gb-sxm2"), 3.90);  // aws-skypilot
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("a800-80gb-sxm"), 0);      // no citable rental price
@@ -130,9 +130,9 @@ TEST(RentalPrices, DefaultOffersAsCited) {
 
 TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
   EXPECT_NE(InternalErrorOf([] {
-              LoadRentalPrices(Edited("prices.json", "\"date\": \"2026-03\"},", "\"date\": \"2026-03\", \"default\": true},"),
+              LoadRentalPrices(Edited("prices.json", "\"max_gpus\": 64,", "\"max_gpus\": 64, \"default\": true,"),
                                "prices.json");
-            }).find("built-in catalog prices.json: h100-sxm.offers: "),
+            }).find("built-in catalog prices.json: h100-sxm.offers[0]"),
             std::string::npos);
   EXPECT_NE(InternalErrorOf([] {
               LoadRentalPrices(Edited("prices.json", "\"source\": \"aws-skypilot\"", "\"source\": \"aws\""), "prices.json");

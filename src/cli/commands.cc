@@ -149,7 +149,7 @@ struct Options {
   JobFlags job;  // estimate
   JobFlags plan_job;
   std::vector<std::string> plan_gpu_types, price_overrides;
-  std::optional<int> plan_gpus, max_gpus, plan_gpus_per_node, top;
+  std::optional<int> plan_gpus, max_gpus, plan_gpus_per_node, top, max_rent_gpus;
   std::optional<double> budget;
   std::string deadline, objective, plan_inter_link;
   bool no_offload = false;
@@ -166,6 +166,7 @@ int RunPlan(Options& o) {
   if (!o.plan_gpu_types.empty()) p["gpu"] = o.plan_gpu_types;
   if (o.plan_gpus) p["gpus"] = *o.plan_gpus;
   if (o.max_gpus) p["max_gpus"] = *o.max_gpus;
+  if (o.max_rent_gpus) p["max_rent_gpus"] = *o.max_rent_gpus;
   if (o.plan_gpus_per_node) p["gpus_per_node"] = *o.plan_gpus_per_node;
   if (!o.plan_inter_link.empty()) p["inter_link"] = o.plan_inter_link;
   if (!o.deadline.empty()) p["deadline"] = o.deadline;
@@ -197,6 +198,8 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--gpu", o.plan_gpu_types, "GPU types to consider (comma-separated; default: all)")->delimiter(',');
   cmd->add_option("--gpus", o.plan_gpus, "exact GPU count (default: search)");
   cmd->add_option("--max-gpus", o.max_gpus, "largest GPU count to consider");
+  cmd->add_option("--max-rent-gpus", o.max_rent_gpus,
+                  "most GPUs you can rent, e.g. a contract's size (default: each offer's self-serve limit)");
   cmd->add_option("--gpus-per-node", o.plan_gpus_per_node, "GPUs per node (default 8)");
   cmd->add_option("--inter-link", o.plan_inter_link, "network between nodes (e.g. ib-ndr400)");
   cmd->add_option("--deadline", o.deadline, "finish within this time: 15d, 36h, 90m");

@@ -51,6 +51,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"plan.gpu", "--gpu"},
     {"plan.gpus", "--gpus"},
     {"plan.max_gpus", "--max-gpus"},
+    {"plan.max_rent_gpus", "--max-rent-gpus"},
     {"plan.gpus_per_node", "--gpus-per-node"},
     {"plan.inter_link", "--inter-link"},
     {"plan.deadline", "--deadline"},

@@ -58,6 +58,18 @@ enum class TimeTerm {
 };
 const char* TimeTermName(TimeTerm term);
 
+/// Once-per-job parts of the total, in wall seconds (data/job_costs.json): what a job pays however short.
+enum class FixedTerm {
+  kProvisioning,     // instances booted, in parallel
+  kImagePull,        // the container image pulled and extracted, every node in parallel
+  kProcessStart,     // imports, CUDA contexts, model construction
+  kWeightsLoad,      // the base model's weights read from shared storage (none for pre-training)
+  kNcclInit,         // communicators set up, growing with the node count
+  kFinalCheckpoint,  // the trained state written once at the end
+  kCount
+};
+const char* FixedTermName(FixedTerm term);  // JSON key, e.g. "nccl_init"
+
 struct TimeEstimate {
   std::array<double, static_cast<size_t>(TimeTerm::kCount)> seconds{};
   double step_s = 0;
@@ -70,11 +82,16 @@ struct TimeEstimate {
   double mfu = 0;  // against the dense peak of the precision used
   double hfu = 0;
   double steps = 0;
-  double total_s = 0;
-  double gpu_hours = 0;
+  double training_s = 0;  // steps x step time
+  std::array<double, static_cast<size_t>(FixedTerm::kCount)> fixed{};
+  double fixed_s = 0;     // sum of `fixed`
+  double total_s = 0;     // training + fixed: the wall time a job holds its GPUs
+  double gpu_hours = 0;   // total x GPUs
 
   double& operator[](TimeTerm t) { return seconds[static_cast<size_t>(t)]; }
   double operator[](TimeTerm t) const { return seconds[static_cast<size_t>(t)]; }
+  double& operator[](FixedTerm t) { return fixed[static_cast<size_t>(t)]; }
+  double operator[](FixedTerm t) const { return fixed[static_cast<size_t>(t)]; }
 };
 
 /// Parameters split by what training does to them.

@@ -6,8 +6,10 @@
 #include <cmath>
 
 #include "catalog/efficiency.h"
+#include "catalog/job_costs.h"
 #include "core/estimate.h"
 #include "core/framework.h"
+#include "core/reliability.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -25,6 +27,19 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kPipelineBubble: return "pipeline_bubble";
     case TimeTerm::kOffload: return "offload";
     case TimeTerm::kCount: break;
+  }
+  return "";
+}
+
+const char* FixedTermName(FixedTerm term) {
+  switch (term) {
+    case FixedTerm::kProvisioning: return "provisioning";
+    case FixedTerm::kImagePull: return "image_pull";
+    case FixedTerm::kProcessStart: return "process_start";
+    case FixedTerm::kWeightsLoad: return "weights_load";
+    case FixedTerm::kNcclInit: return "nccl_init";
+    case FixedTerm::kFinalCheckpoint: return "final_checkpoint";
+    case FixedTerm::kCount: break;
   }
   return "";
 }
@@ -487,13 +502,39 @@ void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micr
   out.mfu = out.model_tflops_per_gpu * 1e12 / r.peak_flops;
   out.hfu = out.hardware_tflops_per_gpu * 1e12 / r.peak_flops;
   out.steps = sc.training.tokens > 0 ? sc.training.tokens / out.tokens_per_step : 1;
-  out.total_s = out.steps * out.step_s;
+  out.training_s = out.steps * out.step_s;
+}
+
+/// Published base models ship bf16 weights (safetensors); a job loads them at that size whatever it trains in.
+constexpr double kPublishedWeightBytesPerParam = 2;
+
+/// The once-per-job terms: start-up before the first step and the final checkpoint after the last, each
+/// node working in parallel at the rates of data/job_costs.json. Then the totals that include them.
+void AddFixedCosts(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable, const Layout& l,
+                   TimeEstimate& out) {
+  const JobCosts& c = JobCostCatalog();
+  const double nodes = std::ceil(l.gpus / std::max(1, sc.hardware.gpus_per_node));
+  // A node reads the weight shards its GPUs hold: the whole model unless TP x PP spans more than the node.
+  const double node_share = std::min(1.0, static_cast<double>(sc.hardware.gpus_per_node) / (l.t * l.p));
+  const double weights = sc.training.method == Method::kPretrain
+                             ? 0
+                             : static_cast<double>(params.total) * kPublishedWeightBytesPerParam * node_share;
+  out[FixedTerm::kProvisioning] = c.provisioning_s.value;
+  out[FixedTerm::kImagePull] = c.image_bytes.value / c.image_extract_bytes_per_s.value;
+  out[FixedTerm::kProcessStart] = c.process_start_s.value;
+  out[FixedTerm::kWeightsLoad] = weights / c.weights_read_bytes_per_s.value;
+  out[FixedTerm::kNcclInit] = l.gpus > 1 ? c.nccl_init_base_s.value + c.nccl_init_s_per_node.value * nodes : 0;
+  out[FixedTerm::kFinalCheckpoint] =
+      CheckpointBytes(sc, params, trainable) / (nodes * c.checkpoint_write_bytes_per_s.value);
+  out.fixed_s = 0;
+  for (double term : out.fixed) out.fixed_s += term;
+  out.total_s = out.training_s + out.fixed_s;
   out.gpu_hours = out.total_s * l.gpus / 3600;
 }
 
 /// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
 template <typename Layers>
-TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainableParams& trainable,
+TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable,
                       const TimeRates& r, const Layers& groups) {
   const auto& tr = sc.training;
   const auto& st = sc.strategy;
@@ -556,7 +597,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
     out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
   }
 
-  const double stage_params = total_params / (t * p);
+  const double stage_params = static_cast<double>(params.total) / (t * p);
   const double stage_trainable = trainable.trainable / (t * p);
   const double grad_bytes = GradientBytes(tr.precision, fw);
   const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
@@ -565,6 +606,7 @@ TimeEstimate StepTime(const Scenario& sc, double total_params, const TrainablePa
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
+  AddFixedCosts(sc, params, trainable, l, out);
   return out;
 }
 
@@ -598,11 +640,11 @@ void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
 }
 
 TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable) {
-  return StepTime(sc, static_cast<double>(params.total), trainable, RatesOf(sc), LiveLayers{sc});
+  return StepTime(sc, params, trainable, RatesOf(sc), LiveLayers{sc});
 }
 
 TimeEstimate EstimateTime(const Scenario& sc, const PreparedModel& prepared) {
-  return StepTime(sc, static_cast<double>(prepared.params.total), prepared.trainable, prepared.rates,
+  return StepTime(sc, prepared.params, prepared.trainable, prepared.rates,
                   PreparedLayers{prepared});
 }
 

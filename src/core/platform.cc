@@ -194,6 +194,7 @@ std::vector<PlatformOption> CandidateOptions(const Scenario& job, const Platform
   // A utilisation is of the bought hardware: its run time sets the runs even when it cannot be bought.
   if (buy || p.usage.kind == UsageKind::kUtilisation) {
     c.objective = Objective::kGpus;
+    c.rented = false;  // bought hardware comes in boards (DeriveBom), not in rental shapes and limits
     if (p.usage.kind == UsageKind::kRunsPerMonth)
       c.deadline_s = std::min(c.deadline_s, kHoursPerMonth * 3600 / p.usage.runs_per_month);
     PlanResult fewest = SearchPlans(job, c, threads);
@@ -277,6 +278,7 @@ void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& 
     c.gpus = o.plan.gpus;
     c.deadline_s = 0;
     c.objective = Objective::kTime;
+    c.rented = false;  // a speed comparison on as many GPUs, whatever a provider rents
     PlanResult ref = SearchPlans(job, c, threads);
     o.why.push_back({.code = OptionReasonCode::kRegionPart, .foreign = IsForeign(o.plan.gpu_id, region)});
     if (ref.feasible) {

@@ -147,6 +147,7 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   c.gpu_types = {build.gpu.id};
   c.gpus = build.gpus;
   c.gpus_per_node = build.gpus;
+  c.rented = false;  // the build's own GPUs: no rental shapes or limits
   c.objective = Objective::kTime;
   c.top = 1;
   c.framework_fixed = framework_fixed;

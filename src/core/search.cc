@@ -199,9 +199,9 @@ struct WorkerState {
 /// One (GPU type, GPU count) search walking the strategies of each candidate engine.
 class TaskSearch {
  public:
-  TaskSearch(const SearchSpace& space, Scenario& s, int gpus, int gpn, double price)
-      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(price),
-        order_{c_.objective, /*edge_last=*/true} {}
+  TaskSearch(const SearchSpace& space, Scenario& s, int gpus, int gpn, const PriceQuote& quote)
+      : space_(space), c_(*space.constraints), s_(s), gpus_(gpus), gpn_(gpn), price_(quote.usd_per_gpu_hour),
+        offer_(quote.offer), order_{c_.objective, /*edge_last=*/true} {}
 
   /// Tensor, pipeline and context sizes that divide the GPUs and the batch, for one engine.
   void Walk(Framework framework, const PreparedModel& prepared, TaskResult& result) {
@@ -319,7 +319,8 @@ class TaskSearch {
   /// Records a candidate that fits; only contenders on the leading measures become Plans.
   void Keep(const MemoryEstimate& mem, const TimeEstimate& time, int64_t mb) {
     TaskResult& result = *result_;
-    const double cost_usd = price_ * time.gpu_hours;
+    const double billed_gpu_hours = BilledGpuHours(time.total_s, gpus_, offer_ != nullptr ? offer_->billing : nullptr);
+    const double cost_usd = price_ * billed_gpu_hours;
     result.fastest_fit_s = std::min(result.fastest_fit_s, time.total_s);
     if (price_ > 0) result.cheapest_fit_usd = std::min(result.cheapest_fit_usd, cost_usd);
     const bool meets = (c_.deadline_s <= 0 || time.total_s <= c_.deadline_s) &&
@@ -338,6 +339,8 @@ class TaskSearch {
     plan.memory = mem;
     plan.time = time;
     plan.price_per_gpu_hour = price_;
+    plan.offer = offer_;
+    plan.billed_gpu_hours = billed_gpu_hours;
     plan.cost_usd = cost_usd;
     if (may_be_fastest) InsertTop(result.fastest, plan, 1, PlanOrder{Objective::kTime});
     if (may_be_best) InsertTop(result.best, plan, static_cast<size_t>(c_.top), order_);
@@ -348,6 +351,7 @@ class TaskSearch {
   Scenario& s_;
   const int gpus_, gpn_;
   const double price_;
+  const RentalOffer* const offer_;
   const PlanOrder order_;
   Framework framework_ = Framework::kDeepSpeed;
   bool megatron_ = false;
@@ -356,7 +360,7 @@ class TaskSearch {
 };
 
 TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
-                      double price) {
+                      const PriceQuote& quote) {
   const PlanConstraints& c = *space.constraints;
   TaskResult result;
   result.min_memory_bytes = INFINITY;
@@ -378,7 +382,7 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = DefaultGlobalBatch(space.job->training, gpus);
 
-  TaskSearch search(space, s, gpus, gpn, price);
+  TaskSearch search(space, s, gpus, gpn, quote);
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     s.training.framework = framework;
@@ -426,6 +430,8 @@ void ValidateConstraints(const PlanConstraints& c) {
     throw InputError("deadline", fmt::format("{}", c.deadline_s), "a duration in the future, e.g. 15d or 36h");
   if (c.budget_usd < 0) throw InputError("budget", fmt::format("{}", c.budget_usd), "a non-negative USD amount");
   if (c.top < 1 || c.top > 1000) throw InputError("top", std::to_string(c.top), "between 1 and 1000");
+  if (c.max_rent_gpus != 0 && !limits::kGpus.Contains(c.max_rent_gpus))
+    throw InputError("max_rent_gpus", std::to_string(c.max_rent_gpus), limits::kGpus.Allowed() + " (or omit it)");
   for (const auto& [id, price] : c.prices)
     if (!(price >= 0)) throw InputError("price." + id, fmt::format("{}", price), "a non-negative USD per GPU-hour");
 }
@@ -449,10 +455,22 @@ Objective ParseObjective(const std::string& s, const std::string& field) {
   throw InputError(field, s, "one of: time, cost, gpus");
 }
 
-double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
+PriceQuote QuotePrice(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
-    if (NormalizeName(id) == NormalizeName(gpu_id)) return price;
-  return DefaultRentalPrice(gpu_id);
+    if (NormalizeName(id) == NormalizeName(gpu_id)) return {price, nullptr};
+  const RentalOffer* offer = DefaultRentalOffer(gpu_id);
+  return {offer != nullptr ? offer->usd_per_gpu_hour : 0, offer};
+}
+
+double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& c) {
+  return QuotePrice(gpu_id, c).usd_per_gpu_hour;
+}
+
+double BilledGpuHours(double total_s, int gpus, const BillingRule* billing) {
+  double billed_s = total_s;
+  if (billing != nullptr)
+    billed_s = std::max(billing->minimum_s, std::ceil(total_s / billing->increment_s) * billing->increment_s);
+  return billed_s * gpus / 3600;
 }
 
 namespace {
@@ -510,20 +528,59 @@ struct Task {
   const GpuSpec* gpu;
   int gpus;
   int gpn;
-  double price;
+  PriceQuote quote;
 };
+
+/// The most GPUs one can rent: the user's contract, else the offer's self-serve limit; 0: no limit (the
+/// user's own price and no contract size, or no price at all).
+int RentLimit(const PriceQuote& quote, const PlanConstraints& c) {
+  if (!c.rented) return 0;
+  if (c.max_rent_gpus > 0) return c.max_rent_gpus;
+  return quote.offer != nullptr ? quote.offer->max_gpus : 0;
+}
+
+/// Whether an offer's instance sizes include a node of `node_gpus` (any size without a catalog offer).
+bool WholeInstances(const PriceQuote& quote, int node_gpus, const PlanConstraints& c) {
+  if (quote.offer == nullptr || !c.rented) return true;
+  const auto& sizes = quote.offer->gpus_per_instance;
+  return std::find(sizes.begin(), sizes.end(), node_gpus) != sizes.end();
+}
 
 std::vector<Task> MakeTasks(const PlanConstraints& c) {
   std::vector<Task> tasks;
   const int gpn = NodeSize(c);
   for (const GpuSpec* g : GpuTypes(c)) {
+    const PriceQuote quote = QuotePrice(g->id, c);
+    const int limit = RentLimit(quote, c);
     for (int n : CandidateCounts(c, gpn)) {
       int node_size = std::min(gpn, n);
       if (n > node_size && n % node_size != 0) continue;
-      tasks.push_back({g, n, node_size, PricePerGpuHour(g->id, c)});
+      if ((limit > 0 && n > limit) || !WholeInstances(quote, node_size, c)) continue;
+      tasks.push_back({g, n, node_size, quote});
     }
   }
   return tasks;
+}
+
+/// kNotRentable when no GPU type asked can rent the exact count: beyond every limit or not whole instances.
+NoPlanReason RentalBlock(const PlanConstraints& c) {
+  NoPlanReason why;
+  if (c.gpus <= 0) return why;
+  const int node_size = std::min(NodeSize(c), c.gpus);
+  const std::vector<const GpuSpec*> types = GpuTypes(c);
+  for (const GpuSpec* g : types) {
+    const PriceQuote quote = QuotePrice(g->id, c);
+    const int limit = RentLimit(quote, c);
+    if ((limit <= 0 || c.gpus <= limit) && WholeInstances(quote, node_size, c)) return why;
+  }
+  const PriceQuote first = QuotePrice(types.front()->id, c);
+  why.code = NoPlanCode::kNotRentable;
+  why.gpus = c.gpus;
+  why.offer = first.offer;
+  const int limit = RentLimit(first, c);
+  why.rent_limit_gpus = limit > 0 && c.gpus > limit ? limit : 0;
+  why.node_gpus = WholeInstances(first, node_size, c) ? 0 : node_size;
+  return why;
 }
 
 /// Searches the tasks on `threads` threads (0: one per core); returns the threads used.
@@ -535,7 +592,7 @@ int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threa
   auto worker = [&](bool reports) {
     WorkerState state{.scenario = *space.job, .gpu = nullptr, .prepared = {}};
     for (size_t i = next++; i < tasks.size(); i = next++) {
-      results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].price);
+      results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].quote);
       size_t finished = ++done;
       if (reports && c.progress) c.progress(finished, tasks.size());
     }
@@ -593,8 +650,11 @@ NoPlanReason CountOutsideSearch(const PlanConstraints& c) {
     why.code = NoPlanCode::kPartialNodes;
     why.gpus_per_node = NodeSize(c);
   }
-  if (why.code != NoPlanCode::kNone) why.gpus = c.gpus;
-  return why;
+  if (why.code != NoPlanCode::kNone) {
+    why.gpus = c.gpus;
+    return why;
+  }
+  return RentalBlock(c);
 }
 
 /// The binding constraint when the search found no plan, checked in the order the search applies them.

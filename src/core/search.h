@@ -7,6 +7,7 @@
 #include "core/estimate.h"
 #include "core/limits.h"
 #include "catalog/hardware.h"
+#include "catalog/prices.h"
 #include "core/scenario.h"
 
 namespace trainplan {
@@ -43,6 +44,11 @@ struct PlanConstraints {
   int top = 5;
   /// USD per GPU-hour by GPU id, overriding the price catalog (data/prices.json).
   std::vector<std::pair<std::string, double>> prices;
+  /// The GPUs are rented: counts are whole instances of the GPU's offer and within its rental limit. False
+  /// for hardware the user has (a build under review, a cluster bought), where neither applies.
+  bool rented = true;
+  /// The most GPUs that can be rented (a contract's size); 0: each catalog offer's self-serve limit.
+  int max_rent_gpus = 0;
   /// Called from the calling thread as (GPU type and count) tasks finish: (done, total). Optional.
   std::function<void(size_t, size_t)> progress;
 };
@@ -78,7 +84,10 @@ struct Plan {
   MemoryEstimate memory;
   TimeEstimate time;
   double price_per_gpu_hour = 0;
-  double cost_usd = 0;
+  /// The catalog offer priced (provider, source, date, billing rule); null for the user's price or none.
+  const RentalOffer* offer = nullptr;
+  double billed_gpu_hours = 0;  // the time rented after the offer's billing rounding, x GPUs
+  double cost_usd = 0;          // price x billed GPU-hours
   PlanRank rank;
 };
 
@@ -94,6 +103,7 @@ enum class NoPlanCode {
   kNoPrice,            // a budget is set but no GPU with a fitting plan has a price
   kOverBudget,         // the cheapest plan that fits costs more than the budget
   kDeadlineAndBudget,  // plans meet each limit, none both
+  kNotRentable,        // the exact count is beyond the rental limit or not whole instances of the offer
 };
 
 /// Why a search found no plan, with the numbers its sentence needs (the others stay 0).
@@ -110,6 +120,11 @@ struct NoPlanReason {
   double deadline_s = 0;         // kTooSlow
   double cheapest_usd = 0;       // kOverBudget
   double budget_usd = 0;         // kNoPrice, kOverBudget
+  // kNotRentable, for the first GPU type asked: its offer (null: the user's price), the rental limit when
+  // the count exceeds it (else 0), and the node size that is not an instance size of the offer (else 0).
+  const RentalOffer* offer = nullptr;
+  int rent_limit_gpus = 0;
+  int node_gpus = 0;
 };
 
 /// A change to the job tried when nothing fits as asked.
@@ -146,8 +161,21 @@ struct PlanResult {
   int threads = 0;
 };
 
+/// A GPU's price and the offer it comes from.
+struct PriceQuote {
+  double usd_per_gpu_hour = 0;         // 0: unknown
+  const RentalOffer* offer = nullptr;  // the catalog's default offer; null for the user's price or none
+};
+
+/// The user's price for a GPU, else the catalog's default offer.
+PriceQuote QuotePrice(const std::string& gpu_id, const PlanConstraints& constraints);
+
 /// Price in USD per GPU-hour for a GPU: the override, else the catalog's default offer; 0 when unknown.
 double PricePerGpuHour(const std::string& gpu_id, const PlanConstraints& constraints);
+
+/// GPU-hours billed for holding `gpus` for `total_s`: each instance's time rounded up to the billing
+/// increment, at least the minimum charge; exact time without a rule (the user's own price).
+double BilledGpuHours(double total_s, int gpus, const BillingRule* billing);
 
 /// Searches GPU types, counts and every valid strategy (tp, pp, dp, cp, ep, ZeRO, offload, recompute,
 /// micro-batch, interleave, sequence parallelism) for the job, using the estimator as the oracle.

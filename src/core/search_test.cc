@@ -301,6 +301,7 @@ TEST(Search, CountsOutsideTheSearchHaveTheirCodes) {
   EXPECT_EQ(r.reason.max_gpus, limits::kSearchGpus);
   EXPECT_EQ(r.evaluated, 0);
   c.max_gpus = 20000;  // covered now: 20,000 = 2,500 nodes, and no dp of it divides 128
+  c.max_rent_gpus = 20000;
   r = SearchPlans(job, c, 1);
   EXPECT_EQ(r.reason.code, NoPlanCode::kNoLayout);
   EXPECT_EQ(r.reason.gpus, 20000);

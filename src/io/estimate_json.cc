@@ -5,6 +5,7 @@
 #include "core/units.h"
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/job_costs_text.h"
 
 namespace trainplan {
 
@@ -40,6 +41,9 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   for (size_t i = 0; i < static_cast<size_t>(TimeTerm::kCount); ++i)
     time_breakdown[TimeTermName(static_cast<TimeTerm>(i))] = e.time.seconds[i];
   const TimeEstimate& t = e.time;
+  json fixed = json::object();
+  for (size_t i = 0; i < static_cast<size_t>(FixedTerm::kCount); ++i)
+    fixed[FixedTermName(static_cast<FixedTerm>(i))] = t.fixed[i];
   json time = {{"step_s", t.step_s},
                {"breakdown_s", time_breakdown},
                {"tokens_per_step", t.tokens_per_step},
@@ -51,6 +55,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                {"mfu", t.mfu},
                {"hfu", t.hfu},
                {"steps", t.steps},
+               {"training_s", t.training_s},
+               {"fixed_s", t.fixed_s},
+               {"fixed_breakdown_s", fixed},
+               {"fixed_text", FixedCostsText(t)},
                {"total_s", t.total_s},
                {"gpu_hours", t.gpu_hours},
                {"duration", FormatDuration(t.total_s)}};

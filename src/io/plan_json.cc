@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "text/explain.h"
+#include "text/job_costs_text.h"
 
 namespace trainplan {
 
@@ -33,7 +34,23 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
   auto plan_json = [&](const Plan& p) {
     const Scenario s = PlanScenario(job, p);
     json j = EstimateToJson(s, EstimateScenario(s));
-    j["cost"] = {{"total_usd", p.cost_usd}, {"usd_per_gpu_hour", p.price_per_gpu_hour}};
+    json cost = {{"total_usd", p.cost_usd},
+                 {"usd_per_gpu_hour", p.price_per_gpu_hour},
+                 {"billed_gpu_hours", p.billed_gpu_hours},
+                 {"price_text", PriceText(p)}};
+    if (p.offer != nullptr)
+      cost["offer"] = {{"provider", p.offer->provider},
+                       {"date", p.offer->date},
+                       {"source", p.offer->source_text},
+                       {"billing", p.offer->billing->id},
+                       {"billing_increment_s", p.offer->billing->increment_s},
+                       {"billing_minimum_s", p.offer->billing->minimum_s},
+                       {"gpus_per_instance", p.offer->gpus_per_instance},
+                       {"max_gpus", p.offer->max_gpus},
+                       {"max_gpus_source", p.offer->max_gpus_source}};
+    else
+      cost["offer"] = nullptr;
+    j["cost"] = cost;
     j["why"] = PlanWhy(p);
     j["low_utilisation"] = p.time.mfu < kLowMfu;
     if (p.rank.knee.gpus > 0)

@@ -85,7 +85,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   json scenario;
   const Field p = Split(Field(doc, ""), "plan", scenario);
   p.CheckKeys({"gpu", "gpus", "max_gpus", "gpus_per_node", "inter_link", "deadline", "budget_usd", "objective",
-               "offload", "top", "prices"});
+               "offload", "top", "prices", "max_rent_gpus"});
   PlanRequest r;
   PlanConstraints& c = r.constraints;
   if (const auto v = p.Get("gpu")) c.gpu_types = GpuList(*v);
@@ -107,6 +107,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
   if (const auto v = p.Get("prices")) c.prices = Prices(*v, "USD per GPU-hour");
+  if (const auto v = p.Get("max_rent_gpus")) c.max_rent_gpus = static_cast<int>(v->Int(limits::kGpus));
   r.job = JobFromDocument(Field(scenario, ""), allow_paths, c.framework_fixed,
                           c.gpu_types.empty() ? std::string("h100-sxm") : c.gpu_types[0]);
   return r;

@@ -5,6 +5,7 @@
 #include "core/framework.h"
 #include "core/units.h"
 #include "text/format.h"
+#include "text/job_costs_text.h"
 
 namespace trainplan {
 
@@ -92,7 +93,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
                       s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
           fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
                       s.hardware.inter_node.name),
-          GlobalBatchText(s)};
+          FixedCostsAssumption(), GlobalBatchText(s)};
 }
 
 std::string GlobalBatchText(const Scenario& s) {
@@ -194,7 +195,8 @@ std::string PlanWhy(const Plan& p) {
       bottleneck = TimeTermName(static_cast<TimeTerm>(t));
     }
   }
-  const std::string cost = p.price_per_gpu_hour > 0 ? fmt::format("${:.0f}", p.cost_usd) : "no rental price";
+  const std::string cost =
+      p.price_per_gpu_hour > 0 ? fmt::format("${:.0f} at {}", p.cost_usd, PriceText(p)) : "no rental price";
   const std::string utilisation =
       p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
   const MemoryEstimate& m = p.memory;
@@ -202,9 +204,9 @@ std::string PlanWhy(const Plan& p) {
                                  : fmt::format("{:.0f}% of memory used", 100 * m.per_gpu_bytes / m.capacity_bytes);
   if (m.host_bytes > 0) memory += fmt::format(", {} of host RAM per node", HostRamText(m.host_bytes));
   std::string why = fmt::format(
-      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{}, {}; {}{}", lead, p.gpus, p.gpu_id,
-      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, utilisation, cost,
-      memory,
+      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{} (fixed: {}), {}; {}{}", lead, p.gpus, p.gpu_id,
+      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, utilisation,
+      FixedCostsText(p.time), cost, memory,
       largest > 0.05 * p.time.step_s
           ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
           : "");
@@ -263,6 +265,18 @@ std::string NoPlanText(const NoPlanReason& r) {
       return fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", r.cheapest_usd,
                          r.budget_usd);
     case NoPlanCode::kDeadlineAndBudget: return "no plan meets the deadline and the budget together";
+    case NoPlanCode::kNotRentable: {
+      const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer) : "";
+      if (r.rent_limit_gpus > 0)
+        return fmt::format("not rentable: {} GPUs is more than can be rented without a contract ({}); give "
+                           "--max-rent-gpus (plan.max_rent_gpus) the size of your contract to plan it",
+                           GroupedCount(r.gpus), r.offer != nullptr && r.rent_limit_gpus == r.offer->max_gpus
+                                                     ? terms
+                                                     : fmt::format("at most {} GPUs", r.rent_limit_gpus));
+      return fmt::format("not rentable: {} GPUs in nodes of {} are not whole instances ({}); give a count of whole "
+                         "instances, or your own price (--price) for hardware you have",
+                         GroupedCount(r.gpus), r.node_gpus, terms);
+    }
   }
   return "";
 }

@@ -6,6 +6,7 @@
 
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/job_costs_text.h"
 #include "catalog/hardware.h"
 #include "core/units.h"
 
@@ -122,8 +123,10 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
     out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
                        FormatDuration(t.total_s), t.gpu_hours);
   } else {
-    out += "total: no --tokens given, so one step only\n";
+    out += fmt::format("total: no --tokens given, so one step only: {}\n", FormatDuration(t.total_s));
   }
+  out += fmt::format("  training {} + fixed {}: {}\n", FormatDuration(t.training_s), FormatDuration(t.fixed_s),
+                     FixedCostsText(t));
 
   out += "\nassumptions:\n";
   for (const auto& a : EstimateAssumptions(s)) out += fmt::format("  - {}\n", a);
@@ -138,17 +141,20 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.feasible) {
     out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
   } else {
-    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>12}\n", "#", "gpu", "gpus",
-                       "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "cost USD");
+    out += fmt::format("
+{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}
+", "#", "gpu",
+                       "gpus", "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "fixed", "cost USD");
     bool any_edge = false;
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
       const std::string strategy = StrategyText(p);
       any_edge = any_edge || p.memory.at_edge;
-      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>12}\n", i + 1,
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>8} {:>12}
+", i + 1,
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
                          p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
-                         FormatDuration(p.time.total_s),
+                         FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
                          p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
     }
     if (any_edge)
