@@ -51,6 +51,7 @@ void ExpectEveryPlanValid(const Search& search) {
   if (search.max_gpus > 0) c.max_gpus = search.max_gpus;
   c.top = 12;
   c.objective = Objective::kTime;
+  c.rented = false;  // owned clusters of any size: every count the search covers
   const PlanResult r = SearchPlans(search.job, c);
   ASSERT_TRUE(r.feasible) << search.job.model.name << ": " << NoPlanText(r.reason);
   const json doc = PlanResultToJson(search.job, r);
@@ -227,6 +228,7 @@ TEST(Defaults, Llama3_70bPretrainingOn8192H100IsNearMetasGpuHours) {
   c.gpu_types = {"h100-sxm"};
   c.gpus = 8192;
   c.objective = Objective::kTime;
+  c.rented = false;  // Meta's own cluster
   const PlanResult r = SearchPlans(job, c);
   ASSERT_TRUE(r.feasible) << NoPlanText(r.reason);
   const double gpu_hours = r.plans[0].time.gpu_hours;
@@ -250,7 +252,8 @@ TEST(Objective, BudgetAloneRanksByTimeAndSaysSo) {
 TEST(Objective, RequestsStateTheObjectiveAndFlagLowUtilisation) {
   const json job = {{"model", "mixtral-8x7b"}, {"training", {{"method", "full"}, {"tokens", 1e9}}}};
   json budget_only = job;
-  budget_only["plan"] = {{"budget_usd", 10000}, {"gpu", json::array({"h100-sxm", "b200"})}};
+  // A contract for up to 16,384 GPUs: the self-serve limit would stop the search before the knee.
+  budget_only["plan"] = {{"budget_usd", 10000}, {"gpu", json::array({"h100-sxm", "b200"})}, {"max_rent_gpus", 16384}};
   const PlanRequest fastest = PlanRequestFromJson(budget_only, false);
   EXPECT_EQ(fastest.constraints.objective, Objective::kTime);
   EXPECT_EQ(fastest.constraints.objective_source, ObjectiveSource::kBudgetOnly);

@@ -67,15 +67,10 @@ std::vector<std::string> GpuTypes(const PlatformPolicy& p, const Region& region,
 }
 
 /// The rental's source and date: the request's price, or the catalog's default offer.
-std::string RentalSource(const std::string& gpu_id, const PlatformPolicy& p) {
-  for (const auto& [id, usd] : p.rental_prices)
-    if (NormalizeName(id) == NormalizeName(gpu_id)) return "given";
-  for (const auto& g : RentalPriceCatalog()) {
-    if (g.gpu != gpu_id) continue;
-    const RentalOffer& o = g.DefaultOffer();
-    return fmt::format("{}, {}, {}", o.provider, o.source, o.date);
-  }
-  return "";
+/// "RunPod Secure Cloud, 2026-05 (runpod-secure-spheron-2026-05)" for a catalog offer; "given" for a user's price.
+std::string RentalSource(const Plan& plan) {
+  const RentalOffer* o = plan.offer;
+  return o == nullptr ? "given" : fmt::format("{}, {}, {}", o->provider, o->source, o->date);
 }
 
 /// Renting: billed for the hours the runs take. Over a year or more, a 1-year reservation of as many GPU sets
@@ -88,9 +83,11 @@ void RentalCost(PlatformOption& o, const PlatformPolicy& p) {
     c.unpriced.push_back(FindGpu(o.plan.gpu_id).name + " rental");
     return;
   }
-  c.price_source = RentalSource(o.plan.gpu_id, p);
+  c.price_source = RentalSource(o.plan);
   const double busy_h = o.runs * o.reliability.wall_s / 3600;
-  c.rental_usd = price * o.plan.gpus * busy_h;
+  // Each run is billed on its own, rounded by the offer's billing rule.
+  c.rental_usd = price * o.runs *
+                 BilledGpuHours(o.reliability.wall_s, o.plan.gpus, o.plan.offer ? o.plan.offer->billing : nullptr);
   if (p.usage.kind != UsageKind::kOnce && p.months >= 12) {
     const double horizon_h = p.months * kHoursPerMonth;
     const double sets = std::ceil(busy_h / horizon_h);
@@ -176,6 +173,19 @@ PlatformOption OptionFor(OptionKind kind, const Scenario& job, const Plan& plan,
   return o;
 }
 
+/// SXM/OAM GPUs are bought as whole boards (SmallestPurchasableGpus): a purchase that would leave part of
+/// its board idle runs the job on the whole board instead, which finishes sooner for the same build.
+PlanResult OnWholeBoards(const Scenario& job, PlanConstraints c, PlanResult fewest, int threads) {
+  const Plan& plan = fewest.plans.front();
+  const PurchasableGpus bought = SmallestPurchasableGpus(FindGpu(plan.gpu_id), plan.gpus);
+  if (bought.gpus == plan.gpus) return fewest;
+  c.gpus = bought.gpus;
+  c.gpus_per_node = std::min<int>(bought.unit_gpus, limits::kGpusPerNode.hi);
+  c.objective = Objective::kTime;
+  PlanResult whole = SearchPlans(job, c, threads);
+  return whole.feasible ? whole : fewest;
+}
+
 /// Renting `gpu_id` (its cheapest plan, or its fewest GPUs without a rental price) and, when it has a purchase
 /// price or `listed`, buying it: the fewest GPUs that meet the deadline and, for runs a month, finish a month's
 /// runs within the month. Both do the same runs. Nothing when no plan fits.
@@ -198,6 +208,7 @@ std::vector<PlatformOption> CandidateOptions(const Scenario& job, const Platform
     if (p.usage.kind == UsageKind::kRunsPerMonth)
       c.deadline_s = std::min(c.deadline_s, kHoursPerMonth * 3600 / p.usage.runs_per_month);
     PlanResult fewest = SearchPlans(job, c, threads);
+    if (fewest.feasible && p.gpus == 0) fewest = OnWholeBoards(job, c, std::move(fewest), threads);
     if (fewest.feasible) {
       own = OptionFor(OptionKind::kOnPrem, job, fewest.plans.front(), p);
       own->plan.price_per_gpu_hour = rent_price;

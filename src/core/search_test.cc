@@ -129,6 +129,7 @@ TEST(Search, EdgePlansRankAfterSafePlans) {
   c.gpus = 64;
   c.framework_fixed = true;
   c.top = 40;
+  c.prices = {{"mi300x", 1.71}};  // per-second billing: costs that hourly rounding would tie stay apart
   job.hardware.usable_memory_fraction = 1;  // no headroom: the old ranking
   const PlanResult old = SearchPlans(job, c, 2);
   ASSERT_TRUE(old.feasible);
@@ -229,6 +230,7 @@ TEST(Search, FastestPlanNamesTheParetoKnee) {
   PlanConstraints c;
   c.gpu_types = {"b200", "h100-sxm"};
   c.max_gpus = 4096;
+  c.max_rent_gpus = 4096;  // a contract: past the self-serve limit, where the last minutes are bought dearly
   c.objective = Objective::kTime;
   PlanResult r = SearchPlans(job, c);
   ASSERT_TRUE(r.feasible);
@@ -321,6 +323,7 @@ TEST(Search, CountsOutsideTheSearchHaveTheirCodes) {
 // A deadline or a budget that no plan meets names the fastest time or the cheapest cost that fits.
 TEST(Search, LimitsNoPlanMeetsHaveTheirCodes) {
   Scenario job = Job("llama-3-8b", "full", 1e9);
+  job.hardware.usable_memory_fraction = 1;  // no plan at the edge: the cheapest ranked is the cheapest that fits
   PlanConstraints c;
   c.gpu_types = {"h100-sxm"};
   c.max_gpus = 64;

@@ -141,17 +141,14 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
   if (!r.feasible) {
     out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
   } else {
-    out += fmt::format("
-{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}
-", "#", "gpu",
+    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "#", "gpu",
                        "gpus", "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "fixed", "cost USD");
     bool any_edge = false;
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
       const std::string strategy = StrategyText(p);
       any_edge = any_edge || p.memory.at_edge;
-      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>8} {:>12}
-", i + 1,
+      out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>8} {:>12}\n", i + 1,
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
                          p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
                          FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
