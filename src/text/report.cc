@@ -52,6 +52,9 @@ std::string BomMarkdown(const PlatformOption& o) {
   const NodeBom b = WithSentences(o.bom);
   md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
                     b.node_class, b.gpus_per_node, BreakEvenText(o.break_even));
+  md += fmt::format("Platform: {}.\n\n", PlatformText(b));
+  for (const auto& w : b.warnings) md += fmt::format("- warning: {}\n", w.text);
+  if (!b.warnings.empty()) md += "\n";
   md += "| part | choice | why |\n|---|---|---|\n";
   md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
                     b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
