@@ -145,7 +145,10 @@ std::string EdgeText(const MemoryEstimate& m) {
                      m.capacity_bytes / kGiB, 100 * m.usable_bytes / m.capacity_bytes);
 }
 
-std::string HostRamText(double bytes) { return fmt::format("{:.0f} GB", bytes / kGB); }
+std::string HostRamText(double bytes) {
+  // Whole GB as RAM is bought; under 10 GB one decimal, so a small offload never reads "0 GB".
+  return bytes < 10 * kGB ? fmt::format("{:.1f} GB", bytes / kGB) : fmt::format("{:.0f} GB", bytes / kGB);
+}
 
 std::string ConfidenceText(const Confidence& c) {
   const std::string level = LevelText(c.level);

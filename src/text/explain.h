@@ -31,7 +31,7 @@ std::string KneeText(const PlanRank& rank);
 /// "at the edge (189.3 of 192 GiB, above the 93% usable)": a peak that fits the GPU without its headroom.
 std::string EdgeText(const MemoryEstimate& memory);
 
-/// "266 GB": host RAM as it is bought and given to --host-ram (decimal GB).
+/// "266 GB", "0.5 GB": host RAM as it is bought and given to --host-ram (decimal GB; one decimal under 10 GB).
 std::string HostRamText(double bytes);
 
 /// "medium: GPU figures partly from secondary sources; ...".

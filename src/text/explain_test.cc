@@ -38,6 +38,7 @@ TEST(Explain, EdgeAndHostRamSentences) {
   m.usable_bytes = 0.93 * m.capacity_bytes;
   EXPECT_EQ(EdgeText(m), "at the edge (189.3 of 192 GiB, above the 93% usable)");
   EXPECT_EQ(HostRamText(265.86e9), "266 GB");
+  EXPECT_EQ(HostRamText(0.46e9), "0.5 GB");  // a small offload is not "0 GB"
   // An estimate at the edge warns with its figures, and says it still fits.
   Scenario s = Make({{"model", "llama-3-8b"},
                      {"training", {{"method", "full"}}},
