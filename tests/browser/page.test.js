@@ -153,7 +153,7 @@ test('a budget and a deadline search every GPU type, as the CLI does', async (br
   await waitForResults(page);
   // The server searches up to its ceiling of 4096 GPUs; the CLI is asked for the same.
   const plan = cli('plan', '--model', 'llama-3-8b', '--method', 'full', '--tokens', '1e9', '--seq-len', '4096',
-                   '--global-batch', '64', '--budget', '2000', '--deadline', '3d', '--max-gpus', '4096', '--top', '10',
+                   '--budget', '2000', '--deadline', '3d', '--max-gpus', '4096', '--top', '10',
                    '--json');
   const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => [
     tr.children[1].textContent, Number(tr.children[5].dataset.value), Number(tr.children[6].dataset.value)]));
@@ -200,7 +200,7 @@ test('a pasted config.json plans as the CLI plans that file, and its link reload
   await page.click('#run');
   await waitForResults(page);
   const plan = cli('plan', '--model', file, '--method', 'lora', '--tokens', '1e8', '--seq-len', '4096',
-                   '--global-batch', '64', '--gpu', 'a100-80gb-sxm', '--gpus', '4', '--top', '10', '--json');
+                   '--gpu', 'a100-80gb-sxm', '--gpus', '4', '--top', '10', '--json');
   const rowsOf = (p) => p.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => [
     tr.children[3].textContent, Number(tr.children[4].dataset.value), Number(tr.children[5].dataset.value)]));
   const shown = await rowsOf(page);
