@@ -100,8 +100,8 @@ TEST(HfConfig, GptOssCountsExpertsRouterBiasesAndSinks) {
   EXPECT_TRUE(m.warnings.empty());
   const ParamCounts p = CountParams(m);
   // Per layer: attention with biases 26,550,080 + 64 sinks; router [2880, 32] + bias; 32 experts of
-  // gate/up/down 2880 x 2880 with biases (24,891,840 each); two RMSNorms. The safetensors of
-  // openai/gpt-oss-20b hold 20,914,757,184 parameters (model card: "21B parameters, 3.6B active").
+  // gate/up/down 2880 x 2880 with biases (24,891,840 each); two RMSNorms. The gpt-oss model card
+  // (arXiv 2508.10925, Table 1) gives 20.91B total and 3.61B active.
   EXPECT_EQ(p.total, 20914757184);
   EXPECT_EQ(p.experts, 24LL * 32 * 24891840);
   EXPECT_EQ(p.router, 24LL * (2880 * 32 + 32));
@@ -136,10 +136,10 @@ TEST(HfConfig, PhiIsAParallelLayerNormDecoderWithBiases) {
   EXPECT_TRUE(m.layers.front().spec.parallel_attn_mlp);
   EXPECT_EQ(m.layers.front().spec.mlp, MlpKind::kPlain);
   EXPECT_EQ(m.norm, NormKind::kLayerNorm);
-  // microsoft/phi-1_5 model.safetensors: 1,418,270,720 parameters (card: 1.3B); the Llama-style reading
-  // gave 1.82B.
+  // PhiForCausalLM's parameters for this config: 1.42B as the Hugging Face page shows (card: 1.3B);
+  // the Llama-style reading gave 1.82B.
   EXPECT_EQ(CountParams(m).total, 1418270720);
-  json phi2 = Phi15();  // microsoft/phi-2: 2,779,683,840 (card: 2.7B)
+  json phi2 = Phi15();  // microsoft/phi-2: 2.78B (card: 2.7B)
   phi2["hidden_size"] = 2560;
   phi2["intermediate_size"] = 10240;
   phi2["num_hidden_layers"] = 32;
