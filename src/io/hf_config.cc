@@ -585,6 +585,32 @@ ModelSpec Phi(const ConfigReader& c) {
   return m;
 }
 
+/// Phi-3-small (remote code modeling_phi3_small.py): LayerNorms with bias, a fused query_key_value and
+/// dense with biases, a GeGeLU MLP (up_proj [h, 2 ffn], down_proj [ffn, h]) with biases, tied embeddings.
+/// Its block-sparse attention layers keep the dense projections, so the count is unaffected.
+ModelSpec Phi3Small(const ConfigReader& c) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  const int64_t head_dim = DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  const int64_t ffn = c.Positive("ff_intermediate_size");
+  m.vocab_size = c.Positive("vocab_size");
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", true);
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  m.norm = NormKind::kLayerNorm;
+  LayerSpec layer;
+  AddAttention(layer, {m.hidden_size, heads, kv_heads, head_dim, true, true});
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, true);
+  layer.mlp_intermediate = ffn;
+  layer.norm_params = 2 * NormWidth(m.norm, m.hidden_size);
+  m.layers.push_back({std::move(layer), m.num_layers});
+  m.final_norm_params = NormWidth(m.norm, m.hidden_size);
+  return m;
+}
+
 /// Megatron-LM GPT as described in the papers: LayerNorm, GeLU MLP, biases, learned positions, tied.
 ModelSpec Megatron(const ConfigReader& c) {
   const int64_t h = c.Positive("hidden_size");
@@ -753,6 +779,7 @@ ModelSpec ReadDecoder(const ConfigReader& c, const std::string& type, bool megat
     return m;
   }
   if (type == "phi") return Phi(c);
+  if (type == "phi3small") return Phi3Small(c);
   if (type == "chatglm") return ChatGlm(c);
   if (type == "qwen") return QwenV1(c);
   if (type == "gpt2") return Gpt2(c);

@@ -340,6 +340,17 @@ TEST(HfConfig, PhiMoeHasLayerNormsAndBiases) {
   EXPECT_NEAR(static_cast<double>(p.active), 6.6e9, 0.05e9);
 }
 
+TEST(HfConfig, Phi3SmallHasBiasesLayerNormsAndATiedHead) {
+  // microsoft/Phi-3-small-8k-instruct: card 7.39B (7,392,272,384 with the tied head).
+  const json config = {{"model_type", "phi3small"},   {"hidden_size", 4096},        {"ff_intermediate_size", 14336},
+                       {"num_hidden_layers", 32},     {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                       {"vocab_size", 100352},        {"dense_attention_every_n_layers", 2}};
+  const ModelSpec m = ModelFromHfConfig(config, "test");
+  EXPECT_TRUE(m.warnings.empty());
+  EXPECT_EQ(CountParams(m).total, 7392272384);
+  EXPECT_NEAR(static_cast<double>(CountParams(m).total), 7.39e9, 0.005e9);
+}
+
 TEST(HfConfig, Glm4MoeHasSharedExpertsAndLeadingDenseLayers) {
   // zai-org/GLM-4.5-Air: card 106B total, 12B active (the checkpoint adds one MTP layer).
   json config = Dense("glm4_moe", 4096, 10944, 46, 96, 8, 151552, false);
