@@ -202,7 +202,11 @@ std::vector<bool> SlidingLayers(const ConfigReader& c, const std::string& type, 
     if (static_cast<int64_t>(types.size()) != layers)
       c.Fail("layer_types", fmt::format("{} entries", types.size()),
              fmt::format("one entry per layer ({})", layers));
-    for (int64_t i = 0; i < layers; ++i) sliding[i] = types[i] == "sliding_attention";
+    for (int64_t i = 0; i < layers; ++i) {
+      if (types[i] != "sliding_attention" && types[i] != "full_attention")
+        c.Fail("layer_types", types[i], "\"sliding_attention\" or \"full_attention\" per layer");
+      sliding[i] = types[i] == "sliding_attention";
+    }
     return sliding;
   }
   // Gemma 2 and gpt-oss alternate local (even layers) and global attention; Gemma 3 has five local
@@ -439,6 +443,8 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
   if (!mlp_types.empty() && static_cast<int64_t>(mlp_types.size()) != m.num_layers)
     c.Fail("mlp_layer_types", fmt::format("{} entries", mlp_types.size()),
            fmt::format("one entry per layer ({})", m.num_layers));
+  for (const std::string& t : mlp_types)
+    if (t != "dense" && t != "sparse") c.Fail("mlp_layer_types", t, "\"dense\" or \"sparse\" per layer");
   auto kind_of = [&](int64_t i) {
     if (experts == 0) return 0;
     if (!mlp_types.empty()) return mlp_types[static_cast<size_t>(i)] == "sparse" ? 1 : 0;

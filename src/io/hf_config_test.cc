@@ -113,6 +113,15 @@ TEST(HfConfig, GptOssCountsExpertsRouterBiasesAndSinks) {
   ASSERT_EQ(m.layers.size(), 24u);
   EXPECT_EQ(m.layers[0].spec.attention.sliding_window, 128);
   EXPECT_EQ(m.layers[1].spec.attention.sliding_window, 0);
+  json odd = GptOss20b();
+  odd["layer_types"][5] = "linear_attention";
+  try {
+    ModelFromHfConfig(odd, "test");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.layer_types");
+    EXPECT_EQ(e.value(), "linear_attention");
+  }
 
   json big = GptOss20b();  // openai/gpt-oss-120b: 36 layers, 128 experts (card: 117B, 5.1B active)
   big["num_hidden_layers"] = 36;
@@ -176,6 +185,14 @@ TEST(HfConfig, Glm4MoeLiteIsLatentAttentionWithExperts) {
   listed["mlp_layer_types"] = json::array({"dense"});
   for (int i = 1; i < 47; ++i) listed["mlp_layer_types"].push_back("sparse");
   EXPECT_EQ(CountParams(ModelFromHfConfig(listed, "test")).total, p.total);
+  listed["mlp_layer_types"][3] = "moe";
+  try {
+    ModelFromHfConfig(listed, "test");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.mlp_layer_types");
+    EXPECT_EQ(e.value(), "moe");
+  }
 }
 
 TEST(HfConfig, AnUnknownTypeWithExpertsOrOddHeadsIsRefusedUnlessForced) {
