@@ -42,13 +42,14 @@ struct JobFlags {
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb;
   std::vector<std::string> lora_targets;
-  bool sequence_parallel = false, no_flash = false;
+  bool sequence_parallel = false, no_flash = false, generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
   /// `with_scenario` the positional scenario file.
   void Register(CLI::App* cmd, bool with_strategy, bool with_scenario = true) {
     if (with_scenario) cmd->add_option("scenario", scenario_path, "scenario JSON file (flags override its fields)");
     cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
+    cmd->add_flag("--generic-config", generic_config, "count a config.json of an unknown model_type as dense Llama");
     cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
     cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
     cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
@@ -96,6 +97,7 @@ struct JobFlags {
     if (!model.empty()) {
       doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
     }
+    if (generic_config && doc.contains("model") && doc["model"].is_object()) doc["model"]["generic_config"] = true;
     auto set = [&](const char* section, const char* key, const auto& value) {
       if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
         if (!value.empty()) doc[section][key] = value;
@@ -136,8 +138,8 @@ struct JobFlags {
   }
 };
 
-ModelSpec ResolveModel(const std::string& name) {
-  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfigFile(name, "model");
+ModelSpec ResolveModel(const std::string& name, bool generic_config) {
+  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfigFile(name, "model", generic_config);
   return FindModel(name);
 }
 
@@ -146,6 +148,7 @@ struct Options {
   bool as_json = false;
   std::string output_path;
   std::string model_name;
+  bool generic_config = false;  // `model`: count an unknown config.json as dense Llama
   JobFlags job;  // estimate
   JobFlags plan_job;
   std::vector<std::string> plan_gpu_types, price_overrides;
@@ -243,10 +246,11 @@ constexpr Command kCommands[] = {
     {"model", "exact parameter breakdown of a model",
      [](CLI::App* cmd, Options& o) {
        cmd->add_option("name", o.model_name, "catalog name, Hugging Face id or config.json path")->required();
+       cmd->add_flag("--generic-config", o.generic_config, "count an unknown model_type as dense Llama");
        cmd->add_flag("--json", o.as_json, "machine-readable output");
      },
      [](Options& o) {
-       const ModelSpec m = ResolveModel(o.model_name);
+       const ModelSpec m = ResolveModel(o.model_name, o.generic_config);
        const ParamCounts p = CountParams(m);
        std::cout << (o.as_json ? ModelToJson(m, p).dump(2) + "\n" : RenderModel(m, p));
        return 0;

@@ -19,6 +19,7 @@ struct FlagPath {
 /// Every flag that writes a document field, by that field's path (cli/commands.cc writes them).
 constexpr FlagPath kFlagPaths[] = {
     {"model", "--model"},
+    {"model.generic_config", "--generic-config"},
     {"training.method", "--method"},
     {"training.precision", "--precision"},
     {"training.optimizer", "--optimizer"},

@@ -46,7 +46,7 @@ struct LayerSpec {
   int64_t num_experts = 0;        // routed experts; 0 for a dense layer
   int64_t experts_per_token = 0;
   int64_t shared_expert_intermediate = 0;  // total width of shared experts (0: none)
-  int64_t norm_params = 0;        // all norm weights (and biases) inside the layer
+  int64_t norm_params = 0;        // all norm weights (and biases) and other per-layer vectors (gpt-oss sinks)
   bool parallel_attn_mlp = false;  // GPT-J/Falcon/GPT-NeoX parallel residual
 
   bool is_moe() const { return num_experts > 0; }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -34,6 +35,15 @@ class ConfigReader {
   bool Has(const char* key) const {
     const auto v = config_.Get(key);
     return v && !v->value().is_null();
+  }
+
+  /// Present with a value that switches something on: not null, 0, false or empty.
+  bool Set(const char* key) const {
+    if (!Has(key)) return false;
+    const json& v = config_.At(key).value();
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number()) return v.get<double>() != 0;
+    return !v.empty();
   }
 
   /// A required positive integer.
@@ -80,6 +90,18 @@ class ConfigReader {
     for (const Field& item : list.Items("a list of layer indices")) {
       if (!item.value().is_number_integer()) list.Fail("a list of layer indices");
       out.push_back(item.value().get<int64_t>());
+    }
+    return out;
+  }
+
+  /// An optional list of strings (layer_types); empty when absent.
+  std::vector<std::string> StringListOr(const char* key) const {
+    std::vector<std::string> out;
+    if (!Has(key)) return out;
+    const Field list = config_.At(key);
+    for (const Field& item : list.Items("a list of strings")) {
+      if (!item.value().is_string()) list.Fail("a list of strings");
+      out.push_back(item.value().get<std::string>());
     }
     return out;
   }
@@ -164,47 +186,49 @@ struct MoeFields {
   int64_t shared_width = 0;       // qwen2_moe shared expert
   bool shared_expert_gate = false;
   int64_t sparse_step = 1;
+  int64_t first_dense = 0;        // glm4_moe first_k_dense_replace: leading dense layers
+  bool router_bias = false;       // gpt-oss router bias; GLM-4.5's e_score_correction_bias
+  bool expert_bias = false;       // gpt-oss gate_up_proj_bias and down_proj_bias
   std::vector<int64_t> mlp_only_layers;
 };
 
-ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
-  ModelSpec m;
-  m.hidden_size = c.Positive("hidden_size");
-  m.num_layers = c.Positive("num_hidden_layers");
-  const int64_t heads = c.Positive("num_attention_heads");
-  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
-  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
-  const int64_t head_dim =
-      c.Has("head_dim") ? c.Positive("head_dim") : DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
-  const int64_t vocab = c.Positive("vocab_size");
-  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
-
-  const bool gemma = type == "gemma" || type == "gemma2";
-  m.vocab_size = vocab;
-  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", gemma);
-
-  AttentionDims attn{m.hidden_size, heads, kv_heads, head_dim};
-  if (type == "qwen2" || type == "qwen2_moe") {
-    attn.qkv_bias = true;  // Qwen2Attention: q/k/v carry biases, o_proj does not
-  } else if (type == "internlm2") {
-    attn.qkv_bias = attn.o_bias = c.BoolOr("bias", false);  // wqkv and wo follow config.bias
-  } else if (type == "glm4" || type == "glm") {
-    attn.qkv_bias = c.BoolOr("attention_bias", true);
-  } else {
-    attn.qkv_bias = attn.o_bias = c.BoolOr("attention_bias", false);
+/// Which layers use sliding-window attention: the config's `layer_types` when given, else the type's
+/// published pattern (`sliding_window_pattern` N: every Nth layer is global).
+std::vector<bool> SlidingLayers(const ConfigReader& c, const std::string& type, int64_t layers, int64_t window) {
+  std::vector<bool> sliding(static_cast<size_t>(layers), false);
+  if (window <= 0) return sliding;
+  const std::vector<std::string> types = c.StringListOr("layer_types");
+  if (!types.empty()) {
+    if (static_cast<int64_t>(types.size()) != layers)
+      c.Fail("layer_types", fmt::format("{} entries", types.size()),
+             fmt::format("one entry per layer ({})", layers));
+    for (int64_t i = 0; i < layers; ++i) {
+      if (types[i] != "sliding_attention" && types[i] != "full_attention")
+        c.Fail("layer_types", types[i], "\"sliding_attention\" or \"full_attention\" per layer");
+      sliding[i] = types[i] == "sliding_attention";
+    }
+    return sliding;
   }
-  const bool mlp_bias = c.BoolOr("mlp_bias", false);
+  // Gemma 2 and gpt-oss alternate local (even layers) and global attention; Gemma 3 has five local
+  // layers per global one, Cohere 2 three (their configs' sliding_window_pattern).
+  int64_t pattern = 0;
+  if (type == "gemma2" || type == "gpt_oss") pattern = 2;
+  if (type == "gemma3_text") pattern = c.PositiveOr("sliding_window_pattern", 6);
+  if (type == "cohere2") pattern = c.PositiveOr("sliding_window_pattern", 4);
+  for (int64_t i = 0; i < layers; ++i) sliding[i] = pattern == 0 || (i + 1) % pattern != 0;
+  return sliding;
+}
 
-  int64_t norms_per_layer = 2;
-  if (type == "gemma2" || type == "glm4") norms_per_layer = 4;  // extra post-attention / post-MLP norms
-  int64_t qk_norm = 0;
-  if (type == "qwen3" || type == "qwen3_moe") qk_norm = 2 * head_dim;  // q_norm, k_norm over head_dim
-
+/// The routed-expert fields of the Llama-style MoE types; experts stays 0 for a dense type.
+MoeFields ReadMoe(const ConfigReader& c, const std::string& type) {
   MoeFields moe;
-  if (type == "mixtral") {
+  if (type == "mixtral" || type == "gpt_oss" || type == "granitemoe" || type == "phimoe") {
     moe.experts = c.Positive("num_local_experts");
-    moe.top_k = c.Positive("num_experts_per_tok");
+    moe.top_k = c.Positive({"num_experts_per_tok", "experts_per_token"});
     moe.expert_width = c.Positive("intermediate_size");
+    // gpt-oss: GptOssTopKRouter has a bias and GptOssExperts carry gate_up_proj_bias and down_proj_bias
+    // (transformers src/transformers/models/gpt_oss/modular_gpt_oss.py at 0261a467).
+    moe.router_bias = moe.expert_bias = type == "gpt_oss";
   } else if (type == "qwen2_moe" || type == "qwen3_moe") {
     moe.experts = c.NonNegativeOr("num_experts", 0);
     if (moe.experts > 0) {
@@ -217,28 +241,93 @@ ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
         moe.shared_expert_gate = moe.shared_width > 0;
       }
     }
+  } else if (type == "glm4_moe") {
+    // Glm4MoeMoE: a sigmoid router with e_score_correction_bias, n_routed_experts experts and one shared
+    // MLP of n_shared_experts * moe_intermediate_size; the first first_k_dense_replace layers are dense.
+    moe.experts = c.Positive("n_routed_experts");
+    moe.top_k = c.Positive("num_experts_per_tok");
+    moe.expert_width = c.Positive("moe_intermediate_size");
+    moe.shared_width = c.NonNegativeOr("n_shared_experts", 0) * moe.expert_width;
+    moe.first_dense = c.NonNegativeOr("first_k_dense_replace", 0);
+    moe.router_bias = true;
   }
   if (moe.top_k > moe.experts) c.Fail("num_experts_per_tok", std::to_string(moe.top_k),
-                                                fmt::format("at most the number of experts ({})", moe.experts));
+                                      fmt::format("at most the number of experts ({})", moe.experts));
+  return moe;
+}
+
+/// Attention biases by type: which of q/k/v and o carry one.
+AttentionDims LlamaAttention(const ConfigReader& c, const std::string& type, AttentionDims attn) {
+  if (type == "qwen2" || type == "qwen2_moe") {
+    attn.qkv_bias = true;  // Qwen2Attention: q/k/v carry biases, o_proj does not
+  } else if (type == "internlm2") {
+    attn.qkv_bias = attn.o_bias = c.BoolOr("bias", false);  // wqkv and wo follow config.bias
+  } else if (type == "glm4" || type == "glm") {
+    attn.qkv_bias = c.BoolOr("attention_bias", true);
+  } else if (type == "glm4_moe") {
+    attn.qkv_bias = c.BoolOr("attention_bias", false);  // o_proj never has one
+  } else {
+    attn.qkv_bias = attn.o_bias = c.BoolOr("attention_bias", false);
+  }
+  return attn;
+}
+
+/// Norm parameters inside one layer. Besides the RMSNorm weights this holds the other small per-layer
+/// vectors: gpt-oss's attention sinks (one learned logit per head).
+int64_t LlamaLayerNorms(const ConfigReader& c, const std::string& type, int64_t h, const AttentionDims& a) {
+  const int64_t q_width = a.heads * a.head_dim;
+  const int64_t kv_width = a.kv_heads * a.head_dim;
+  if (type == "gemma2" || type == "glm4") return 4 * h;  // extra post-attention / post-MLP norms
+  if (type == "gemma3_text") return 4 * h + 2 * a.head_dim;  // Gemma 2's four plus q_norm, k_norm
+  if (type == "qwen3" || type == "qwen3_moe") return 2 * h + 2 * a.head_dim;  // q_norm, k_norm over head_dim
+  if (type == "glm4_moe") return 2 * h + (c.BoolOr("use_qk_norm", false) ? 2 * a.head_dim : 0);
+  // OLMo 2: post-attention and post-feedforward norms only, q_norm and k_norm over the whole projection.
+  if (type == "olmo2") return 2 * h + q_width + kv_width;
+  if (type == "cohere2") return h;      // one shared input LayerNorm without bias (parallel block)
+  if (type == "phimoe") return 4 * h;   // two LayerNorms with bias
+  if (type == "gpt_oss") return 2 * h + a.heads;
+  return 2 * h;
+}
+
+ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive({"num_hidden_layers", "num_layers"});  // EXAONE writes num_layers
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  const int64_t head_dim =
+      c.Has("head_dim") ? c.Positive("head_dim") : DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  m.vocab_size = c.Positive("vocab_size");
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  const bool tied_default = type == "gemma" || type == "gemma2" || type == "gemma3_text" || type == "cohere2";
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", tied_default);
+
+  const AttentionDims attn = LlamaAttention(c, type, {m.hidden_size, heads, kv_heads, head_dim});
+  const bool mlp_bias = c.BoolOr("mlp_bias", false);
+  const int64_t norm_params = LlamaLayerNorms(c, type, m.hidden_size, attn);
+  const MoeFields moe = ReadMoe(c, type);
   // The dense width is needed only when some layer keeps a dense MLP.
-  const bool all_sparse = moe.experts > 0 && moe.sparse_step == 1 && moe.mlp_only_layers.empty();
+  const bool all_sparse =
+      moe.experts > 0 && moe.sparse_step == 1 && moe.first_dense == 0 && moe.mlp_only_layers.empty();
   const int64_t dense_width = all_sparse ? 0 : c.Positive("intermediate_size");
 
   int64_t window = 0;
-  if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "gemma2")
+  if (type == "mistral" || type == "mixtral" || type == "phi3" || type == "gemma2" || type == "gemma3_text" ||
+      type == "ministral" || type == "gpt_oss" || type == "cohere2" || type == "phimoe")
     window = c.PositiveOr("sliding_window", 0);
   if ((type == "qwen2" || type == "qwen2_moe" || type == "qwen3" || type == "qwen3_moe") &&
       c.BoolOr("use_sliding_window", false))
     window = c.PositiveOr("sliding_window", 0);
+  const std::vector<bool> sliding = SlidingLayers(c, type, m.num_layers, window);
 
   enum Kind { kDense = 0, kSparse = 1, kSliding = 2 };  // kSliding may combine with the others
   auto kind_of = [&](int64_t i) {
     int kind = kDense;
-    if (moe.experts > 0 && (i + 1) % moe.sparse_step == 0 &&
+    if (moe.experts > 0 && i >= moe.first_dense && (i + 1) % moe.sparse_step == 0 &&
         std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) == moe.mlp_only_layers.end())
       kind |= kSparse;
-    // Gemma 2 alternates local (even layers) and global attention; the others slide on every layer.
-    if (window > 0 && (type != "gemma2" || i % 2 == 0)) kind |= kSliding;
+    if (sliding[static_cast<size_t>(i)]) kind |= kSliding;
     return kind;
   };
   auto make = [&](int kind) {
@@ -246,13 +335,15 @@ ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
     AddAttention(layer, attn);
     layer.attention.sliding_window = (kind & kSliding) ? window : 0;
     layer.mlp = MlpKind::kGated;
+    layer.parallel_attn_mlp = type == "cohere2";
     if (kind & kSparse) {
-      layer.linears.push_back({"router", Module::kRouter, m.hidden_size, moe.experts, false});
-      AddMlp(layer, Module::kExpert, MlpKind::kGated, m.hidden_size, moe.expert_width, false, moe.experts,
-             moe.top_k);
+      layer.linears.push_back({"router", Module::kRouter, m.hidden_size, moe.experts, moe.router_bias});
+      AddMlp(layer, Module::kExpert, MlpKind::kGated, m.hidden_size, moe.expert_width, moe.expert_bias,
+             moe.experts, moe.top_k);
       if (moe.shared_width > 0) {
         AddMlp(layer, Module::kSharedExpert, MlpKind::kGated, m.hidden_size, moe.shared_width, false);
-        layer.linears.push_back({"shared_expert_gate", Module::kSharedExpert, m.hidden_size, 1, false});
+        if (moe.shared_expert_gate)
+          layer.linears.push_back({"shared_expert_gate", Module::kSharedExpert, m.hidden_size, 1, false});
       }
       layer.mlp_intermediate = moe.expert_width;
       layer.num_experts = moe.experts;
@@ -262,12 +353,14 @@ ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
       AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, dense_width, mlp_bias);
       layer.mlp_intermediate = dense_width;
     }
-    layer.norm_params = norms_per_layer * m.hidden_size + qk_norm;
+    layer.norm_params = norm_params;
     return layer;
   };
   BuildLayers(m, kind_of, make);
-  m.norm = NormKind::kRmsNorm;
-  m.final_norm_params = m.hidden_size;
+  const bool layer_norm = type == "cohere2" || type == "phimoe";
+  m.norm = layer_norm ? NormKind::kLayerNorm : NormKind::kRmsNorm;
+  m.final_norm_params = type == "phimoe" ? 2 * m.hidden_size : m.hidden_size;
+  m.lm_head_bias = c.BoolOr("lm_head_bias", false);  // Phi-3.5-MoE
   return m;
 }
 
@@ -300,6 +393,15 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
   if (top_k > experts) c.Fail("num_experts_per_tok", std::to_string(top_k),
                                         fmt::format("at most n_routed_experts ({})", experts));
 
+  // DeepSeek-V3.2's lightning indexer per layer (DeepSeek-V3.2-Exp inference/model.py, class Indexer):
+  // wq_b [q_lora_rank, n*d], wk [h, d], k_norm LayerNorm(d) with bias, weights_proj [h, n].
+  const bool indexer = type == "deepseek_v32";
+  const int64_t index_heads = indexer ? c.Positive("index_n_heads") : 0;
+  const int64_t index_dim = indexer ? c.Positive("index_head_dim") : 0;
+  if (indexer && q_lora == 0) c.Fail("q_lora_rank", "null", "a positive integer (the indexer reads the q latent)");
+  // V3's and GLM's sigmoid routers carry e_score_correction_bias (one per expert): the router's bias.
+  const bool router_bias = type != "deepseek_v2";
+
   auto make = [&](int sparse) {
     LayerSpec layer;
     const int64_t qk_dim = nope + rope;
@@ -313,11 +415,15 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
     layer.linears.push_back({"kv_a_proj", Module::kAttention, h, kv_lora + rope, attn_bias});
     layer.linears.push_back({"kv_b_proj", Module::kAttention, kv_lora, heads * (nope + v_dim), false});
     layer.linears.push_back({"o_proj", Module::kAttention, heads * v_dim, h, attn_bias});
+    if (indexer) {
+      layer.linears.push_back({"indexer_wq_b", Module::kAttention, q_lora, index_heads * index_dim, false});
+      layer.linears.push_back({"indexer_wk", Module::kAttention, h, index_dim, false});
+      layer.linears.push_back({"indexer_weights_proj", Module::kAttention, h, index_heads, false});
+    }
     layer.attention = {heads, heads, qk_dim, v_dim, 0, true};
     layer.mlp = MlpKind::kGated;
     if (sparse) {
-      // V3's sigmoid router carries e_score_correction_bias (one per expert): the router's bias.
-      layer.linears.push_back({"router", Module::kRouter, h, experts, type == "deepseek_v3"});
+      layer.linears.push_back({"router", Module::kRouter, h, experts, router_bias});
       AddMlp(layer, Module::kExpert, MlpKind::kGated, h, expert_width, false, experts, top_k);
       if (shared > 0) AddMlp(layer, Module::kSharedExpert, MlpKind::kGated, h, shared * expert_width, false);
       layer.mlp_intermediate = expert_width;
@@ -329,10 +435,21 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
       layer.mlp_intermediate = dense_width;
     }
     // input and post-attention norms, plus q_a_layernorm and kv_a_layernorm on the latents.
-    layer.norm_params = 2 * h + q_lora + kv_lora;
+    layer.norm_params = 2 * h + q_lora + kv_lora + 2 * index_dim;
     return layer;
   };
-  auto kind_of = [&](int64_t i) { return experts > 0 && i >= first_dense && i % freq == 0 ? 1 : 0; };
+  // GLM-4.7-Flash may list each layer's MLP kind ("dense"/"sparse") instead of first_k_dense_replace.
+  const std::vector<std::string> mlp_types = c.StringListOr("mlp_layer_types");
+  if (!mlp_types.empty() && static_cast<int64_t>(mlp_types.size()) != m.num_layers)
+    c.Fail("mlp_layer_types", fmt::format("{} entries", mlp_types.size()),
+           fmt::format("one entry per layer ({})", m.num_layers));
+  for (const std::string& t : mlp_types)
+    if (t != "dense" && t != "sparse") c.Fail("mlp_layer_types", t, "\"dense\" or \"sparse\" per layer");
+  auto kind_of = [&](int64_t i) {
+    if (experts == 0) return 0;
+    if (!mlp_types.empty()) return mlp_types[static_cast<size_t>(i)] == "sparse" ? 1 : 0;
+    return i >= first_dense && i % freq == 0 ? 1 : 0;
+  };
   BuildLayers(m, kind_of, make);
   m.norm = NormKind::kRmsNorm;
   m.final_norm_params = h;
@@ -458,6 +575,48 @@ ModelSpec Bloom(const ConfigReader& c) {
   return m;
 }
 
+/// Phi-1/1.5/2 (transformers PhiModel): one LayerNorm with bias feeding attention and MLP in parallel,
+/// biases on q/k/v/dense and fc1/fc2 (GeLU), partial rotary (no position table), an untied head with a
+/// bias, and optional q/k LayerNorms over the head size.
+ModelSpec Phi(const ConfigReader& c) {
+  const int64_t h = c.Positive("hidden_size");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  ModelSpec m = GptStyle(c, {h, c.Positive("num_hidden_layers"), heads, kv_heads, c.Positive("intermediate_size"),
+                          c.Positive("vocab_size"), 0, true, true, 1, true, c.BoolOr("tie_word_embeddings", false)});
+  if (c.BoolOr("qk_layernorm", false)) m.layers.front().spec.norm_params += 4 * (h / heads);
+  m.lm_head_bias = true;
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  return m;
+}
+
+/// Phi-3-small (remote code modeling_phi3_small.py): LayerNorms with bias, a fused query_key_value and
+/// dense with biases, a GeGeLU MLP (up_proj [h, 2 ffn], down_proj [ffn, h]) with biases, tied embeddings.
+/// Its block-sparse attention layers keep the dense projections, so the count is unaffected.
+ModelSpec Phi3Small(const ConfigReader& c) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  const int64_t head_dim = DerivedHeadDim(c, m.hidden_size, heads, "num_attention_heads");
+  const int64_t ffn = c.Positive("ff_intermediate_size");
+  m.vocab_size = c.Positive("vocab_size");
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", true);
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  m.norm = NormKind::kLayerNorm;
+  LayerSpec layer;
+  AddAttention(layer, {m.hidden_size, heads, kv_heads, head_dim, true, true});
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, true);
+  layer.mlp_intermediate = ffn;
+  layer.norm_params = 2 * NormWidth(m.norm, m.hidden_size);
+  m.layers.push_back({std::move(layer), m.num_layers});
+  m.final_norm_params = NormWidth(m.norm, m.hidden_size);
+  return m;
+}
+
 /// Megatron-LM GPT as described in the papers: LayerNorm, GeLU MLP, biases, learned positions, tied.
 ModelSpec Megatron(const ConfigReader& c) {
   const int64_t h = c.Positive("hidden_size");
@@ -535,8 +694,11 @@ double Dropout(const ConfigReader& c, std::initializer_list<const char*> keys, d
 }
 
 bool IsLlamaStyleType(const std::string& t) {
-  static const char* const kTypes[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-                                       "qwen3_moe", "gemma", "gemma2", "phi3", "internlm2", "glm4", "glm"};
+  static const char* const kTypes[] = {"llama",     "mistral",  "mixtral",     "qwen2",   "qwen2_moe",
+                                       "qwen3",     "qwen3_moe", "gemma",      "gemma2",  "gemma3_text",
+                                       "phi3",      "internlm2", "glm4",       "glm",     "glm4_moe",
+                                       "gpt_oss",   "olmo2",    "granite",     "granitemoe", "cohere2",
+                                       "exaone",    "ministral", "phimoe"};
   return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* k) { return t == k; });
 }
 
@@ -564,41 +726,85 @@ Field Whole(const Field& config) {
   return Field(config.value(), path, config.origin());
 }
 
+/// Fields of a config that a dense Llama-style reading would ignore or misread: routed experts, latent
+/// attention, a head size other than hidden / heads, a nested language-model config.
+std::vector<std::string> UninterpretedFields(const ConfigReader& c) {
+  static const char* const kKeys[] = {
+      "num_experts",     "num_local_experts", "n_routed_experts",  "moe_num_experts", "num_experts_per_tok",
+      "experts_per_token", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
+      "q_lora_rank",     "kv_lora_rank",      "qk_nope_head_dim",  "qk_rope_head_dim", "v_head_dim", "text_config"};
+  std::vector<std::string> fields;
+  for (const char* key : kKeys)
+    if (c.Set(key)) fields.emplace_back(key);
+  if (c.Has("head_dim") && c.Has("hidden_size") && c.Has("num_attention_heads")) {
+    const int64_t head_dim = c.Positive("head_dim");
+    const int64_t heads = c.Positive("num_attention_heads");
+    const int64_t hidden = c.Positive("hidden_size");
+    if (head_dim * heads != hidden)
+      fields.push_back(fmt::format("head_dim ({} x {} heads != hidden_size {})", head_dim, heads, hidden));
+  }
+  return fields;
+}
+
+/// A type this reader does not know: refused when a Llama-style count would be wrong, unless forced.
+ModelSpec UnknownType(const ConfigReader& c, const std::string& type, bool generic_config) {
+  const std::vector<std::string> fields = UninterpretedFields(c);
+  const std::string named = type.empty() ? "config has no model_type" : fmt::format("unknown model_type '{}'", type);
+  if (!fields.empty() && !generic_config)
+    c.Fail("model_type", type.empty() ? "missing" : type,
+           fmt::format("a model_type listed in docs/models.md; a Llama-style reading cannot interpret {} "
+                       "(set model.generic_config, --generic-config, to count it as a dense Llama-style "
+                       "decoder anyway)",
+                       fmt::join(fields, ", ")));
+  // Anything else is read through the common Llama field names; a missing one is the error.
+  ModelSpec m = LlamaStyle(c, "llama");
+  m.warnings.push_back(fields.empty()
+                           ? fmt::format("{}; counted as a Llama-style decoder", named)
+                           : fmt::format("{}; counted as a dense Llama-style decoder as forced, ignoring {}", named,
+                                         fmt::join(fields, ", ")));
+  return m;
+}
+
+/// The decoder of a config by its model_type.
+ModelSpec ReadDecoder(const ConfigReader& c, const std::string& type, bool megatron, bool generic_config) {
+  if (IsLlamaStyleType(type)) return LlamaStyle(c, type);
+  if (type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "glm4_moe_lite")
+    return DeepSeek(c, type);
+  if (type == "gemma3" || type == "mistral3") {
+    // Multimodal checkpoints nest the language model in text_config; the vision tower is not counted.
+    if (!c.Has("text_config")) c.Fail("text_config", "missing", "the language model's config object");
+    const ConfigReader text = c.Child("text_config");
+    const std::string text_type = text.StringOr("model_type", type == "gemma3" ? "gemma3_text" : "mistral");
+    if (text_type == "gemma3" || text_type == "mistral3")
+      c.Fail("text_config", text_type, "a language-model model_type (not another multimodal wrapper)");
+    ModelSpec m = ReadDecoder(text, text_type, false, generic_config);
+    if (c.Has("vision_config"))
+      m.warnings.push_back(fmt::format("{}: the vision encoder and projector (vision_config) are not counted; "
+                                       "the count is the language model of text_config",
+                                       type));
+    return m;
+  }
+  if (type == "phi") return Phi(c);
+  if (type == "phi3small") return Phi3Small(c);
+  if (type == "chatglm") return ChatGlm(c);
+  if (type == "qwen") return QwenV1(c);
+  if (type == "gpt2") return Gpt2(c);
+  if (type == "gpt_neox") return GptNeox(c);
+  if (type == "mpt") return Mpt(c);
+  if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return Falcon(c);
+  if (type == "bloom") return Bloom(c);
+  if (megatron) return Megatron(c);
+  return UnknownType(c, type, generic_config);
+}
+
 }  // namespace
 
-ModelSpec ModelFromHfConfig(const Field& config, const std::string& source) {
+ModelSpec ModelFromHfConfig(const Field& config, const std::string& source, bool generic_config) {
   Whole(config).RequireObject("a JSON object (config.json)");
   const ConfigReader c(config);
   const std::string type = c.StringOr("model_type", "");
   const bool megatron = type == "gpt" || type == "megatron_gpt" || (type.empty() && c.Has("num_layers"));
-  ModelSpec m;
-  if (IsLlamaStyleType(type)) {
-    m = LlamaStyle(c, type);
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
-    m = DeepSeek(c, type);
-  } else if (type == "chatglm") {
-    m = ChatGlm(c);
-  } else if (type == "qwen") {
-    m = QwenV1(c);
-  } else if (type == "gpt2") {
-    m = Gpt2(c);
-  } else if (type == "gpt_neox") {
-    m = GptNeox(c);
-  } else if (type == "mpt") {
-    m = Mpt(c);
-  } else if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") {
-    m = Falcon(c);
-  } else if (type == "bloom") {
-    m = Bloom(c);
-  } else if (megatron) {
-    m = Megatron(c);
-  } else {
-    // Anything else is read through the common Llama field names; a missing one is the error.
-    m = LlamaStyle(c, "llama");
-    m.warnings.push_back(type.empty()
-                             ? std::string("config has no model_type; counted as a Llama-style decoder")
-                             : fmt::format("unknown model_type '{}'; counted as a Llama-style decoder", type));
-  }
+  ModelSpec m = ReadDecoder(c, type, megatron, generic_config);
   // GPT-2 and Megatron-LM train with dropout 0.1 by default; the others default to none.
   const double default_dropout = type == "gpt2" || megatron ? 0.1 : 0.0;
   m.hidden_dropout = Dropout(c, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"}, default_dropout);
@@ -611,13 +817,13 @@ ModelSpec ModelFromHfConfig(const Field& config, const std::string& source) {
   return m;
 }
 
-ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source) {
-  return ModelFromHfConfig(Field(config, "config"), source);
+ModelSpec ModelFromHfConfig(const nlohmann::json& config, const std::string& source, bool generic_config) {
+  return ModelFromHfConfig(Field(config, "config"), source, generic_config);
 }
 
-ModelSpec ModelFromHfConfigFile(const std::string& path, const std::string& field) {
+ModelSpec ModelFromHfConfigFile(const std::string& path, const std::string& field, bool generic_config) {
   const nlohmann::json config = ReadJsonFile(path, field, "a readable Hugging Face config.json file");
-  return ModelFromHfConfig(Field(config, path + ": "), path);
+  return ModelFromHfConfig(Field(config, path + ": "), path, generic_config);
 }
 
 }  // namespace trainplan

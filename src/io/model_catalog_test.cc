@@ -99,6 +99,11 @@ TEST(ModelCatalog, MatchesPublishedRoundedCounts) {
       {"megatron-gpt-529.6b", 529.6, 0.05, "Narayanan et al. 2021 Table 1"},
       {"megatron-gpt-1008b", 1008.0, 0.05, "Narayanan et al. 2021 Table 1"},
       {"megatron-gpt-175b", 174.6, 0.05, "Narayanan et al. 2021 Table 2: 174.6B"},
+      {"gpt-oss-20b", 20.91, 0.005, "gpt-oss model card (arXiv 2508.10925) Table 1: 20.91B"},
+      {"gpt-oss-120b", 116.83, 0.005, "gpt-oss model card (arXiv 2508.10925) Table 1: 116.83B"},
+      {"olmo-2-7b", 7.30, 0.005, "OLMo-2-1124-7B model card: 7.30B"},
+      {"gemma-3-1b", 1.0, 0.005, "Gemma 3 report Table 1: 302M + 698M"},
+      {"glm-4.7-flash", 30, 0.5, "GLM-4.7-Flash model card: 30B-A3B"},
   };
   for (const Rounded& c : cases) {
     const double total = CountParams(FindModel(c.id)).total / 1e9;

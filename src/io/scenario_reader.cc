@@ -40,18 +40,20 @@ ModelSpec ReadModel(const Field& doc, bool allow_paths) {
   if (!m) doc.FailMember("model", "", std::string("required: ") + kModelAllowed);
   if (m->value().is_string()) return FindModel(m->String());
   m->RequireObject(kModelAllowed);
-  m->CheckKeys({"config", "config_path", "name"});
+  m->CheckKeys({"config", "config_path", "name", "generic_config"});
   const std::optional<Field> config = m->Get("config");
   const std::optional<Field> path = m->Get("config_path");
   if (config.has_value() == path.has_value()) m->Fail("exactly one of \"config\" or \"config_path\"");
+  const std::optional<Field> generic_field = m->Get("generic_config");
+  const bool generic = generic_field && generic_field->Bool();  // count an unknown type as dense Llama
   ModelSpec spec;
   if (config) {
     config->RequireObject("a Hugging Face config.json object");
-    spec = ModelFromHfConfig(*config, "scenario model.config");
+    spec = ModelFromHfConfig(*config, "scenario model.config", generic);
   } else {
     const std::string p = path->String();
     if (!allow_paths) path->Fail("file paths are not accepted here; send {\"config\": {...}}");
-    spec = ModelFromHfConfigFile(p, path->path());
+    spec = ModelFromHfConfigFile(p, path->path(), generic);
   }
   if (const auto name = m->Get("name")) spec.name = name->String();
   return spec;
