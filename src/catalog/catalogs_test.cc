@@ -2,6 +2,10 @@
 // figures with the sources they cite, validation of every entry, and errors that name file, entry and key.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "catalog/catalog_test_util.h"
 #include "catalog/efficiency.h"
 #include "catalog/frameworks.h"
@@ -138,6 +142,41 @@ TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
               LoadRentalPrices(Edited("prices.json", "\"source\": \"aws-skypilot\"", "\"source\": \"aws\""), "prices.json");
             }).find("built-in catalog prices.json: h100-sxm.offers[2].source: 'aws'; a key of the file's sources"),
             std::string::npos);
+}
+
+// Offers for the cards fine-tuners rent: AWS G instances (one shape per offer, priced per GPU) and RunPod.
+TEST(RentalPrices, FineTuningCardsAsCited) {
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("t4"), 0.526);      // g4dn.xlarge, the cheaper middle of two
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("l4"), 0.8048);     // g6.xlarge, the median of five offers
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("a10g"), 1.418);    // g5.12xlarge: $5.672 / 4
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("a40"), 1.224);     // RunPod Serverless $0.00034/s
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-a4000"), 0.576);
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-pro-6000"), 1.57);
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("mi250x"), 0);      // no citable rental price
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-4080"), 0);
+  for (const GpuRentalPrices& g : RentalPriceCatalog()) {
+    if (g.gpu != "a10g") continue;
+    ASSERT_EQ(g.offers.size(), 3u);
+    EXPECT_EQ(g.offers[2].provider, "AWS g5.48xlarge on-demand");
+    EXPECT_DOUBLE_EQ(g.offers[2].usd_per_gpu_hour, 2.036);  // $16.288 / 8
+    EXPECT_EQ(g.offers[2].gpus_per_instance, std::vector<int>{8});
+  }
+}
+
+TEST(PartsCatalog, PurchasePricesOfFineTuningCards) {
+  std::map<std::string, double> usd;
+  for (const GpuPurchase& g : Parts().purchase.gpus) usd[g.gpu] = g.usd;
+  EXPECT_DOUBLE_EQ(usd.at("rtx-pro-6000"), 8565);  // MSRP, retail $8,000-9,200 in April 2026 [L]
+  EXPECT_FALSE(usd.contains("rtx-4060-ti-16gb"));  // no rental price to weigh a purchase against (docs/hardware.md)
+}
+
+// Generations added for the T4 (power-capped Turing) and the MI250X (CDNA2), each from its measurement.
+TEST(Efficiency, TuringAndCdna2Ceilings) {
+  const EfficiencyCatalog& e = Efficiency();
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kTuring).matmul_ceiling, 0.37);  // ~24 of 65 TFLOP/s on a T4
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kTuring).attention_ceiling, 0.15);
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kCdna2).matmul_ceiling, 0.58);  // Dash et al. 2023 on Frontier
+  EXPECT_DOUBLE_EQ(e.Ceilings(GpuGeneration::kCdna2).attention_ceiling, 0.29);
 }
 
 TEST(Efficiency, CeilingsByGenerationAndTimingByEngine) {

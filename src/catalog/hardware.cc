@@ -99,8 +99,8 @@ struct Catalogs {
   std::string usable_memory_source;  // with its date
 };
 
-constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "ampere", "ada",
-                                                           "hopper",  "blackwell", "cdna3",  "davinci"};
+constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "turing", "ampere", "ada",
+                                                           "hopper",  "blackwell", "cdna2",  "cdna3",  "davinci"};
 
 LinkSpec ReadLink(const Field& e) {
   LinkSpec l;
@@ -120,7 +120,7 @@ GpuSpec ReadGpu(const Field& e) {
   g.vendor = e.At("vendor").String();
   const Field generation = e.At("generation");
   const auto parsed = ParseGpuGeneration(generation.String());
-  if (!parsed) generation.Fail("volta, ampere, ada, hopper, blackwell, cdna3 or davinci");
+  if (!parsed) generation.Fail("volta, turing, ampere, ada, hopper, blackwell, cdna2, cdna3 or davinci");
   g.generation = *parsed;
   g.aliases = Strings(e.At("aliases"));
   g.memory_bytes = e.At("memory_gb").Number(0, 1e5) * kBytesPerDatasheetGb;

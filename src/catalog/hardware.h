@@ -8,10 +8,10 @@ namespace trainplan {
 
 /// A GPU's architecture generation (data/gpus.json "generation"); the time model's achieved-efficiency
 /// ceilings are calibrated per generation (data/efficiency.json).
-enum class GpuGeneration { kUnknown, kVolta, kAmpere, kAda, kHopper, kBlackwell, kCdna3, kDavinci };
-inline constexpr int kGpuGenerations = 8;
-/// "volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci"; "unknown" for a GPU built outside the
-/// catalog.
+enum class GpuGeneration { kUnknown, kVolta, kTuring, kAmpere, kAda, kHopper, kBlackwell, kCdna2, kCdna3, kDavinci };
+inline constexpr int kGpuGenerations = 10;
+/// "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "davinci"; "unknown" for a GPU
+/// built outside the catalog.
 const char* GenerationName(GpuGeneration g);
 /// The generation named `name`, or nullopt (kUnknown is never parsed).
 std::optional<GpuGeneration> ParseGpuGeneration(std::string_view name);
@@ -30,7 +30,7 @@ struct GpuSpec {
   double fp16_tflops = 0;
   double fp8_tflops = 0;
   double tf32_tflops = 0;
-  double fp32_tflops = 0;             // non-tensor FP32
+  double fp32_tflops = 0;             // FP32 as fp32 matmuls run: non-tensor on NVIDIA (TF32 off), matrix cores on CDNA2
   int nvlink_gen = 0;                  // 0: none
   double nvlink_bytes_per_s = 0;       // total bidirectional per GPU as on datasheets
   bool nvswitch = false;               // all-to-all NVLink fabric in the usual server (HGX)

@@ -93,13 +93,14 @@ TEST(GpuCatalog, MemoryIsBinaryGigabytesAsSold) {
 }
 
 TEST(GpuCatalog, NvlinkOnlyWhereItExists) {
-  for (const char* id : {"rtx-4090", "rtx-5090", "l40s", "l40", "rtx-6000-ada"}) {
+  for (const char* id : {"rtx-4090", "rtx-5090", "l40s", "l40", "rtx-6000-ada", "t4", "l4", "a10", "a10g", "rtx-a4000",
+                         "rtx-4080", "rtx-pro-6000", "mi250x"}) {
     SCOPED_TRACE(id);
     EXPECT_EQ(FindGpu(id).nvlink_gen, 0);
     EXPECT_EQ(FindGpu(id).nvlink_bytes_per_s, 0);
     EXPECT_EQ(NvlinkOf(FindGpu(id)), nullptr);
   }
-  for (const char* id : {"rtx-3090", "rtx-a6000"}) {
+  for (const char* id : {"rtx-3090", "rtx-a6000", "a40", "rtx-a5000"}) {
     SCOPED_TRACE(id);
     EXPECT_DOUBLE_EQ(FindGpu(id).nvlink_bytes_per_s, 112.5e9);
     ASSERT_NE(NvlinkOf(FindGpu(id)), nullptr);
@@ -127,6 +128,17 @@ TEST(FindGpu, MatchesAliasesInAnyOrderAndCase) {
   EXPECT_EQ(FindGpu("NVIDIA H200").id, "h200");
   EXPECT_EQ(FindGpu("Tesla V100-SXM2-16GB").id, "v100-16gb-sxm2");
   EXPECT_EQ(FindGpu("rtx 6000 ada generation").id, "rtx-6000-ada");
+  // nvidia-smi and rocm-smi names of the fine-tuning cards; near names stay apart (L4 / L40, A10 / A10G, 4080 / Super).
+  EXPECT_EQ(FindGpu("Tesla T4").id, "t4");
+  EXPECT_EQ(FindGpu("NVIDIA L4").id, "l4");
+  EXPECT_EQ(FindGpu("NVIDIA L40").id, "l40");
+  EXPECT_EQ(FindGpu("NVIDIA A10").id, "a10");
+  EXPECT_EQ(FindGpu("NVIDIA A10G").id, "a10g");
+  EXPECT_EQ(FindGpu("NVIDIA RTX A5000").id, "rtx-a5000");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4080 SUPER").id, "rtx-4080-super");
+  EXPECT_EQ(FindGpu("NVIDIA GeForce RTX 4080").id, "rtx-4080");
+  EXPECT_EQ(FindGpu("NVIDIA RTX PRO 6000 Blackwell Workstation Edition").id, "rtx-pro-6000");
+  EXPECT_EQ(FindGpu("AMD Instinct MI250X").id, "mi250x");
 }
 
 TEST(FindGpu, EveryNameAndAliasResolvesToItsOwnEntry) {
@@ -219,6 +231,12 @@ TEST(DefaultLinks, FollowTheGpuClass) {
   EXPECT_EQ(DefaultIntraNodeLink(FindGpu("a100-80gb-pcie")).id, "pcie4");  // bridges join pairs only
   EXPECT_EQ(DefaultIntraNodeLink(FindGpu("mi300x")).id, "xgmi-mi300x");
   EXPECT_EQ(DefaultIntraNodeLink(FindGpu("ascend-910b")).id, "hccs-910b");
+  EXPECT_EQ(DefaultIntraNodeLink(FindGpu("mi250x")).id, "xgmi-mi250x");  // 50 GB/s: the slowest hop of an 8-GCD ring
+  EXPECT_DOUBLE_EQ(DefaultIntraNodeLink(FindGpu("mi250x")).bytes_per_s, 50e9);
+  EXPECT_EQ(DefaultIntraNodeLink(FindGpu("t4")).id, "pcie3");
+  EXPECT_EQ(DefaultIntraNodeLink(FindGpu("rtx-pro-6000")).id, "pcie5");  // RTX PRO drivers allow peer-to-peer
+  EXPECT_EQ(DefaultIntraNodeLink(FindGpu("rtx-4080")).id, "pcie4-nop2p");
+  EXPECT_EQ(NvlinkOf(FindGpu("a40"))->id, "nvlink-bridge-ga102");
   EXPECT_EQ(DefaultInterNodeLink(FindGpu("h100-sxm")).id, "ib-ndr400");
   EXPECT_EQ(DefaultInterNodeLink(FindGpu("a100-40gb-sxm")).id, "ib-hdr200");
   for (const auto& g : GpuCatalog()) {
@@ -236,6 +254,67 @@ TEST(GpuSpec, PeakTflopsPerPrecision) {
   EXPECT_DOUBLE_EQ(h100.PeakTflops(false, true), 67);  // non-tensor FP32: PyTorch leaves TF32 off
   EXPECT_DOUBLE_EQ(FindGpu("v100-32gb-sxm2").PeakTflops(false, false), 125);  // FP16, no BF16
   EXPECT_DOUBLE_EQ(FindGpu("a100-80gb-sxm").PeakTflops(true, false), 0);     // no FP8
+}
+
+// Cards fine-tuners rent or own, with figures as their datasheets (or the derivations their entries state) give.
+TEST(GpuCatalog, FineTuningCardsAsTheirDatasheetsGiveThem) {
+  const GpuSpec& t4 = FindGpu("t4");  // Turing: FP16 tensor cores with FP32 accumulate, no BF16
+  EXPECT_EQ(t4.bf16_tflops, 0);
+  EXPECT_DOUBLE_EQ(t4.fp16_tflops, 65);
+  EXPECT_DOUBLE_EQ(t4.PeakTflops(false, false), 65);
+  EXPECT_DOUBLE_EQ(t4.memory_bytes, 16 * kGiB);
+  EXPECT_DOUBLE_EQ(t4.memory_bw_bytes_per_s, 320e9);
+  EXPECT_DOUBLE_EQ(t4.tdp_w, 70);
+  EXPECT_EQ(t4.pcie_gen, 3);
+  const GpuSpec& l4 = FindGpu("l4");  // half of 242 BF16 / 485 FP8 with sparsity
+  EXPECT_DOUBLE_EQ(l4.bf16_tflops, 121);
+  EXPECT_DOUBLE_EQ(l4.fp8_tflops, 242);
+  EXPECT_DOUBLE_EQ(l4.memory_bytes, 24 * kGiB);
+  EXPECT_DOUBLE_EQ(l4.memory_bw_bytes_per_s, 300e9);
+  EXPECT_DOUBLE_EQ(l4.tdp_w, 72);
+  EXPECT_DOUBLE_EQ(FindGpu("a10").bf16_tflops, 125);
+  EXPECT_DOUBLE_EQ(FindGpu("a10").tdp_w, 150);
+  EXPECT_DOUBLE_EQ(FindGpu("a10g").bf16_tflops, 70);  // FP32 accumulate at half rate, unlike the A10
+  EXPECT_DOUBLE_EQ(FindGpu("a10g").memory_bw_bytes_per_s, 600e9);
+  const GpuSpec& a40 = FindGpu("a40");  // NVIDIA datasheet: 149.7 | 299.4* BF16 with FP32 accumulate
+  EXPECT_DOUBLE_EQ(a40.bf16_tflops, 149.7);
+  EXPECT_DOUBLE_EQ(a40.memory_bw_bytes_per_s, 696e9);
+  EXPECT_DOUBLE_EQ(a40.memory_bytes, 48 * kGiB);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-a4000").bf16_tflops, 76.7);  // half of 153.4
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-a4000").tdp_w, 140);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-a5000").bf16_tflops, 111.1);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-a5000").memory_bytes, 24 * kGiB);
+  // GeForce Ada: FP32-accumulate tensor rate, twice the FP32 rate as on the RTX 4090.
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4060-ti-16gb").bf16_tflops, 44.1);
+  EXPECT_EQ(FindGpu("rtx-4060-ti-16gb").pcie_lanes, 8);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4060-ti-16gb").memory_bw_bytes_per_s, 288e9);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4070-ti-super").bf16_tflops, 88.2);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4080").bf16_tflops, 97.5);  // a quarter of 390 sparse FP16-accumulate
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4080").memory_bw_bytes_per_s, 716.8e9);
+  EXPECT_DOUBLE_EQ(FindGpu("rtx-4080-super").bf16_tflops, 104.4);
+  for (const char* id : {"rtx-4060-ti-16gb", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super"}) {
+    SCOPED_TRACE(id);
+    EXPECT_TRUE(FindGpu(id).consumer);
+    EXPECT_FALSE(FindGpu(id).ecc);
+    EXPECT_DOUBLE_EQ(FindGpu(id).memory_bytes, 16 * kGiB);
+    EXPECT_NEAR(FindGpu(id).bf16_tflops / FindGpu(id).fp32_tflops, 2.0, 0.01);
+  }
+  const GpuSpec& pro = FindGpu("rtx-pro-6000");  // workstation Blackwell: FP32 accumulate at full rate
+  EXPECT_DOUBLE_EQ(pro.bf16_tflops, 503.8);
+  EXPECT_DOUBLE_EQ(pro.fp8_tflops, 1007.6);
+  EXPECT_DOUBLE_EQ(pro.memory_bytes, 96 * kGiB);
+  EXPECT_DOUBLE_EQ(pro.memory_bw_bytes_per_s, 1792e9);
+  EXPECT_DOUBLE_EQ(pro.tdp_w, 600);
+  EXPECT_EQ(pro.pcie_gen, 5);
+  EXPECT_FALSE(pro.consumer);
+  // MI250X: the catalog unit is one GCD, the device PyTorch sees; the package is two of them.
+  const GpuSpec& gcd = FindGpu("mi250x");
+  EXPECT_DOUBLE_EQ(2 * gcd.bf16_tflops, 383);
+  EXPECT_DOUBLE_EQ(2 * gcd.memory_bytes, 128 * kGiB);
+  EXPECT_DOUBLE_EQ(2 * gcd.memory_bw_bytes_per_s, 3276.8e9);
+  EXPECT_DOUBLE_EQ(2 * gcd.tdp_w, 560);
+  EXPECT_EQ(gcd.fp8_tflops, 0);
+  EXPECT_EQ(gcd.vendor, "AMD");
 }
 
 }  // namespace
@@ -260,6 +339,12 @@ TEST(GpuCatalog, EveryGpuHasAGeneration) {
   EXPECT_EQ(FindGpu("v100-16gb-sxm2").generation, GpuGeneration::kVolta);
   EXPECT_EQ(FindGpu("mi325x").generation, GpuGeneration::kCdna3);
   EXPECT_EQ(FindGpu("ascend-910b").generation, GpuGeneration::kDavinci);
+  EXPECT_EQ(FindGpu("t4").generation, GpuGeneration::kTuring);
+  EXPECT_EQ(FindGpu("mi250x").generation, GpuGeneration::kCdna2);
+  EXPECT_EQ(FindGpu("l4").generation, GpuGeneration::kAda);
+  EXPECT_EQ(FindGpu("rtx-pro-6000").generation, GpuGeneration::kBlackwell);
+  EXPECT_EQ(ParseGpuGeneration("turing"), GpuGeneration::kTuring);
+  EXPECT_STREQ(GenerationName(GpuGeneration::kCdna2), "cdna2");
   EXPECT_STREQ(GenerationName(GpuGeneration::kHopper), "hopper");
   EXPECT_EQ(ParseGpuGeneration("blackwell"), GpuGeneration::kBlackwell);
   EXPECT_EQ(ParseGpuGeneration("unknown"), std::nullopt);
