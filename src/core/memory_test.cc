@@ -796,7 +796,8 @@ TEST(MemoryTest, LoadTimePeakIsJudgedBesideTheStep) {
 // Each new key is read, and a bad value names the field, the value and what is allowed.
 TEST(MemoryTest, MemoryMechanismKeys) {
   const auto read = [](nlohmann::json training) {
-    return ScenarioFromJson({{"model", "llama-3-8b"}, {"training", training}, {"hardware", {{"gpu", "h100-sxm"}}}})
+    return ScenarioFromJson({{"model", "llama-3-8b"}, {"training", training}, {"hardware", {{"gpu", "h100-sxm"}}}},
+                            /*allow_paths=*/false)
         .training;
   };
   const Training t = read({{"method", "qlora"},         {"precision", "bf16-mixed"},      {"optimizer", "paged_adamw_8bit"},

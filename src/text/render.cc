@@ -42,8 +42,11 @@ std::string MemorySideLines(const MemoryEstimate& m) {
   std::string out;
   if (m.pageable_bytes > 0)
     out += fmt::format("  {:<18} {}  of the total: paged optimizer states, counted by nvidia-smi while resident, "
-                       "not by torch.cuda.memory_allocated; {} per GPU page to host RAM\n",
-                       "pageable", Gib(m.pageable_bytes), Gib(m.paged_spill_bytes));
+                       "not by torch.cuda.memory_allocated{}\n",
+                       "pageable", Gib(m.pageable_bytes),
+                       m.paged_spill_bytes > 0
+                           ? fmt::format("; {:.2f} GiB page to host RAM", m.paged_spill_bytes / kGiB)
+                           : "");
   out += fmt::format("  {:<18} {}  loading the weights{}\n", "load-time peak", Gib(m.load_peak_bytes),
                      m.LoadPeakBinds() ? " (above the step peak: the fit is judged on it)" : "");
   if (m.load_host_bytes > 0)
