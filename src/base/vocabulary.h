@@ -7,7 +7,12 @@ namespace trainplan {
 enum class Method { kPretrain, kFull, kFreeze, kLora, kQlora };
 /// Mixed bf16/fp16 keep fp32 master weights; fp8 runs matmuls in FP8 (Transformer Engine) over bf16.
 enum class Precision { kBf16, kFp16, kFp32, kFp8 };
-enum class Optimizer { kAdamW, kAdamW8bit, kSgdMomentum, kAdafactor };
+/// The paged variants (bitsandbytes PagedAdamW, PagedAdamW8bit) keep their state in CUDA unified memory, which the
+/// driver evicts to host RAM under memory pressure.
+enum class Optimizer { kAdamW, kAdamW8bit, kSgdMomentum, kAdafactor, kPagedAdamW, kPagedAdamW8bit };
+/// How the loss head turns hidden states into a loss: the model's own cross-entropy on full logits, torchtune's
+/// chunked CE, Liger's fused linear CE (logits per chunk only), Apple's Cut Cross-Entropy (no logits at all).
+enum class Loss { kStandard, kChunked, kFusedLinear, kCut };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Offload { kNone, kOptimizer, kOptimizerAndParams };
 /// The training engine; each profile changes memory and time through documented mechanisms

@@ -33,11 +33,21 @@ namespace {
 
 using nlohmann::json;
 
+/// An on/off flag value as the boolean its document field holds.
+bool OnOff(const std::string& value) {
+  const std::string n = NormalizeName(value);
+  if (n == "on" || n == "true" || n == "yes") return true;
+  if (n == "off" || n == "false" || n == "no") return false;
+  throw InputError("training.optimizer_in_backward", value, "on or off");
+}
+
 /// The job flags shared by `estimate` (and later `plan`), gathered into a scenario document so that
 /// flags and scenario files go through one parser and one validator.
 struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
+  std::string loss, optimizer_in_backward;
+  bool dora = false, no_double_quant = false, activation_offloading = false;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb;
@@ -51,8 +61,14 @@ struct JobFlags {
     cmd->add_option("--model", model, "catalog name, Hugging Face id, generic-<N>b, or a config.json path");
     cmd->add_flag("--generic-config", generic_config, "count a config.json of an unknown model_type as dense Llama");
     cmd->add_option("--method", method, "pretrain | full | freeze | lora | qlora");
-    cmd->add_option("--precision", precision, "bf16 | fp16 | fp32 | fp8");
-    cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | sgd | adafactor");
+    cmd->add_option("--precision", precision, "bf16 | bf16-mixed (fp32 weights, Lightning) | fp16 | fp32 | fp8");
+    cmd->add_option("--optimizer", optimizer, "adamw | adamw-8bit | paged-adamw | paged-adamw-8bit | sgd | adafactor");
+    cmd->add_option("--loss", loss, "standard | chunked | fused_linear (Liger) | cut (Cut Cross-Entropy); default: the engine's");
+    cmd->add_option("--optimizer-in-backward", optimizer_in_backward,
+                    "on | off: step each parameter group during backward (default: the engine's)");
+    cmd->add_flag("--activation-offloading", activation_offloading, "move saved activations to host RAM (torchtune)");
+    cmd->add_flag("--dora", dora, "DoRA adapters (PEFT use_dora)");
+    cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
     cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
     cmd->add_option("--seq-len", seq_len, "tokens per sequence");
     cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
@@ -116,6 +132,11 @@ struct JobFlags {
     set("training", "lora_rank", lora_rank);
     set("training", "trainable_layers", trainable_layers);
     if (!lora_targets.empty()) doc["training"]["lora_targets"] = lora_targets;
+    set("training", "loss", loss);
+    if (!optimizer_in_backward.empty()) doc["training"]["optimizer_in_backward"] = OnOff(optimizer_in_backward);
+    if (activation_offloading) doc["training"]["activation_offloading"] = true;
+    if (dora) doc["training"]["dora"] = true;
+    if (no_double_quant) doc["training"]["double_quant"] = false;
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
     set("hardware", "gpus_per_node", gpus_per_node);

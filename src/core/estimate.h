@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -30,13 +31,27 @@ struct MemoryEstimate {
   double usable_bytes = 0;    // capacity x Hardware::usable_memory_fraction
   double host_bytes = 0;      // host RAM needed across the node for offload and pinned buffers
   double host_limit_bytes = 0;  // Hardware::host_ram_bytes; 0: not limited
+  /// Of per_gpu_bytes, the paged optimizer's states in unified memory: nvidia-smi counts them while they
+  /// are resident, torch.cuda.memory_allocated does not, and the driver evicts them to host RAM when the
+  /// GPU runs short, so the GPU must hold only the rest.
+  double pageable_bytes = 0;
+  double paged_spill_bytes = 0;  // per GPU, of pageable_bytes, what does not fit the capacity and pages to host
+  /// Loading the weights before the first step: what the GPU holds with the tensor being quantised or
+  /// un-sharded, and the host RAM of rank 0's full state dict (sharded weights). Judged with the step peak.
+  double load_peak_bytes = 0;
+  double load_host_bytes = 0;
   /// Runs: the peak is within the GPU's capacity and the host RAM within its limit. A plan between the
   /// usable share and the capacity still fits but is `at_edge`: shown, marked and ranked after safe plans.
   bool fits = false;
   bool at_edge = false;
 
-  bool GpuOverCapacity() const { return per_gpu_bytes > capacity_bytes; }
-  bool HostOverLimit() const { return host_limit_bytes > 0 && host_bytes > host_limit_bytes; }
+  /// What the GPU must hold: the step peak less what may page out, or the load-time peak if larger.
+  double ResidentPeakBytes() const { return std::max(per_gpu_bytes - pageable_bytes, load_peak_bytes); }
+  bool LoadPeakBinds() const { return load_peak_bytes > per_gpu_bytes - pageable_bytes; }
+  bool GpuOverCapacity() const { return ResidentPeakBytes() > capacity_bytes; }
+  bool HostOverLimit() const {
+    return host_limit_bytes > 0 && std::max(host_bytes, load_host_bytes) > host_limit_bytes;
+  }
 
   double& operator[](MemTerm t) { return bytes[static_cast<size_t>(t)]; }
   double operator[](MemTerm t) const { return bytes[static_cast<size_t>(t)]; }
@@ -202,6 +217,8 @@ struct MemoryLayerSummary {
   double act_lse_bytes = 0;     // flash attention's fp32 log-sum-exp per head
   double act_score_bytes = 0;   // eager attention: bytes per score (softmax, dropout mask and output)
   double act_mlp_bytes = 0;     // MLP intermediates before TP splits them
+  double dora_transient_bytes = 0;  // DoRA's weight-norm temporaries for the largest adapted linear
+  double largest_matrix = 0;    // parameters of the biggest weight tensor (loaded or quantised one at a time)
   double num_heads = 0;
   double num_kv_heads = 0;
 };

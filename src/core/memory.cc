@@ -58,6 +58,19 @@ double PerGpu(const ShardedSum& sum, const Parallel& par) {
   return sum.replicated + sum.tensor * par.inv_t + sum.expert * par.inv_te;
 }
 
+// PEFT DoraLinearLayer (peft 5d602fd, 2026-08-21) rebuilds the whole adapted matrix each forward to take its
+// column norm: get_lora_weight pushes an in x in identity through A and B (both kept by autograd until the
+// forward ends), casts B*A to the input dtype, dequantises the base weight (QLoRA) and adds them. The
+// largest of the two moments, for one linear at a time.
+double DoraTransientBytes(const Linear& linear, const Training& tr, double rank, double el, double adapter_bytes) {
+  const double in = static_cast<double>(linear.in);
+  const double in_out = in * static_cast<double>(linear.out);
+  const double dequantized = tr.method == Method::kQlora ? el : 0;
+  const double at_cast = adapter_bytes + el;                    // fp32 B*A and its 16-bit copy
+  const double at_norm = el + dequantized + el + el;  // B*A, the dequantised base (QLoRA), scaling*B*A, the sum
+  return in * in * adapter_bytes + in * rank * adapter_bytes + in_out * std::max(at_cast, at_norm);
+}
+
 // Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
 // tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
 // them by the strategy.
@@ -69,6 +82,8 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   const double el = ComputeBytes(tr.precision);
   const double h = static_cast<double>(model.hidden_size);
   const bool hidden_dropout = model.hidden_dropout > 0;
+  const bool dora = peft && tr.dora;
+  const double adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : el;
   MemoryLayerSummary out;
   out.count = group.count;
   out.norm_params = static_cast<double>(layer.norm_params);
@@ -79,12 +94,21 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     const double in_out = static_cast<double>(linear.in + linear.out);
     ShareOf(out.params, linear) += static_cast<double>(linear.ParamsPerCopy()) * copies;
     ShareOf(out.rows_cols, linear) += in_out * copies;
+    out.largest_matrix = std::max(out.largest_matrix, static_cast<double>(linear.ParamsPerCopy()));
     if (peft && IsLoraTarget(tr, linear)) {
-      ShareOf(out.adapters, linear) += rank * in_out * copies;
-      ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank) * copies;
+      const double width = static_cast<double>(linear.out);
+      ShareOf(out.adapters, linear) += (rank * in_out + (dora ? width : 0)) * copies;
+      ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank + (dora ? width : 0)) * copies;
       // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
       const double routed = linear.module == Module::kExpert ? static_cast<double>(linear.active_copies) : 1;
       whole += el * rank * routed;
+      if (dora) {
+        // PEFT DoraLinearLayer.forward: (scale - 1) * base_result + scale * lora_result saves both outputs for
+        // the magnitude's gradient (counted even where the base output is saved anyway).
+        whole += 2 * el * width * routed;
+        out.dora_transient_bytes = std::max(out.dora_transient_bytes,
+                                            DoraTransientBytes(linear, tr, rank, el, adapter_bytes));
+      }
     }
     // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
     if (layer.attention.mla && linear.module == Module::kAttention &&
@@ -148,6 +172,7 @@ struct Tally {
   double factored = 0;       // Adafactor state elements for the trainable parameters and adapters
   double largest_layer = 0;  // base parameters of the biggest layer or embedding/head (ZeRO-3 gather unit)
   double largest_trainable_layer = 0;  // trainable + adapter parameters of the biggest layer or matrix
+  double largest_matrix = 0;           // of the layer linears held, the biggest weight tensor
 };
 
 // The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
@@ -200,6 +225,7 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
     out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
                     PerGpu(layer.adapter_factored, par) * count;
     out.largest_layer = std::max(out.largest_layer, layer_params);
+    out.largest_matrix = std::max(out.largest_matrix, layer.largest_matrix * par.inv_t);
     out.largest_trainable_layer =
         std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
   }
@@ -230,6 +256,20 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
       tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, emb);
     }
   }
+  // PEFT LoRA on the embedding (lora_embedding_A r x V, B h x r) and on the LM head (A r x h, B V x r); DoRA
+  // adds the head's magnitude vector.
+  const double rank = static_cast<double>(tr.lora_rank);
+  const double vocab = static_cast<double>(model.vocab_size) * par.inv_t;
+  const double h = static_cast<double>(model.hidden_size);
+  double vocab_adapters = 0;
+  const auto adapt = [&](double magnitude) {
+    vocab_adapters += rank * (vocab + h) + magnitude;
+    tally.factored += vocab + h + 2 * rank + magnitude;  // Adafactor: rows + columns of A and B
+  };
+  if (stage.first && AdaptsModule(tr, "embed_tokens")) adapt(0);
+  if (stage.last && AdaptsModule(tr, "lm_head")) adapt(tr.dora ? vocab : 0);
+  tally.lora += vocab_adapters;
+  tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, vocab_adapters);
   if (stage.last) {
     const double head =
         static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
@@ -280,9 +320,9 @@ struct StageActivations {
 };
 
 template <typename Layers>
-StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const FrameworkProfile& fw,
-                                    const Parallel& par, const Stage& stage) {
-  double stored = 0, working = 0, largest_input = 0;
+StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const Parallel& par,
+                                    const Stage& stage) {
+  double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0;
   int64_t index = 0;
   for (size_t g = 0; g < layers.size(); ++g) {
     const auto& layer = layers[g];
@@ -305,6 +345,8 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
         break;
     }
     largest_input = std::max(largest_input, a.input);
+    largest_saved = std::max(largest_saved, sc.strategy.recompute == Recompute::kSelective ? a.all - a.core : a.all);
+    dora_transient = std::max(dora_transient, layer.dora_transient_bytes);
   }
   // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are);
   // interleaving adds (p-1)/(p*v) (Megatron theoretical_memory_usage.py).
@@ -314,34 +356,55 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
     if (par.v > 1 && par.microbatches >= par.p) in_flight *= 1 + (par.p - 1) / (par.p * par.v);
   }
   StageActivations out;
-  if (fw.offload_checkpoints && sc.strategy.recompute == Recompute::kFull) {
+  if (EffectiveActivationOffloading(sc.training, sc.strategy.recompute)) {
     out.host = stored * in_flight;
-    out.gpu = working + 2 * largest_input;  // a layer's input in transit each way
+    // Checkpoints: the layer being recomputed plus a layer's input in transit each way. Without recompute
+    // (torchtune OffloadActivations saved-tensor hooks) the layer in backward and the next one prefetched.
+    out.gpu = sc.strategy.recompute == Recompute::kFull ? working + 2 * largest_input : 2 * largest_saved;
   } else {
     out.gpu = stored * in_flight + working;
   }
+  out.gpu += dora_transient;
   return out;
 }
 
-// The loss head on the last stage: final-norm and LM-head inputs plus the logits of one micro-batch
-// (vocabulary-parallel over TP).
+// The loss head on the last stage: final-norm and LM-head inputs plus what the loss keeps for one
+// micro-batch (vocabulary-parallel over TP).
 double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
-  const double el = ComputeBytes(sc.training.precision);
+  const Training& tr = sc.training;
+  const double el = ComputeBytes(tr.precision);
+  const double h = static_cast<double>(sc.model.hidden_size);
   const double tokens = par.tokens;
   const double values = tokens * static_cast<double>(sc.model.vocab_size) * par.inv_t;
-  // Fused linear CE: none. Chunked CE: bf16 logits, upcast and gradient per chunk. HF upcast: bf16
-  // logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss + fp32 gradient. Otherwise (Megatron
-  // vocab-parallel CE): bf16 logits + fp32 shard with softmax and gradient computed in place + bf16
-  // gradient.
-  double per_value = 2 + 4 + 2;
-  if (fw.fused_linear_cross_entropy) {
-    per_value = 0;
-  } else if (fw.chunked_cross_entropy) {
-    per_value = el;
-  } else if (fw.logits_fp32_upcast) {
-    per_value = el + 4 + 4 + 4;
+  const Loss loss = EffectiveLoss(tr);
+  double per_value = 0, per_token = 0;
+  switch (loss) {
+    case Loss::kStandard:
+      // The model's own loss. HF models: bf16 logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss
+      // + fp32 gradient. An engine with none of the loss kernels (Megatron vocab-parallel CE): bf16 logits +
+      // an fp32 shard with softmax and gradient computed in place + a bf16 gradient.
+      per_value = fw.logits_fp32_upcast || fw.chunked_cross_entropy || fw.fused_linear_cross_entropy
+                      ? el + 4 + 4 + 4
+                      : 2 + 4 + 2;
+      break;
+    case Loss::kChunked:  // torchtune CEWithChunkedOutputLoss: bf16 logits, upcast and gradient per chunk
+      per_value = el;
+      break;
+    case Loss::kFusedLinear:
+      // Liger LigerFusedLinearCrossEntropyFunction: chunks of BT / ceil(V / H) rows, so one chunk's logits
+      // hold about T x h values, plus the input-gradient buffer (T x h).
+      per_token = 2 * el * h;
+      break;
+    case Loss::kCut:  // Apple Cut Cross-Entropy: only the fp32 log-sum-exp per token
+      per_token = 4;
+      break;
   }
-  return values * per_value + 2 * el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
+  if (AdaptsModule(tr, "lm_head")) {
+    per_token += el * static_cast<double>(tr.lora_rank);  // the head adapter's x*A
+    // Without a fused head, the adapter's own logits-sized output exists beside the base logits.
+    if (loss == Loss::kStandard || loss == Loss::kChunked) per_value += el;
+  }
+  return values * per_value + tokens * per_token + 2 * el * tokens * h * par.inv_rep;
 }
 
 // Bytes per element of each training state and how far each is sharded, for one scenario. The steps below
@@ -357,15 +420,16 @@ struct StateLayout {
   const Training& tr = sc.training;
   const Strategy& st = sc.strategy;
   StateLayout l;
-  l.weight_bytes = ComputeBytes(tr.precision);
+  // Lightning bf16-mixed: parameters (hence gradients) stay fp32 and are the optimizer's copy.
+  l.weight_bytes = tr.fp32_weights ? 4 : ComputeBytes(tr.precision);
   l.adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : l.weight_bytes;
-  l.grad_bytes = GradientBytes(tr.precision, fw);
+  l.grad_bytes = tr.fp32_weights ? 4 : GradientBytes(tr.precision, fw);
   l.adapter_grad_bytes = std::max(l.adapter_bytes, l.grad_bytes);
   l.dpc = par.d * par.c;
   l.shard_optimizer = (st.zero >= 1 || fw.distributed_optimizer) ? l.dpc : 1;
   l.shard_grads = st.zero >= 2 ? l.dpc : 1;
   l.shard_weights = st.zero >= 3 ? l.dpc : 1;
-  l.master = KeepsMasterWeights(tr.precision, fw);
+  l.master = KeepsMasterWeights(tr.precision, fw) && !tr.fp32_weights;
   l.offload_optimizer = st.offload != Offload::kNone;
   l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
   return l;
@@ -375,10 +439,14 @@ struct StateLayout {
 // engine prepares the model for k-bit training); FP8 adds its cached weight copies.
 [[gnu::always_inline]] inline double WeightBytes(const Training& tr, const FrameworkProfile& fw, const Tally& tally, const StateLayout& l) {
   const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : l.weight_bytes;
-  double weights = tr.method == Method::kQlora ? tally.quantized * kNf4BytesPerParam +
+  const double nf4 = tr.double_quant ? kNf4BytesPerParam : kNf4SingleQuantBytesPerParam;
+  double weights = tr.method == Method::kQlora ? tally.quantized * nf4 +
                                                      (tally.base - tally.quantized) * unquantized_bytes
                                                : tally.base * l.weight_bytes;
   if (tr.precision == Precision::kFp8) weights += tally.quantized * kFp8WeightCacheBytesPerParam;
+  // torch.autocast caches the 16-bit cast of every leaf tensor that requires grad for the whole forward and
+  // backward (cache_enabled=True); frozen fp32 weights are cast per use and freed.
+  if (tr.fp32_weights) weights += (tally.trainable + tally.lora) * ComputeBytes(tr.precision);
   weights += tally.lora * l.adapter_bytes;
   return weights / l.shard_weights;
 }
@@ -406,7 +474,7 @@ struct TrainingState {
   out.optimizer /= l.shard_optimizer;
 
   out.grads = tally.trainable * l.grad_bytes + tally.lora * l.adapter_grad_bytes;
-  if (fw.optimizer_in_backward && sc.hardware.gpus == 1 && par.microbatches <= 1) {
+  if (EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1) {
     // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
     // embedding / LM head matrix).
     out.grads = tally.largest_trainable_layer * l.grad_bytes;
@@ -438,7 +506,8 @@ struct TrainingState {
   }
   if (par.p > 1) {
     // p2p send and receive buffers
-    comm += 2 * l.weight_bytes * par.tokens * static_cast<double>(sc.model.hidden_size) * par.inv_t;
+    comm += 2 * ComputeBytes(sc.training.precision) * par.tokens * static_cast<double>(sc.model.hidden_size) *
+            par.inv_t;
   }
   return comm;
 }
@@ -451,6 +520,23 @@ struct TrainingState {
   double step_params = (tally.trainable + tally.lora) / l.shard_optimizer;
   if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
   return std::max(0.0, step_params * fw.adam_step_temp_bytes_per_param - activations_and_logits);
+}
+
+// Before the first step the weights are loaded: each tensor reaches the GPU in the checkpoint's 16 bits, so
+// QLoRA holds the largest matrix unquantised while bitsandbytes quantises it, and sharded weights (ZeRO-3,
+// FSDP) hold one whole unit while rank 0 broadcasts it from the full state dict it read into host RAM
+// (torchtune load_from_full_model_state_dict; accelerate cpu_ram_efficient_loading).
+[[gnu::always_inline]] inline void LoadPeak(const Scenario& sc, const FrameworkProfile& fw, const ParamCounts& params,
+                                            const Tally& tally, const StateLayout& l, double weights,
+                                            MemoryEstimate& m) {
+  const double checkpoint_bytes = ComputeBytes(sc.training.precision);
+  double in_flight = 0;
+  if (sc.training.method == Method::kQlora) in_flight = tally.largest_matrix * checkpoint_bytes;
+  if (l.shard_weights > 1) {
+    in_flight = std::max(in_flight, tally.largest_layer * checkpoint_bytes);
+    m.load_host_bytes = static_cast<double>(params.total) * checkpoint_bytes;
+  }
+  m.load_peak_bytes = (weights + in_flight) * (1 + fw.allocator_fragmentation) + fw.runtime_overhead_bytes;
 }
 
 template <typename Layers>
@@ -474,20 +560,23 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   m[MemTerm::kGradients] = state.grads;
   m[MemTerm::kCommBuffers] = CommBufferBytes(sc, fw, par, tally, layout, state.grads);
 
-  const StageActivations acts = ActivationsOfStage(sc, layers, fw, par, stage);
+  const StageActivations acts = ActivationsOfStage(sc, layers, par, stage);
   host_per_gpu += acts.host;
   m[MemTerm::kActivations] = acts.gpu;
   m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
   m[MemTerm::kOptimizerStates] =
       state.optimizer + AdamStepExcessBytes(sc, fw, tally, layout, m[MemTerm::kActivations] + m[MemTerm::kLogits]);
+  // bitsandbytes paged states live in unified memory, outside the caching allocator (no fragmentation).
+  m.pageable_bytes = IsPagedOptimizer(sc.training.optimizer) ? state.optimizer : 0;
 
   double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
-  m[MemTerm::kFragmentation] = allocated * fw.allocator_fragmentation;
+  m[MemTerm::kFragmentation] = (allocated - m.pageable_bytes) * fw.allocator_fragmentation;
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
   const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));
   m.host_bytes = host_per_gpu * gpus_on_node;
+  LoadPeak(sc, fw, params, tally, layout, weights, m);
   return m;
 }
 
@@ -497,8 +586,11 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   m.capacity_bytes = hw.gpu.memory_bytes;
   m.usable_bytes = m.capacity_bytes * hw.usable_memory_fraction;
   m.host_limit_bytes = hw.host_ram_bytes;
+  // Paged state beyond the capacity is evicted to host RAM: the step still runs, slower, and at the edge.
+  m.paged_spill_bytes = std::clamp(m.per_gpu_bytes - m.capacity_bytes, 0.0, m.pageable_bytes);
+  m.host_bytes += m.paged_spill_bytes * std::min(hw.gpus, std::max(hw.gpus_per_node, 1));
   m.fits = !m.GpuOverCapacity() && !m.HostOverLimit();
-  m.at_edge = m.fits && m.per_gpu_bytes > m.usable_bytes;
+  m.at_edge = m.fits && std::max(m.per_gpu_bytes, m.load_peak_bytes) > m.usable_bytes;
 }
 
 // The peak is on the first pipeline stage (embedding, most in-flight micro-batches) or the last (LM

@@ -13,6 +13,8 @@
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/model.h"
+#include "base/error.h"
+#include "io/scenario_reader.h"
 #include "io/hf_config.h"
 
 // Counts heap allocations so a test can prove EstimateMemory makes none. GCC cannot see that the replaced
@@ -574,6 +576,258 @@ TEST(MemoryTest, UnslothMaxContextBenchmarks) {
   big.strategy.recompute = Recompute::kFull;
   big.hardware.gpu.memory_bytes = oom["measured"]["gpu_vram_gb"].get<double>() * 1e9;
   EXPECT_FALSE(Estimate(big).fits);
+}
+
+// LLaMA (first generation) from its params: 7B and 65B, vocabulary 32,000, untied head.
+ModelSpec Llama1(int64_t hidden, int64_t layers, int64_t heads, int64_t intermediate) {
+  return ModelFromHfConfig({{"model_type", "llama"},
+                            {"hidden_size", hidden},
+                            {"num_hidden_layers", layers},
+                            {"num_attention_heads", heads},
+                            {"intermediate_size", intermediate},
+                            {"vocab_size", 32000},
+                            {"max_position_embeddings", 2048}},
+                           "LLaMA params");
+}
+
+// torchtune README (2024-04) "Finetuning resource requirements": Llama-2-7B full fine-tuning with
+// 7B_full_single_device_low_memory (bitsandbytes PagedAdamW, optimizer_in_bwd, activation checkpointing,
+// bf16, batch 2) peaks at 15.97 GB of torch.cuda.max_memory_reserved on a 24 GB RTX 4090. The paged fp32
+// states (8 B/param, 54 GB) are not in that counter: the estimate reports them as pageable beside the total,
+// and the job fits only by paging them out.
+TEST(MemoryTest, PagedOptimizerTorchtuneLowMemoryRow) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 1, 0);
+  sc.model = Llama1(4096, 32, 32, 11008);
+  sc.training.optimizer = Optimizer::kPagedAdamW;
+  sc.training.seq_len = 512;  // Alpaca samples: assumption, most are shorter
+  sc.training.micro_batch = 2;
+  sc.training.global_batch = 2;
+  sc.strategy.recompute = Recompute::kFull;
+  sc.hardware.gpu.memory_bytes = 24 * kGiB;
+  sc.hardware.usable_memory_fraction = 0.93;
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  const MemoryEstimate m = Estimate(sc);
+  EXPECT_DOUBLE_EQ(m.pageable_bytes, 8 * P);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kOptimizerStates], 8 * P);  // counted on the GPU while resident, not subtracted
+  EXPECT_NEAR((m.per_gpu_bytes - m.pageable_bytes) / (15.97 * kGiB), 1.0, 0.10);
+  EXPECT_TRUE(m.fits);
+  EXPECT_TRUE(m.at_edge);
+  EXPECT_DOUBLE_EQ(m.paged_spill_bytes, m.per_gpu_bytes - m.capacity_bytes);
+  EXPECT_DOUBLE_EQ(m.host_bytes, m.paged_spill_bytes);
+  // The same states unpaged (torch AdamW in bf16) do not fit.
+  sc.training.optimizer = Optimizer::kAdamW;
+  const MemoryEstimate plain = Estimate(sc);
+  EXPECT_EQ(plain.pageable_bytes, 0);
+  EXPECT_FALSE(plain.fits);
+  sc.training.optimizer = Optimizer::kPagedAdamW8bit;
+  EXPECT_NEAR(Estimate(sc).pageable_bytes / P, 2 + 2 * 4.0 / 2048, 1e-12);
+}
+
+// QLoRA (Dettmers et al. 2023): 16-bit fine-tuning of LLaMA-65B needs more than 780 GB; QLoRA (NF4, double
+// quantisation, r=64 on every linear, paged AdamW, gradient checkpointing, 512 tokens) fits one 48 GB GPU.
+// Double quantisation saves 0.373 bits per parameter, "approximately 3 GB for a 65B model" (sec. 3).
+TEST(MemoryTest, QloraPaper65BOn48GB) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 1, 0);
+  sc.model = Llama1(8192, 80, 64, 22016);
+  sc.training.seq_len = 512;
+  EXPECT_GT(Estimate(sc).per_gpu_bytes, 780e9);
+
+  sc.training.method = Method::kQlora;
+  sc.training.framework = Framework::kHfTrainer;
+  sc.training.lora_rank = 64;
+  sc.training.optimizer = Optimizer::kPagedAdamW;
+  sc.strategy.recompute = Recompute::kFull;
+  sc.hardware.gpu.memory_bytes = 48 * kGiB;
+  const MemoryEstimate q = Estimate(sc);
+  EXPECT_TRUE(q.fits) << q.ResidentPeakBytes() / kGiB;
+  EXPECT_LE(q.ResidentPeakBytes(), 48 * kGiB);
+
+  sc.training.double_quant = false;
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kWeights] - q[MemTerm::kWeights], 3e9, 0.05 * 3e9);
+}
+
+// The loss choice overrides the engine's: standard (HF upcast 14 B/value, Megatron in place 8), chunked
+// (2), Liger fused linear (2 x el x h per token), Cut Cross-Entropy (4 B per token). Property: a chunked
+// or fused loss never raises memory over the standard one, on any engine, length or model.
+TEST(MemoryTest, LossChoiceNeverRaisesMemory) {
+  for (const ModelSpec& model : {Llama3_8B(), Llama1(4096, 32, 32, 11008)}) {
+    for (Framework fw : kAllFrameworks) {
+      for (int64_t seq : {256, 4096, 32768}) {
+        Scenario sc = LlamaJob(Method::kLora, fw, 1, 0);
+        sc.model = model;
+        sc.training.seq_len = seq;
+        sc.training.loss = Loss::kStandard;
+        const MemoryEstimate standard = Estimate(sc);
+        for (Loss loss : {Loss::kChunked, Loss::kFusedLinear, Loss::kCut}) {
+          sc.training.loss = loss;
+          const MemoryEstimate m = Estimate(sc);
+          EXPECT_LE(m[MemTerm::kLogits], standard[MemTerm::kLogits]) << ToString(loss);
+          EXPECT_LE(m.per_gpu_bytes, standard.per_gpu_bytes) << ToString(loss);
+        }
+      }
+    }
+  }
+  Scenario sc = LlamaJob(Method::kLora, Framework::kHfTrainer, 1, 0);
+  const double T = 4096, V = 128256, h = 4096, inputs = 2 * 2 * T * h;
+  EXPECT_EQ(EffectiveLoss(sc.training), Loss::kStandard);
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kLogits], T * V * 14 + inputs);
+  sc.training.loss = Loss::kChunked;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kLogits], T * V * 2 + inputs);
+  sc.training.loss = Loss::kFusedLinear;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kLogits], T * 2 * 2 * h + inputs);
+  sc.training.loss = Loss::kCut;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kLogits], T * 4 + inputs);
+  sc.training.framework = Framework::kMegatron;
+  sc.training.loss = Loss::kStandard;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kLogits], T * V * 8 + inputs);
+  sc.training.loss.reset();
+  sc.training.framework = Framework::kTorchtune;
+  EXPECT_EQ(EffectiveLoss(sc.training), Loss::kChunked);
+  sc.training.framework = Framework::kUnsloth;
+  EXPECT_EQ(EffectiveLoss(sc.training), Loss::kCut);
+}
+
+// Optimizer in backward as a job choice: off on torchtune's single GPU keeps every gradient; on under HF
+// keeps one parameter group's (the LM head here).
+TEST(MemoryTest, OptimizerInBackwardOverridesTheEngine) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 1, 0);
+  sc.training.global_batch = 1;
+  const ParamCounts params = CountParams(sc.model);
+  const double P = static_cast<double>(params.total);
+  const double head_group = 2.0 * static_cast<double>(params.lm_head + 4096);
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], head_group);
+  sc.training.optimizer_in_backward = false;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], 2 * P);
+  sc.training.framework = Framework::kHfTrainer;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], 2 * P);
+  sc.training.optimizer_in_backward = true;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], head_group);
+}
+
+// Activation offloading (torchtune enable_activation_offloading) moves what is saved to host RAM; the GPU keeps
+// the working set. Never more on the GPU than without it.
+TEST(MemoryTest, ActivationOffloadingMovesSavedTensorsToHost) {
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    Scenario sc = LlamaJob(Method::kLora, Framework::kTorchtune, 1, 0);
+    sc.strategy.recompute = r;
+    const MemoryEstimate kept = Estimate(sc);
+    sc.training.activation_offloading = true;
+    const MemoryEstimate off = Estimate(sc);
+    EXPECT_LT(off[MemTerm::kActivations], kept[MemTerm::kActivations]) << ToString(r);
+    EXPECT_GT(off.host_bytes, 0);
+    // Without recompute: every layer's saved tensors go to the host, two layers' stay (one in backward, one
+    // prefetched).
+    if (r == Recompute::kNone) {
+      EXPECT_DOUBLE_EQ(off.host_bytes, kept[MemTerm::kActivations]);
+      EXPECT_DOUBLE_EQ(off[MemTerm::kActivations], 2 * kept[MemTerm::kActivations] / 32);
+    }
+  }
+}
+
+// PEFT LoRA on embed_tokens (lora_embedding_A r x V, B h x r) and lm_head (r x h, V x r) adds r (V + h) each
+// to the r=16 all-linear count of 41,943,040; DoRA adds a magnitude per output of each adapted linear
+// (4096 + 1024 + 1024 + 4096 + 3 x 14336 - 2 x 14336 + ... = 43,008 per layer).
+TEST(MemoryTest, LoraOnEmbeddingsHeadAndDora) {
+  Scenario sc = LlamaJob(Method::kLora, Framework::kHfTrainer, 1, 0);
+  const ParamCounts params = CountParams(sc.model);
+  sc.training.lora_targets = {"all-linear", "embed_tokens", "lm_head"};
+  EXPECT_EQ(CountTrainable(sc, params).lora, 41943040 + 2 * 16 * (128256 + 4096));
+  const MemoryEstimate lora_head = Estimate(sc);
+  sc.training.lora_targets = {"lm_head"};
+  EXPECT_EQ(CountTrainable(sc, params).lora, 16 * (128256 + 4096));
+
+  sc.training.lora_targets = {};
+  sc.strategy.recompute = Recompute::kFull;
+  const MemoryEstimate lora = Estimate(sc);
+  // The head adapter's logits-sized output beside the base logits (bf16), its x*A, fp32 states.
+  EXPECT_DOUBLE_EQ(lora_head[MemTerm::kLogits] - Estimate(sc)[MemTerm::kLogits], 4096.0 * 128256 * 2 + 4096 * 2 * 16);
+  sc.training.dora = true;
+  EXPECT_EQ(CountTrainable(sc, params).lora, 41943040 + 32 * 43008);
+  // The recomputed layer keeps both outputs of each adapted linear; the largest weight-norm temporary is
+  // down_proj's: an fp32 14336^2 identity, its A product, and 6 bytes per weight (fp32 B*A and its bf16 copy).
+  const double transient = 14336.0 * 14336 * 4 + 14336.0 * 16 * 4 + 14336.0 * 4096 * 6;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kActivations] - lora[MemTerm::kActivations],
+                   4096.0 * 2 * 2 * 43008 + transient);
+}
+
+// Lightning precision="bf16-mixed": fp32 parameters and gradients, no separate master, autocast's bf16 copies of
+// trained weights: 4 + 2 + 4 + 8 = 18 B per parameter for full AdamW; a LoRA base costs 4 B per weight.
+TEST(MemoryTest, Bf16MixedKeepsFp32Weights) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 1, 0);
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  sc.training.fp32_weights = true;
+  const MemoryEstimate m = Estimate(sc);
+  EXPECT_DOUBLE_EQ(ModelStates(m), 18 * P);
+  EXPECT_EQ(m[MemTerm::kMasterWeights], 0);
+  sc.training.method = Method::kLora;
+  const double lora = CountTrainable(sc, CountParams(sc.model)).lora;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kWeights], 4 * P + lora * (4 + 2));
+}
+
+// The load-time peak: rank 0 reads the full state dict before sharding (ZeRO-3/FSDP), which binds a node with
+// little host RAM; QLoRA quantises each matrix from bf16 on the GPU, which binds when the step itself is tiny.
+TEST(MemoryTest, LoadTimePeakIsJudgedBesideTheStep) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kFsdp, 8, 3);
+  const double P = static_cast<double>(CountParams(sc.model).total);
+  sc.hardware.host_ram_bytes = 10e9;
+  const MemoryEstimate sharded = Estimate(sc);
+  EXPECT_DOUBLE_EQ(sharded.load_host_bytes, 2 * P);
+  EXPECT_EQ(sharded.host_bytes, 0);
+  EXPECT_FALSE(sharded.fits);
+  EXPECT_TRUE(sharded.HostOverLimit());
+  EXPECT_FALSE(sharded.GpuOverCapacity());
+  EXPECT_FALSE(sharded.LoadPeakBinds());
+
+  Scenario q = LlamaJob(Method::kQlora, Framework::kHfTrainer, 1, 0);
+  q.training.lora_targets = {"q_proj"};
+  q.training.lora_rank = 1;
+  q.training.seq_len = 16;
+  q.strategy.recompute = Recompute::kFull;
+  const MemoryEstimate m = Estimate(q);
+  EXPECT_EQ(m.load_host_bytes, 0);
+  // weights + one 14336 x 4096 matrix in bf16, fragmentation and the CUDA context
+  EXPECT_DOUBLE_EQ(m.load_peak_bytes, (m[MemTerm::kWeights] + 14336.0 * 4096 * 2) * 1.05 + 1.5e9);
+  EXPECT_TRUE(m.LoadPeakBinds());
+  EXPECT_DOUBLE_EQ(m.ResidentPeakBytes(), m.load_peak_bytes);
+  q.hardware.gpu.memory_bytes = (m.per_gpu_bytes + m.load_peak_bytes) / 2;  // the step fits, the load does not
+  EXPECT_FALSE(Estimate(q).fits);
+}
+
+// Each new key is read, and a bad value names the field, the value and what is allowed.
+TEST(MemoryTest, MemoryMechanismKeys) {
+  const auto read = [](nlohmann::json training) {
+    return ScenarioFromJson({{"model", "llama-3-8b"}, {"training", training}, {"hardware", {{"gpu", "h100-sxm"}}}},
+                            /*allow_paths=*/false)
+        .training;
+  };
+  const Training t = read({{"method", "qlora"},         {"precision", "bf16-mixed"},      {"optimizer", "paged_adamw_8bit"},
+                           {"loss", "liger"},           {"dora", true},                    {"double_quant", false},
+                           {"activation_offloading", true}, {"lora_targets", nlohmann::json::array({"all-linear", "lm_head"})},
+                           {"global_batch", 1},         {"optimizer_in_backward", true}});
+  EXPECT_TRUE(t.fp32_weights);
+  EXPECT_EQ(t.precision, Precision::kBf16);
+  EXPECT_EQ(t.optimizer, Optimizer::kPagedAdamW8bit);
+  EXPECT_EQ(t.loss, Loss::kFusedLinear);
+  EXPECT_TRUE(t.dora);
+  EXPECT_FALSE(t.double_quant);
+  EXPECT_EQ(t.activation_offloading, true);
+  EXPECT_EQ(t.optimizer_in_backward, true);
+  EXPECT_EQ(t.lora_targets, (std::vector<std::string>{"lm_head", "all-linear"}));
+  EXPECT_EQ(read({{"optimizer", "paged_adamw_32bit"}}).optimizer, Optimizer::kPagedAdamW);
+  const auto refused = [&](nlohmann::json training, const std::string& field) {
+    try {
+      read(training);
+      ADD_FAILURE() << training.dump();
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
+  };
+  refused({{"loss", "fast"}}, "training.loss");
+  refused({{"method", "full"}, {"dora", true}}, "training.dora");
+  refused({{"precision", "fp8"}, {"fp32_weights", true}}, "training.fp32_weights");
+  refused({{"optimizer_in_backward", true}, {"global_batch", 64}}, "training.optimizer_in_backward");
+  refused({{"dora", "yes"}}, "training.dora");
+  refused({{"method", "lora"}, {"lora_targets", nlohmann::json::array({"embed"})}}, "training.lora_targets[0]");
 }
 
 // The search calls EstimateMemory millions of times: it must not touch the heap.

@@ -55,6 +55,8 @@ const char* ToString(Optimizer o) {
     case Optimizer::kAdamW8bit: return "adamw-8bit";
     case Optimizer::kSgdMomentum: return "sgd";
     case Optimizer::kAdafactor: return "adafactor";
+    case Optimizer::kPagedAdamW: return "paged-adamw";
+    case Optimizer::kPagedAdamW8bit: return "paged-adamw-8bit";
   }
   return "?";
 }
@@ -78,6 +80,16 @@ const char* ToString(Offload o) {
 }
 
 const char* ToString(Framework f) { return FrameworkKey(f); }
+
+const char* ToString(Loss l) {
+  switch (l) {
+    case Loss::kStandard: return "standard";
+    case Loss::kChunked: return "chunked";
+    case Loss::kFusedLinear: return "fused_linear";
+    case Loss::kCut: return "cut";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -233,6 +245,13 @@ void CheckMethod(const ModelSpec& m, const Training& tr) {
   if (IsAdapterMethod(tr.method)) {
     CheckRange("training.lora_rank", tr.lora_rank, limits::kLoraRank);
   }
+  if (tr.dora && !IsAdapterMethod(tr.method)) {
+    throw InputError("training.dora", "true", "false, or true with lora or qlora (DoRA decomposes LoRA adapters)");
+  }
+  // Lightning's bf16-mixed keeps fp32 parameters under a 16-bit autocast.
+  if (tr.fp32_weights && tr.precision != Precision::kBf16 && tr.precision != Precision::kFp16) {
+    throw InputError("training.fp32_weights", "true", "false, or true with bf16 or fp16 (mixed) precision");
+  }
   if (tr.method == Method::kFreeze && (tr.trainable_layers < 1 || tr.trainable_layers > m.num_layers)) {
     throw InputError("training.trainable_layers", Num(tr.trainable_layers),
                      fmt::format("an integer from 1 to num_hidden_layers ({})", m.num_layers));
@@ -267,6 +286,13 @@ void ValidateScenario(Scenario& s) {
   }
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
+  // torchtune refuses optimizer_in_bwd with gradient accumulation: each gradient is freed once stepped.
+  if (s.training.optimizer_in_backward.value_or(false) && GradAccumSteps(s) > 1) {
+    throw InputError("training.optimizer_in_backward", "true",
+                     fmt::format("false with gradient accumulation ({} micro-batches per step); or a global batch of "
+                                 "micro_batch x dp",
+                                 GradAccumSteps(s)));
+  }
 }
 
 bool IsLoraTarget(const Training& training, const Linear& linear) {
@@ -276,6 +302,32 @@ bool IsLoraTarget(const Training& training, const Linear& linear) {
     if (name == "all-linear" || name == linear.name) return true;
   }
   return false;
+}
+
+bool AdaptsModule(const Training& training, const char* name) {
+  if (!IsAdapterMethod(training.method)) return false;
+  return std::find(training.lora_targets.begin(), training.lora_targets.end(), name) != training.lora_targets.end();
+}
+
+Loss EffectiveLoss(const Training& training) {
+  if (training.loss) return *training.loss;
+  const FrameworkProfile& fw = GetFrameworkProfile(training.framework);
+  // Unsloth's fused head is Apple's Cut Cross-Entropy (frameworks.json).
+  if (fw.fused_linear_cross_entropy) return Loss::kCut;
+  if (fw.chunked_cross_entropy) return Loss::kChunked;
+  return Loss::kStandard;
+}
+
+bool EffectiveOptimizerInBackward(const Training& training, int gpus) {
+  if (training.optimizer_in_backward) return *training.optimizer_in_backward;
+  // The engine default is the single-device recipes' (torchtune *_full_single_device).
+  return GetFrameworkProfile(training.framework).optimizer_in_backward && gpus == 1;
+}
+
+bool EffectiveActivationOffloading(const Training& training, Recompute recompute) {
+  if (training.activation_offloading) return *training.activation_offloading;
+  // Unsloth's "unsloth" gradient checkpointing offloads the checkpoints it keeps.
+  return GetFrameworkProfile(training.framework).offload_checkpoints && recompute == Recompute::kFull;
 }
 
 int64_t DefaultGlobalBatch(const Training& t, int gpus) {

@@ -26,6 +26,13 @@ struct Training {
   std::vector<std::string> lora_targets;  // canonical linear names; empty: all linear layers
   // Freeze: the top `trainable_layers` layers (and the LM head) train, the rest are frozen.
   int64_t trainable_layers = 2;
+  // Memory mechanisms of fine-tuning recipes; nullopt: the engine's default (FrameworkProfile).
+  std::optional<Loss> loss;
+  std::optional<bool> optimizer_in_backward;   // torchtune optimizer_in_bwd
+  std::optional<bool> activation_offloading;   // torchtune enable_activation_offloading
+  bool dora = false;            // PEFT use_dora: a trained magnitude vector per adapted linear
+  bool double_quant = true;     // QLoRA: bitsandbytes bnb_4bit_use_double_quant
+  bool fp32_weights = false;    // Lightning precision="bf16-mixed": fp32 parameters, autocast compute
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
@@ -59,6 +66,14 @@ void ValidateScenario(Scenario& scenario);
 /// empty or holds PEFT's "all-linear", else the named ones; never the MoE router (LLaMA-Factory, Unsloth
 /// and torchtune target lists omit it).
 bool IsLoraTarget(const Training& training, const Linear& linear);
+/// Whether PEFT adapts the input embedding (`embed_tokens`) or the LM head (`lm_head`): named in lora_targets
+/// (PEFT's all-linear leaves the head out).
+bool AdaptsModule(const Training& training, const char* name);
+
+/// The loss, optimizer-in-backward and activation offloading in effect: the job's choice, else the engine's.
+Loss EffectiveLoss(const Training& training);
+bool EffectiveOptimizerInBackward(const Training& training, int gpus);
+bool EffectiveActivationOffloading(const Training& training, Recompute recompute);
 
 /// The global batch, in sequences, a job gets when it names none: for pre-training a batch that grows with the
 /// GPU count as published runs did (4 Mi tokens up to 2,048 GPUs, then 2 Ki tokens per GPU rounded up to a
@@ -93,5 +108,6 @@ const char* ToString(Optimizer o);
 const char* ToString(Recompute r);
 const char* ToString(Offload o);
 const char* ToString(Framework f);
+const char* ToString(Loss l);
 
 }  // namespace trainplan

@@ -20,6 +20,8 @@ inline double ComputeBytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; 
 /// QLoRA NF4 with double quantisation: 4 bits per weight plus an 8-bit absmax per 64-weight block plus an
 /// fp32 constant per 256 blocks = 8/64 + 32/(64*256) = 0.127 bits (Dettmers et al. 2023, QLoRA, sec. 3).
 inline constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+/// NF4 without double quantisation: an fp32 absmax per 64-weight block, 32/64 = 0.5 bits (QLoRA, sec. 3).
+inline constexpr double kNf4SingleQuantBytesPerParam = (4.0 + 32.0 / 64) / 8;
 
 /// Bytes of one frozen or trained base-layer weight as held on the GPU: NF4 under QLoRA, else the compute
 /// dtype.
@@ -40,6 +42,9 @@ inline double GradientBytes(Precision p, const FrameworkProfile& fw) {
 /// bitsandbytes 8-bit Adam: m and v in one byte each plus one fp32 absmax per 2,048-value block for each.
 inline constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 2048;
 
+/// bitsandbytes paged optimizers allocate their states with cudaMallocManaged (functional.get_paged).
+inline bool IsPagedOptimizer(Optimizer o) { return o == Optimizer::kPagedAdamW || o == Optimizer::kPagedAdamW8bit; }
+
 /// Optimizer state per trainable parameter at rest, in bytes: AdamW's m and v, SGD's momentum, in fp32 or
 /// (pure low precision) the compute dtype. Adafactor's factored moment scales with rows + columns, not
 /// parameters, and counts 0 here.
@@ -47,7 +52,9 @@ inline double OptimizerStateBytesPerParam(Optimizer o, Precision p, const Framew
   const double value = fw.pure_low_precision ? ComputeBytes(p) : 4;
   switch (o) {
     case Optimizer::kAdamW: return 2 * value;
-    case Optimizer::kAdamW8bit: return kAdam8bitBytesPerParam;
+    case Optimizer::kPagedAdamW: return 8;  // bitsandbytes keeps 32-bit states in fp32 whatever the weights
+    case Optimizer::kAdamW8bit:
+    case Optimizer::kPagedAdamW8bit: return kAdam8bitBytesPerParam;
     case Optimizer::kSgdMomentum: return value;
     case Optimizer::kAdafactor: return 0;
   }

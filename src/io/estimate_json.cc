@@ -36,6 +36,11 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                  {"at_edge", e.memory.at_edge},
                  {"host_bytes", e.memory.host_bytes},
                  {"host_limit_bytes", e.memory.host_limit_bytes > 0 ? json(e.memory.host_limit_bytes) : json()},
+                 {"pageable_bytes", e.memory.pageable_bytes},
+                 {"paged_spill_bytes", e.memory.paged_spill_bytes},
+                 {"load_peak_bytes", e.memory.load_peak_bytes},
+                 {"load_host_bytes", e.memory.load_host_bytes},
+                 {"load_peak_binds", e.memory.LoadPeakBinds()},
                  {"fits", e.memory.fits}};
   json time_breakdown = json::object();
   for (size_t i = 0; i < static_cast<size_t>(TimeTerm::kCount); ++i)
@@ -84,9 +89,16 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"optimizer", ToString(s.training.optimizer)},
                    {"framework", ToString(s.training.framework)},
                    {"seq_len", s.training.seq_len},
-                   {"tokens", s.training.tokens}};
-  if (IsAdapterMethod(s.training.method))
+                   {"tokens", s.training.tokens},
+                   {"loss", ToString(EffectiveLoss(s.training))},
+                   {"optimizer_in_backward", EffectiveOptimizerInBackward(s.training, s.hardware.gpus)},
+                   {"activation_offloading", EffectiveActivationOffloading(s.training, s.strategy.recompute)},
+                   {"fp32_weights", s.training.fp32_weights}};
+  if (IsAdapterMethod(s.training.method)) {
     training["lora_rank"] = s.training.lora_rank;
+    training["dora"] = s.training.dora;
+  }
+  if (s.training.method == Method::kQlora) training["double_quant"] = s.training.double_quant;
   json hardware = {{"gpu", s.hardware.gpu.id},
                    {"gpu_name", s.hardware.gpu.name},
                    {"gpus", s.hardware.gpus},

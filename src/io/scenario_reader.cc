@@ -69,12 +69,19 @@ std::vector<std::string> LinearNames(const ModelSpec& model) {
   return names;
 }
 
+// Besides the layers' linears, PEFT adapts the input embedding and the LM head when named (all-linear
+// leaves the head out).
 std::vector<std::string> ReadLoraTargets(const Field& v, const ModelSpec& model) {
-  const std::vector<std::string> known = LinearNames(model);
+  std::vector<std::string> known = LinearNames(model);
+  known.insert(known.end(), {"embed_tokens", "lm_head"});
   std::vector<std::string> targets;
+  bool all_linear = false;
   for (const Field& item : v.Items("an array of linear-layer names, or [\"all-linear\"]")) {
     const std::string name = item.String();
-    if (NormalizeName(name) == "alllinear") return {};  // PEFT's spelling for every linear layer
+    if (NormalizeName(name) == "alllinear") {  // PEFT's spelling for every linear layer
+      all_linear = true;
+      continue;
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string allowed = "linear layers of this model: all-linear";
       for (const auto& k : known) allowed += ", " + k;
@@ -82,7 +89,18 @@ std::vector<std::string> ReadLoraTargets(const Field& v, const ModelSpec& model)
     }
     targets.push_back(name);
   }
+  // Empty means every linear; all-linear beside the embedding or head keeps its own entry.
+  if (all_linear && !targets.empty()) targets.push_back("all-linear");
   return targets;
+}
+
+Loss ParseLoss(const Field& v) {
+  static constexpr Spelling<Loss> kSpellings[] = {
+      {"standard", Loss::kStandard},       {"crossentropy", Loss::kStandard},  {"chunked", Loss::kChunked},
+      {"chunkedce", Loss::kChunked},       {"fusedlinear", Loss::kFusedLinear}, {"liger", Loss::kFusedLinear},
+      {"fusedlinearce", Loss::kFusedLinear}, {"cut", Loss::kCut},               {"cce", Loss::kCut},
+      {"cutcrossentropy", Loss::kCut}};
+  return ParseEnum(v.String(), v.path(), kSpellings, "standard, chunked, fused_linear (Liger), cut (Cut Cross-Entropy)");
 }
 
 /// Total training tokens: `tokens`, or samples x mean_tokens_per_sample x epochs.
@@ -140,9 +158,20 @@ int ReadInt(const Field& section, std::string_view key, IntRange range, int fall
 void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   t.CheckKeys({"method", "precision", "optimizer", "framework", "seq_len", "micro_batch", "global_batch", "tokens",
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
-               "trainable_layers"});
+               "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
+               "fp32_weights"});
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
-  if (const auto v = t.Get("precision")) tr.precision = ParsePrecision(v->String(), v->path());
+  if (const auto v = t.Get("precision")) {
+    // Lightning's "bf16-mixed" autocasts to bf16 over fp32 parameters; "bf16-true" is plain bf16.
+    tr.fp32_weights = NormalizeName(v->String()) == "bf16mixed";
+    tr.precision = tr.fp32_weights ? Precision::kBf16 : ParsePrecision(v->String(), v->path());
+  }
+  if (const auto v = t.Get("fp32_weights")) tr.fp32_weights = v->Bool();
+  if (const auto v = t.Get("loss")) tr.loss = ParseLoss(*v);
+  if (const auto v = t.Get("optimizer_in_backward")) tr.optimizer_in_backward = v->Bool();
+  if (const auto v = t.Get("activation_offloading")) tr.activation_offloading = v->Bool();
+  if (const auto v = t.Get("dora")) tr.dora = v->Bool();
+  if (const auto v = t.Get("double_quant")) tr.double_quant = v->Bool();
   if (const auto v = t.Get("optimizer")) tr.optimizer = ParseOptimizer(v->String(), v->path());
   if (const auto v = t.Get("seq_len")) tr.seq_len = v->Int(limits::kSeqLen);
   if (const auto v = t.Get("micro_batch")) tr.micro_batch = v->Int(limits::kMicroBatch);
@@ -174,8 +203,8 @@ Precision ParsePrecision(const std::string& s, const std::string& field) {
       {"bf16", Precision::kBf16},    {"bfloat16", Precision::kBf16}, {"ampbf16", Precision::kBf16},
       {"fp16", Precision::kFp16},    {"float16", Precision::kFp16},  {"half", Precision::kFp16},
       {"ampfp16", Precision::kFp16}, {"fp32", Precision::kFp32},     {"float32", Precision::kFp32},
-      {"fp8", Precision::kFp8},      {"float8", Precision::kFp8}};
-  return ParseEnum(s, field, kSpellings, "bf16, fp16, fp32, fp8");
+      {"fp8", Precision::kFp8},      {"float8", Precision::kFp8},    {"bf16true", Precision::kBf16}};
+  return ParseEnum(s, field, kSpellings, "bf16, bf16-mixed (fp32 weights), fp16, fp32, fp8");
 }
 
 Optimizer ParseOptimizer(const std::string& s, const std::string& field) {
@@ -183,11 +212,13 @@ Optimizer ParseOptimizer(const std::string& s, const std::string& field) {
       {"adamw", Optimizer::kAdamW},          {"adam", Optimizer::kAdamW},
       {"adamwtorch", Optimizer::kAdamW},     {"adamwtorchfused", Optimizer::kAdamW},
       {"adamw8bit", Optimizer::kAdamW8bit},  {"8bitadamw", Optimizer::kAdamW8bit},
-      {"adam8bit", Optimizer::kAdamW8bit},   {"pagedadamw8bit", Optimizer::kAdamW8bit},
+      {"adam8bit", Optimizer::kAdamW8bit},   {"pagedadamw8bit", Optimizer::kPagedAdamW8bit},
+      {"pagedadamw", Optimizer::kPagedAdamW}, {"pagedadamw32bit", Optimizer::kPagedAdamW},
+      {"pagedadam", Optimizer::kPagedAdamW},  {"pagedadam8bit", Optimizer::kPagedAdamW8bit},
       {"adamwbnb8bit", Optimizer::kAdamW8bit}, {"bnbadamw8bit", Optimizer::kAdamW8bit},
       {"sgd", Optimizer::kSgdMomentum},      {"sgdmomentum", Optimizer::kSgdMomentum},
       {"momentum", Optimizer::kSgdMomentum}, {"adafactor", Optimizer::kAdafactor}};
-  return ParseEnum(s, field, kSpellings, "adamw, adamw-8bit, sgd, adafactor");
+  return ParseEnum(s, field, kSpellings, "adamw, adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, adafactor");
 }
 
 Recompute ParseRecompute(const std::string& s, const std::string& field) {

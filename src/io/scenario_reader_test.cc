@@ -260,7 +260,7 @@ TEST(ScenarioFromJson, EnumSpellingsAreForgiving) {
   EXPECT_EQ(ParseOptimizer("adamw_8bit"), Optimizer::kAdamW8bit);
   EXPECT_EQ(ParseOptimizer("adamw8bit"), Optimizer::kAdamW8bit);
   EXPECT_EQ(ParseOptimizer("8bit-adamw"), Optimizer::kAdamW8bit);
-  EXPECT_EQ(ParseOptimizer("paged_adamw_8bit"), Optimizer::kAdamW8bit);
+  EXPECT_EQ(ParseOptimizer("paged_adamw_8bit"), Optimizer::kPagedAdamW8bit);
   EXPECT_EQ(ParseOptimizer("SGD"), Optimizer::kSgdMomentum);
   EXPECT_EQ(ParseOptimizer("Adafactor"), Optimizer::kAdafactor);
   EXPECT_EQ(ParsePrecision("BF16"), Precision::kBf16);
@@ -305,7 +305,7 @@ TEST(ScenarioFromJson, EnumSpellingsAreForgiving) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "training.optimizer");
     EXPECT_EQ(e.value(), "lion");
-    EXPECT_EQ(e.allowed(), "one of: adamw, adamw-8bit, sgd, adafactor");
+    EXPECT_EQ(e.allowed(), "one of: adamw, adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, adafactor");
   }
 }
 

@@ -81,9 +81,43 @@ const char* LevelText(ConfidenceLevel level) {
 
 }  // namespace
 
+namespace {
+
+std::string LossText(const Training& tr) {
+  const char* how = "";
+  switch (EffectiveLoss(tr)) {
+    case Loss::kStandard: how = "standard cross-entropy on full logits"; break;
+    case Loss::kChunked: how = "chunked cross-entropy (torchtune CEWithChunkedOutputLoss): fp32 one chunk at a time"; break;
+    case Loss::kFusedLinear: how = "fused linear cross-entropy (Liger): logits one chunk at a time"; break;
+    case Loss::kCut: how = "Cut Cross-Entropy (Wijmans et al. 2024): no logits kept"; break;
+  }
+  return fmt::format("loss {}: {} ({})", ToString(EffectiveLoss(tr)), how, tr.loss ? "chosen" : "the engine's default");
+}
+
+/// The memory mechanisms in effect besides the loss: each named only where it applies.
+std::string MemoryMechanismsText(const Scenario& s) {
+  const Training& tr = s.training;
+  std::string out = LossText(tr);
+  if (EffectiveOptimizerInBackward(tr, s.hardware.gpus))
+    out += "; optimizer step in backward: one parameter group's gradients alive at a time";
+  if (EffectiveActivationOffloading(tr, s.strategy.recompute))
+    out += "; activations offloaded to host RAM except the working set";
+  if (IsPagedOptimizer(tr.optimizer))
+    out += "; paged optimizer states in unified memory: counted on the GPU while resident, evicted to host RAM "
+           "when the GPU runs short";
+  if (tr.method == Method::kQlora)
+    out += tr.double_quant ? "; NF4 with double quantisation (4.127 bits per weight)"
+                           : "; NF4 without double quantisation (4.5 bits per weight)";
+  if (tr.dora) out += "; DoRA: a trained magnitude per adapted output and the weight norm rebuilt each forward";
+  if (tr.fp32_weights) out += "; bf16-mixed: fp32 weights and gradients, autocast 16-bit copies of trained weights";
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> EstimateAssumptions(const Scenario& s) {
   const FrameworkProfile& fw = GetFrameworkProfile(s.training.framework);
-  return {fmt::format("framework profile: {} ({})", fw.name, fw.source),
+  return {fmt::format("framework profile: {} ({})", fw.name, fw.source), MemoryMechanismsText(s),
           fmt::format("precision {}, optimizer {}, method {}", ToString(s.training.precision),
                       ToString(s.training.optimizer), ToString(s.training.method)),
           RecomputeText(s.strategy.recompute),

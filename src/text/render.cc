@@ -20,8 +20,10 @@ std::string Gib(double bytes) { return fmt::format("{:8.2f} GiB", bytes / kGiB);
 /// The GPU side of the estimate's answer: fits (with its headroom), at the edge, or does not fit.
 std::string MemoryVerdict(const MemoryEstimate& m) {
   if (m.GpuOverCapacity())
-    return fmt::format("DOES NOT FIT ({:.0f}% of capacity)", 100 * m.per_gpu_bytes / m.capacity_bytes);
+    return fmt::format("DOES NOT FIT ({:.0f}% of capacity)", 100 * m.ResidentPeakBytes() / m.capacity_bytes);
+  if (m.paged_spill_bytes > 0) return "fits only by paging optimizer states to host RAM (slower steps)";
   if (m.per_gpu_bytes > m.usable_bytes) return "fits, but " + EdgeText(m);
+  if (m.load_peak_bytes > m.usable_bytes) return "fits, but loading the weights is at the edge";
   return fmt::format("fits ({:.0f}% usable: {:.1f} GiB)", 100 * m.usable_bytes / m.capacity_bytes,
                      m.usable_bytes / kGiB);
 }
@@ -33,6 +35,26 @@ std::string HostRamLine(const MemoryEstimate& m) {
     line += fmt::format(" of {} given -> {}", HostRamText(m.host_limit_bytes),
                         m.HostOverLimit() ? "DOES NOT FIT the host" : "fits");
   return line + "\n";
+}
+
+/// The figures beside the step peak: paged optimizer state and the load-time peak (which the fit uses when larger).
+std::string MemorySideLines(const MemoryEstimate& m) {
+  std::string out;
+  if (m.pageable_bytes > 0)
+    out += fmt::format("  {:<18} {}  of the total: paged optimizer states, counted by nvidia-smi while resident, "
+                       "not by torch.cuda.memory_allocated{}\n",
+                       "pageable", Gib(m.pageable_bytes),
+                       m.paged_spill_bytes > 0
+                           ? fmt::format("; {:.2f} GiB page to host RAM", m.paged_spill_bytes / kGiB)
+                           : "");
+  out += fmt::format("  {:<18} {}  loading the weights{}\n", "load-time peak", Gib(m.load_peak_bytes),
+                     m.LoadPeakBinds() ? " (above the step peak: the fit is judged on it)" : "");
+  if (m.load_host_bytes > 0)
+    out += fmt::format("  {:<18} {:>8} rank 0 reads the full state dict before sharding it{}\n", "host RAM at load",
+                       HostRamText(m.load_host_bytes),
+                       m.host_limit_bytes > 0 && m.load_host_bytes > m.host_limit_bytes ? " -> DOES NOT FIT the host"
+                                                                                          : "");
+  return out;
 }
 
 /// The plan table's host RAM cell: what offload needs per node, "-" without offload.
@@ -99,6 +121,7 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   }
   out += fmt::format("  {:<18} {}  of {:.1f} GiB -> {}\n", "total", Gib(e.memory.per_gpu_bytes),
                      e.memory.capacity_bytes / kGiB, MemoryVerdict(e.memory));
+  out += MemorySideLines(e.memory);
   if (e.memory.host_bytes > 0 || e.memory.host_limit_bytes > 0) out += HostRamLine(e.memory);
   if (!e.options.empty()) {
     out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
