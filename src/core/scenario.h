@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/vocabulary.h"
@@ -26,6 +27,13 @@ struct Training {
   std::vector<std::string> lora_targets;  // canonical linear names; empty: all linear layers
   // Freeze: the top `trainable_layers` layers (and the LM head) train, the rest are frozen.
   int64_t trainable_layers = 2;
+  // Samples as they are (core/sequences.h): every sequence is seq_len tokens long unless lengths are given,
+  // by mean and maximum or as a histogram of [tokens, fraction]; 0 / empty: not given.
+  TrainingObjective objective = TrainingObjective::kSft;
+  double sample_mean_tokens = 0;
+  double sample_max_tokens = 0;
+  std::vector<std::pair<double, double>> sample_lengths;
+  bool packing = false;  // samples packed into rows of seq_len (TRL, torchtune, LLaMA-Factory default: off)
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
@@ -93,5 +101,6 @@ const char* ToString(Optimizer o);
 const char* ToString(Recompute r);
 const char* ToString(Offload o);
 const char* ToString(Framework f);
+const char* ToString(TrainingObjective o);
 
 }  // namespace trainplan
