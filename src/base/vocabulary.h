@@ -35,4 +35,9 @@ constexpr const char* FrameworkKey(Framework f) {
   return "?";
 }
 
+/// What the loss asks of each example, orthogonal to Method (which weights train): supervised next-token loss,
+/// or a preference objective over a prompt with a chosen and a rejected response (DPO, ORPO, SimPO) or one
+/// response labelled desirable or not (KTO).
+enum class TrainingObjective { kSft, kDpo, kOrpo, kKto, kSimpo };
+
 }  // namespace trainplan

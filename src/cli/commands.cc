@@ -50,7 +50,9 @@ struct JobFlags {
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
-  std::optional<double> tokens, usable_memory, host_ram_gb;
+  std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
+  std::string training_objective;
+  bool packing = false;
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false, generic_config = false;
 
@@ -76,6 +78,10 @@ struct JobFlags {
     cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
     cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
     cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
+    cmd->add_option("--training-objective", training_objective, "sft | dpo | orpo | kto | simpo");
+    cmd->add_option("--sample-mean-tokens", sample_mean_tokens, "mean sample length in tokens (with --sample-max-tokens)");
+    cmd->add_option("--sample-max-tokens", sample_max_tokens, "longest sample in tokens: rows are padded up to it");
+    cmd->add_flag("--packing", packing, "pack samples into rows of --seq-len instead of padding each batch");
     cmd->add_option("--usable-memory", usable_memory,
                     fmt::format("share of each GPU's memory a plan may fill before it is at the edge (default {:g})",
                                 DefaultUsableMemoryFraction()));
@@ -137,6 +143,10 @@ struct JobFlags {
     if (activation_offloading) doc["training"]["activation_offloading"] = true;
     if (dora) doc["training"]["dora"] = true;
     if (no_double_quant) doc["training"]["double_quant"] = false;
+    set("training", "objective", training_objective);
+    set("training", "sample_mean_tokens", sample_mean_tokens);
+    set("training", "sample_max_tokens", sample_max_tokens);
+    if (packing) doc["training"]["packing"] = true;
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
     set("hardware", "gpus_per_node", gpus_per_node);

@@ -44,6 +44,7 @@ struct MemoryEstimate {
   /// usable share and the capacity still fits but is `at_edge`: shown, marked and ranked after safe plans.
   bool fits = false;
   bool at_edge = false;
+  double reference_weights_bytes = 0;  // of the weights term: a preference objective's frozen reference model
 
   /// What the GPU must hold: the step peak less what may page out, or the load-time peak if larger.
   double ResidentPeakBytes() const { return std::max(per_gpu_bytes - pageable_bytes, load_peak_bytes); }
@@ -102,6 +103,11 @@ struct TimeEstimate {
   double fixed_s = 0;     // sum of `fixed`
   double total_s = 0;     // training + fixed: the wall time a job holds its GPUs
   double gpu_hours = 0;   // total x GPUs
+  // Samples as they are (core/sequences.h): tokens_per_step counts the samples' own tokens; padded ones cost
+  // time but are not counted. Reference forward passes are part of the compute term.
+  double padded_tokens_per_step = 0;  // rows x row length, padding included
+  double padding_fraction = 0;
+  double reference_forward_s = 0;     // per step: forward passes without backward (reference model, KTO's KL)
 
   double& operator[](TimeTerm t) { return seconds[static_cast<size_t>(t)]; }
   double operator[](TimeTerm t) const { return seconds[static_cast<size_t>(t)]; }

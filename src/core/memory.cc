@@ -5,6 +5,7 @@
 
 #include "core/estimate.h"
 #include "core/framework.h"
+#include "core/sequences.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -19,6 +20,7 @@ struct Parallel {
   int v = 1;
   double microbatches = 1;  // per optimizer step on one pipeline
   double tokens = 0;  // of one micro-batch on one GPU: CP splits the sequence
+  double row_tokens = 0;  // of the micro-batch's longest row: eager attention's score matrix is its square
   // Reciprocals of the divisors used on every layer and stage: multiplications keep the search's inner
   // loop free of most divisions (exact for the power-of-two sizes it tries).
   double inv_t = 1, inv_te = 1;
@@ -37,8 +39,10 @@ Parallel ParallelOf(const Scenario& sc) {
   if (dp <= 0) dp = std::max(1, sc.hardware.gpus / std::max(1, st.tp * st.pp * std::max(st.cp, 1)));
   par.d = dp;
   par.microbatches = static_cast<double>(std::max<int64_t>(GradAccumSteps(sc), 1));
-  par.tokens =
-      static_cast<double>(sc.training.seq_len) / par.c * static_cast<double>(sc.training.micro_batch);
+  // The longest micro-batch: every row padded to the longest sample, both rows of a preference pair.
+  const SequenceShape shape = ShapeOf(sc.training);
+  par.row_tokens = shape.peak_row_tokens;
+  par.tokens = shape.peak_row_tokens / par.c * static_cast<double>(sc.training.micro_batch) * shape.rows_per_example;
   par.inv_t = 1 / par.t;
   par.inv_te = 1 / (par.t * par.e);
   if (st.sequence_parallel && par.t > 1) par.inv_rep = par.inv_t;
@@ -305,7 +309,7 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
     if (sc.strategy.flash_attention) {
       sharded += tokens * layer.act_lse_bytes * heads;
     } else {
-      out.core = tokens * heads * static_cast<double>(sc.training.seq_len) * layer.act_score_bytes;
+      out.core = tokens * heads * par.row_tokens * layer.act_score_bytes;
     }
   }
   sharded += tokens * layer.act_mlp_bytes * par.inv_t;
@@ -451,6 +455,13 @@ struct StateLayout {
   return weights / l.shard_weights;
 }
 
+// DPO and KTO of a fully trained policy hold a frozen reference copy in compute precision, laid out as the
+// policy (TRL prepares it with the same DeepSpeed stage 3 or FSDP sharding, else whole per GPU); with LoRA the
+// reference is the base model with adapters disabled: no second copy.
+[[gnu::always_inline]] inline double ReferenceWeightBytes(const Training& tr, const Tally& tally, const StateLayout& l) {
+  return HoldsReferenceWeights(tr) ? tally.base * l.weight_bytes / l.shard_weights : 0;
+}
+
 struct TrainingState {
   double master = 0, optimizer = 0, grads = 0, host = 0;
 };
@@ -552,7 +563,8 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
     host_per_gpu += weights;
     weights = 0;
   }
-  m[MemTerm::kWeights] = weights;
+  m.reference_weights_bytes = ReferenceWeightBytes(sc.training, tally, layout);
+  m[MemTerm::kWeights] = weights + m.reference_weights_bytes;
 
   const TrainingState state = TrainingStateOf(sc, fw, par, tally, layout);
   host_per_gpu += state.host;

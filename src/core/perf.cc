@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/reliability.h"
+#include "core/sequences.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -95,6 +96,16 @@ double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double 
                      2.0 * fraction * std::bit_width(static_cast<unsigned>(nodes - 1)));  // ceil(log2)
   }
   return std::max(intra, inter);
+}
+
+/// A micro-batch's rows and their length as the time model runs them: padded or packed rows, both rows of a
+/// preference pair (core/sequences.h).
+struct Rows {
+  double b, s;
+};
+Rows RowsOf(const Training& tr) {
+  const SequenceShape shape = ShapeOf(tr);
+  return {static_cast<double>(tr.micro_batch) * shape.rows_per_example, shape.row_tokens};
 }
 
 bool IsRowParallel(const Linear& l) { return l.name == "o_proj" || l.name == "down_proj"; }
@@ -206,12 +217,14 @@ double CostAttention(const Scenario& sc, const TimeRates& r, const TimeLayerSumm
                      LayerCost& out) {
   const auto& st = sc.strategy;
   const auto& at = layer.attention;
-  const double b = static_cast<double>(sc.training.micro_batch), s = static_cast<double>(sc.training.seq_len);
+  const auto [b, s] = RowsOf(sc.training);
+  // Keys per query: the row's length, or the samples' own when packed samples attend only to themselves.
+  const double span = ShapeOf(sc.training).attention_tokens;
   const double heads = static_cast<double>(at.num_heads) / st.tp;
-  const bool windowed = at.sliding_window > 0 && at.sliding_window < s;
-  const double keys_full = windowed ? static_cast<double>(at.sliding_window) : s;
+  const bool windowed = at.sliding_window > 0 && at.sliding_window < span;
+  const double keys_full = windowed ? static_cast<double>(at.sliding_window) : span;
   double keys_time = keys_full;
-  if (st.flash_attention) keys_time = windowed ? keys_full * (1 - keys_full / (2 * s)) : s / 2;
+  if (st.flash_attention) keys_time = windowed ? keys_full * (1 - keys_full / (2 * span)) : span / 2;
   const double q_rows = s / st.cp;
   const double attn_fwd_s =
       st.flash_attention
@@ -266,7 +279,7 @@ void CostLayerCollectives(const Scenario& sc, const TimeLayerSummary& layer, dou
     out.ep_alltoall_s = LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, ep - 1);
   }
   if (st.cp > 1) {  // ring attention: the local K and V chunk visits the other cp-1 ranks
-    const double b = static_cast<double>(sc.training.micro_batch), s = static_cast<double>(sc.training.seq_len);
+    const auto [b, s] = RowsOf(sc.training);
     const double kv_bytes = b * (s / c) * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
     const bool intra = st.tp * st.cp <= hw.gpus_per_node;
     out.cp_exchange_s = LinkTime(intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
@@ -280,7 +293,7 @@ template <typename Layers>
 LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
                     const TimeLayerSummary& layer, int backward, double tp_one) {
   const auto& tr = sc.training;
-  const double b = static_cast<double>(tr.micro_batch), s = static_cast<double>(tr.seq_len);
+  const auto [b, s] = RowsOf(tr);
   const double tokens = b * s / sc.strategy.cp;  // rows of every GEMM on this GPU (SP gathers them back first)
   LayerCost out;
 
@@ -486,13 +499,23 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
   }
 }
 
+/// Forward passes without backward (a preference objective's reference model, KTO's KL completions), each as
+/// long as the policy's forward over the same rows: part of the compute term, outside the model FLOPs.
+void AddReferenceForward(const Scenario& sc, double micro_batches, double mb_forward_s, TimeEstimate& out) {
+  out.reference_forward_s = micro_batches * ShapeOf(sc.training).forward_only_share() * mb_forward_s;
+  out[TimeTerm::kCompute] += out.reference_forward_s;
+}
+
 /// Step time, throughput, FLOPs, MFU/HFU and totals from the step's terms.
 void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micro_batches, double model_flops,
             double recompute_flops, TimeEstimate& out) {
-  const double b = sc.training.micro_batch, s = sc.training.seq_len;
+  const SequenceShape shape = ShapeOf(sc.training);
+  const auto [b, s] = RowsOf(sc.training);
   for (double term : out.seconds) out.step_s += term;
-  const double global_batch = micro_batches * b * l.d;
-  out.tokens_per_step = global_batch * s;
+  const double global_batch = micro_batches * b * l.d;  // rows
+  out.padded_tokens_per_step = global_batch * s;
+  out.padding_fraction = shape.padding_fraction();
+  out.tokens_per_step = global_batch * shape.useful_tokens;
   out.tokens_per_s = out.step_s > 0 ? out.tokens_per_step / out.step_s : 0;
   const double sequences_scale = global_batch / b;  // micro-batches across all DP ranks
   out.model_flops_per_step = model_flops * sequences_scale;
@@ -545,7 +568,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const Layout l = LayoutOf(sc);
   const int t = l.t, p = l.p, c = l.c, d = l.d;
   const double micro_batches = static_cast<double>(std::max<int64_t>(1, GradAccumSteps(sc)));
-  const double b = tr.micro_batch, s = tr.seq_len;
+  const auto [b, s] = RowsOf(tr);
   if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
 
   // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
@@ -605,6 +628,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, out);
+  AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   AddFixedCosts(sc, params, trainable, l, out);
   return out;

@@ -1,6 +1,7 @@
 #include "core/scenario.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -87,6 +88,17 @@ const char* ToString(Loss l) {
     case Loss::kChunked: return "chunked";
     case Loss::kFusedLinear: return "fused_linear";
     case Loss::kCut: return "cut";
+    }
+  return "?";
+}
+
+const char* ToString(TrainingObjective o) {
+  switch (o) {
+    case TrainingObjective::kSft: return "sft";
+    case TrainingObjective::kDpo: return "dpo";
+    case TrainingObjective::kOrpo: return "orpo";
+    case TrainingObjective::kKto: return "kto";
+    case TrainingObjective::kSimpo: return "simpo";
   }
   return "?";
 }
@@ -258,6 +270,43 @@ void CheckMethod(const ModelSpec& m, const Training& tr) {
   }
 }
 
+/// Sample lengths: a mean within (0, max] with its maximum, or a histogram of positive lengths whose fractions
+/// sum to 1; not both. Lengths over seq_len are allowed: those samples are cut to seq_len (ShapeOf says so).
+/// Packing is for supervised samples: preference pairs are padded together.
+void CheckSampleLengths(const Training& tr) {
+  const double limit = static_cast<double>(limits::kSeqLen.hi);
+  if (!tr.sample_lengths.empty()) {
+    if (tr.sample_mean_tokens > 0 || tr.sample_max_tokens > 0)
+      throw InputError("training.sample_lengths", "a histogram",
+                       "either sample_lengths or sample_mean_tokens with sample_max_tokens, not both");
+    double total = 0;
+    for (size_t i = 0; i < tr.sample_lengths.size(); ++i) {
+      const auto& [tokens, fraction] = tr.sample_lengths[i];
+      if (!(tokens >= 1 && tokens <= limit))
+        throw InputError(fmt::format("training.sample_lengths[{}][0]", i), fmt::format("{:g}", tokens),
+                         fmt::format("a length in tokens from 1 to {:g}", limit));
+      if (!(fraction > 0 && fraction <= 1))
+        throw InputError(fmt::format("training.sample_lengths[{}][1]", i), fmt::format("{:g}", fraction),
+                         "a fraction greater than 0 and at most 1");
+      total += fraction;
+    }
+    if (std::abs(total - 1) > 0.01)
+      throw InputError("training.sample_lengths", fmt::format("fractions summing to {:g}", total),
+                       "fractions summing to 1 (within 0.01)");
+  } else if (tr.sample_mean_tokens != 0 || tr.sample_max_tokens != 0) {
+    if (!(tr.sample_max_tokens >= 1 && tr.sample_max_tokens <= limit))
+      throw InputError("training.sample_max_tokens", fmt::format("{:g}", tr.sample_max_tokens),
+                       fmt::format("a length in tokens from 1 to {:g}, given with sample_mean_tokens", limit));
+    if (!(tr.sample_mean_tokens >= 1 && tr.sample_mean_tokens <= tr.sample_max_tokens))
+      throw InputError("training.sample_mean_tokens", fmt::format("{:g}", tr.sample_mean_tokens),
+                       fmt::format("a length from 1 to sample_max_tokens ({:g})", tr.sample_max_tokens));
+  }
+  if (tr.packing && tr.objective != TrainingObjective::kSft)
+    throw InputError("training.packing", "true",
+                     fmt::format("false with objective {} (TRL pads preference examples; it packs only SFT data)",
+                                 ToString(tr.objective)));
+}
+
 }  // namespace
 
 void ValidateScenario(Scenario& s) {
@@ -265,6 +314,7 @@ void ValidateScenario(Scenario& s) {
   Strategy& sg = s.strategy;
   if (m.num_layers < 1 || m.layers.empty()) throw InputError("model", m.name, "a model with at least one layer");
   CheckTrainingSizes(s.training);
+  CheckSampleLengths(s.training);
   CheckGpuCounts(s.hardware);
   CheckHeadroomAndHostRam(s.hardware);
   CheckStrategySizes(sg);

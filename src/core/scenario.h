@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/vocabulary.h"
@@ -33,6 +34,13 @@ struct Training {
   bool dora = false;            // PEFT use_dora: a trained magnitude vector per adapted linear
   bool double_quant = true;     // QLoRA: bitsandbytes bnb_4bit_use_double_quant
   bool fp32_weights = false;    // Lightning precision="bf16-mixed": fp32 parameters, autocast compute
+  // Samples as they are (core/sequences.h): every sequence is seq_len tokens long unless lengths are given,
+  // by mean and maximum or as a histogram of [tokens, fraction]; 0 / empty: not given.
+  TrainingObjective objective = TrainingObjective::kSft;
+  double sample_mean_tokens = 0;
+  double sample_max_tokens = 0;
+  std::vector<std::pair<double, double>> sample_lengths;
+  bool packing = false;  // samples packed into rows of seq_len (TRL, torchtune, LLaMA-Factory default: off)
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
@@ -109,5 +117,6 @@ const char* ToString(Recompute r);
 const char* ToString(Offload o);
 const char* ToString(Framework f);
 const char* ToString(Loss l);
+const char* ToString(TrainingObjective o);
 
 }  // namespace trainplan

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sequences.h"
 #include "core/units.h"
 #include "text/explain.h"
 #include "text/format.h"
@@ -41,7 +42,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                  {"load_peak_bytes", e.memory.load_peak_bytes},
                  {"load_host_bytes", e.memory.load_host_bytes},
                  {"load_peak_binds", e.memory.LoadPeakBinds()},
-                 {"fits", e.memory.fits}};
+                 {"fits", e.memory.fits},
+                 {"reference_weights_bytes", e.memory.reference_weights_bytes}};
   json time_breakdown = json::object();
   for (size_t i = 0; i < static_cast<size_t>(TimeTerm::kCount); ++i)
     time_breakdown[TimeTermName(static_cast<TimeTerm>(i))] = e.time.seconds[i];
@@ -66,7 +68,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                {"fixed_text", FixedCostsText(t)},
                {"total_s", t.total_s},
                {"gpu_hours", t.gpu_hours},
-               {"duration", FormatDuration(t.total_s)}};
+               {"duration", FormatDuration(t.total_s)},
+               {"padded_tokens_per_step", t.padded_tokens_per_step},
+               {"padding_fraction", t.padding_fraction},
+               {"reference_forward_s", t.reference_forward_s}};
   const Strategy& st = s.strategy;
   json strategy = {{"tp", st.tp},
                    {"pp", st.pp},
@@ -99,6 +104,18 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     training["dora"] = s.training.dora;
   }
   if (s.training.method == Method::kQlora) training["double_quant"] = s.training.double_quant;
+  training["objective"] = ToString(s.training.objective);
+  training["packing"] = s.training.packing;
+  if (const SequenceShape shape = ShapeOf(s.training); shape.described) {
+    training["sequences"] = {{"mean_sample_tokens", shape.mean_sample_tokens},
+                             {"peak_row_tokens", shape.peak_row_tokens},
+                             {"rows_per_example", shape.rows_per_example},
+                             {"row_tokens", shape.row_tokens},
+                             {"useful_tokens_per_row", shape.useful_tokens},
+                             {"attention_tokens", shape.attention_tokens},
+                             {"padding_fraction", shape.padding_fraction()},
+                             {"truncated", shape.truncated}};
+  }
   json hardware = {{"gpu", s.hardware.gpu.id},
                    {"gpu_name", s.hardware.gpu.name},
                    {"gpus", s.hardware.gpus},

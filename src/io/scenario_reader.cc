@@ -155,11 +155,44 @@ int ReadInt(const Field& section, std::string_view key, IntRange range, int fall
   return v ? static_cast<int>(v->Int(range)) : fallback;
 }
 
+TrainingObjective ParseObjective(const std::string& s, const std::string& field) {
+  static constexpr Spelling<TrainingObjective> kSpellings[] = {
+      {"sft", TrainingObjective::kSft},     {"supervised", TrainingObjective::kSft},
+      {"dpo", TrainingObjective::kDpo},     {"orpo", TrainingObjective::kOrpo},
+      {"kto", TrainingObjective::kKto},     {"simpo", TrainingObjective::kSimpo}};
+  return ParseEnum(s, field, kSpellings, "sft, dpo, orpo, kto, simpo");
+}
+
+/// The objective and the samples as they are: lengths by mean and maximum (the mean defaulting to
+/// mean_tokens_per_sample) or a histogram of [tokens, fraction], and packing. ValidateScenario checks them
+/// together.
+void ReadSamples(const Field& t, Training& tr) {
+  const double longest = static_cast<double>(limits::kSeqLen.hi);
+  if (const auto v = t.Get("objective")) tr.objective = ParseObjective(v->String(), v->path());
+  if (const auto v = t.Get("packing")) tr.packing = v->Bool();
+  if (const auto v = t.Get("sample_max_tokens")) tr.sample_max_tokens = v->Number(0, longest);
+  if (const auto v = t.Get("sample_mean_tokens")) {
+    tr.sample_mean_tokens = v->Number(0, longest);
+  } else if (const auto mean = t.Get("mean_tokens_per_sample"); mean && tr.sample_max_tokens > 0) {
+    tr.sample_mean_tokens = mean->Number(0, longest);
+  }
+  if (const auto v = t.Get("sample_lengths")) {
+    constexpr const char* kBin = "a [tokens, fraction] pair";
+    for (const Field& bin : v->Items("an array of [tokens, fraction] pairs")) {
+      const std::vector<Field> pair = bin.Items(kBin);
+      if (pair.size() != 2) bin.Fail(kBin);
+      tr.sample_lengths.emplace_back(pair[0].Number(0, longest), pair[1].Number(0, 1));
+    }
+    if (tr.sample_lengths.empty()) v->Fail("a non-empty array of [tokens, fraction] pairs");
+  }
+}
+
 void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   t.CheckKeys({"method", "precision", "optimizer", "framework", "seq_len", "micro_batch", "global_batch", "tokens",
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
-               "fp32_weights"});
+               "fp32_weights", "objective", "sample_mean_tokens",
+               "sample_max_tokens", "sample_lengths", "packing"});
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
     // Lightning's "bf16-mixed" autocasts to bf16 over fp32 parameters; "bf16-true" is plain bf16.
@@ -181,6 +214,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   if (const auto v = t.Get("lora_alpha")) tr.lora_alpha = v->Number(0, limits::kMaxLoraAlpha);
   if (const auto v = t.Get("lora_targets")) tr.lora_targets = ReadLoraTargets(*v, model);
   if (const auto v = t.Get("trainable_layers")) tr.trainable_layers = v->Int({1, std::max<int64_t>(1, model.num_layers)});
+  ReadSamples(t, tr);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "text/explain.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/framework.h"
+#include "core/sequences.h"
 #include "core/units.h"
 #include "text/format.h"
 #include "text/job_costs_text.h"
@@ -79,6 +82,61 @@ const char* LevelText(ConfidenceLevel level) {
   return "";
 }
 
+/// "1,234": a token count rounded to a whole token.
+std::string Tokens(double tokens) { return GroupedCount(static_cast<int64_t>(std::llround(tokens))); }
+
+/// How the samples fill the rows: padded per micro-batch or packed, and what that costs.
+std::string SamplesText(const Training& tr) {
+  const SequenceShape shape = ShapeOf(tr);
+  const std::string lengths =
+      tr.sample_lengths.empty()
+          ? fmt::format("samples of mean {} and at most {} tokens (lengths assumed max x U^k, k = max/mean - 1)",
+                        Tokens(tr.sample_mean_tokens), Tokens(tr.sample_max_tokens))
+          : fmt::format("samples of mean {} and at most {} tokens (a histogram of {} lengths)",
+                        Tokens(shape.mean_sample_tokens), Tokens(shape.peak_row_tokens), tr.sample_lengths.size());
+  const std::string cut =
+      shape.truncated ? fmt::format("; those longer than seq_len are cut to {} tokens", GroupedCount(tr.seq_len)) : "";
+  if (tr.packing)
+    return fmt::format("{}{}, packed into rows of {} tokens; each sample attends only to itself (FlashAttention "
+                       "varlen from position_ids, or a block mask): {} keys per query on average",
+                       lengths, cut, GroupedCount(tr.seq_len), Tokens(shape.attention_tokens));
+  const double rows = static_cast<double>(tr.micro_batch) * shape.rows_per_example;
+  return fmt::format("{}{}, each micro-batch of {} rows padded to its longest: {} tokens per row on average, "
+                     "{:.0f}% of them padding; time counts only the samples' tokens, memory holds the longest "
+                     "micro-batch ({} x {} tokens); --packing fills rows of seq_len instead",
+                     lengths, cut, Tokens(rows), Tokens(shape.row_tokens), 100 * shape.padding_fraction(),
+                     Tokens(rows), Tokens(shape.peak_row_tokens));
+}
+
+/// What the preference objective adds: both responses of a pair, the reference model's forward passes and
+/// whether it is a second copy of the weights.
+std::string PreferenceText(const Training& tr) {
+  const SequenceShape shape = ShapeOf(tr);
+  std::string out = fmt::format("objective {}: ", ToString(tr.objective));
+  if (IsPairedObjective(tr.objective)) {
+    out += "the chosen and rejected responses of each pair go through the policy together (2 rows per example: "
+           "twice the activations and logits of one)";
+  } else {
+    out += "one labelled response per example, plus a mismatched completion for the KL estimate run forward "
+           "without gradient";
+  }
+  if (!HasReferenceModel(tr.objective)) return out + "; no reference model (the loss uses the policy alone)";
+  out += fmt::format("; a frozen reference model runs {:g} forward pass(es) per training pass, no backward",
+                     shape.forward_only_share());
+  return out + (HoldsReferenceWeights(tr)
+                    ? fmt::format(", and holds a second copy of the weights in {} (sharded like the policy's "
+                                  "under ZeRO-3 / FSDP)",
+                                  ToString(tr.precision))
+                    : "; with LoRA or QLoRA it is the base model with the adapters disabled: no second copy");
+}
+
+std::vector<std::string> SequenceAssumptions(const Training& tr) {
+  std::vector<std::string> out;
+  if (tr.objective != TrainingObjective::kSft) out.push_back(PreferenceText(tr));
+  if (ShapeOf(tr).described) out.push_back(SamplesText(tr));
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -117,7 +175,7 @@ std::string MemoryMechanismsText(const Scenario& s) {
 
 std::vector<std::string> EstimateAssumptions(const Scenario& s) {
   const FrameworkProfile& fw = GetFrameworkProfile(s.training.framework);
-  return {fmt::format("framework profile: {} ({})", fw.name, fw.source), MemoryMechanismsText(s),
+  std::vector<std::string> out{fmt::format("framework profile: {} ({})", fw.name, fw.source), MemoryMechanismsText(s),
           fmt::format("precision {}, optimizer {}, method {}", ToString(s.training.precision),
                       ToString(s.training.optimizer), ToString(s.training.method)),
           RecomputeText(s.strategy.recompute),
@@ -128,6 +186,8 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
           fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
                       s.hardware.inter_node.name),
           FixedCostsAssumption(), GlobalBatchText(s)};
+  for (std::string& line : SequenceAssumptions(s.training)) out.push_back(std::move(line));
+  return out;
 }
 
 std::string GlobalBatchText(const Scenario& s) {
