@@ -38,6 +38,7 @@ using nlohmann::json;
 struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
+  std::string attention;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb;
@@ -81,6 +82,8 @@ struct JobFlags {
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
     cmd->add_flag("--sequence-parallel", sequence_parallel, "Megatron sequence parallelism");
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
+    cmd->add_option("--attention", attention,
+                    "auto | eager | sdpa | fa2 | fa3 (auto: the engine's default kernel)");
   }
 
   json ToDocument() const {
@@ -107,6 +110,7 @@ struct JobFlags {
     set("training", "precision", precision);
     set("training", "optimizer", optimizer);
     set("training", "framework", framework);
+    set("training", "attention", attention);
     set("training", "micro_batch", micro_batch);
     set("training", "global_batch", global_batch);
     set("training", "seq_len", seq_len);

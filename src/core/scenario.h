@@ -26,6 +26,9 @@ struct Training {
   std::vector<std::string> lora_targets;  // canonical linear names; empty: all linear layers
   // Freeze: the top `trainable_layers` layers (and the LM head) train, the rest are frozen.
   int64_t trainable_layers = 2;
+  // The attention kernel; kAuto: the engine's default (EffectiveAttention), eager when
+  // strategy.flash_attention is off.
+  AttentionKernel attention = AttentionKernel::kAuto;
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
