@@ -79,7 +79,7 @@ TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
     FAIL() << "unknown kernel accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "training.attention");
-    EXPECT_EQ(e.allowed(), "auto, eager, sdpa, fa2, fa3");
+    EXPECT_EQ(e.allowed(), "one of: auto, eager, sdpa, fa2, fa3");
   }
 }
 

@@ -61,7 +61,7 @@ std::vector<BadScenario> BadScenarios() {
        "sometimes", "one of: none, selective, full"},
       {"unknown_key", {{"model", "llama-3-8b"}, {"training", {{"methd", "lora"}}}}, "training.methd", "lora",
        "unknown key; allowed keys: method, precision, optimizer, framework, seq_len, micro_batch, global_batch, "
-       "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers"},
+       "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers, attention"},
   };
 }
 
