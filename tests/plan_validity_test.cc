@@ -182,7 +182,9 @@ TEST(Defaults, EstimateAndPlanAgreeOnTheSameJob) {
                      {"recompute", ToString(r.plans[0].strategy.recompute)},
                      {"offload", ToString(r.plans[0].strategy.offload)},
                      {"tp", r.plans[0].strategy.tp},
-                     {"pp", r.plans[0].strategy.pp}}}};
+                     {"pp", r.plans[0].strategy.pp},
+                     {"interleave", r.plans[0].strategy.interleave},
+                     {"sequence_parallel", r.plans[0].strategy.sequence_parallel}}}};
   const Scenario alone = ScenarioFromJson(estimate, false);
   EXPECT_EQ(GlobalBatch(alone), 128);
   EXPECT_NEAR(EstimateScenario(alone).time.total_s, r.plans[0].time.total_s, 1e-6 * r.plans[0].time.total_s);

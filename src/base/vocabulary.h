@@ -41,3 +41,26 @@ constexpr const char* FrameworkKey(Framework f) {
 enum class TrainingObjective { kSft, kDpo, kOrpo, kKto, kSimpo };
 
 }  // namespace trainplan
+
+namespace trainplan {
+
+/// The attention kernel a job runs (training.attention). kAuto: the engine's default; kEager materialises the
+/// score matrix (strategy.flash_attention false), the others are fused kernels at their own achieved rate.
+enum class AttentionKernel { kAuto, kEager, kSdpa, kFa2, kFa3 };
+inline constexpr AttentionKernel kAllAttentionKernels[] = {AttentionKernel::kAuto, AttentionKernel::kEager,
+                                                           AttentionKernel::kSdpa, AttentionKernel::kFa2,
+                                                           AttentionKernel::kFa3};
+
+/// The spelling of a kernel in scenario files, flags and data/efficiency.json ("sdpa", "fa2").
+constexpr const char* AttentionKernelKey(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::kAuto: return "auto";
+    case AttentionKernel::kEager: return "eager";
+    case AttentionKernel::kSdpa: return "sdpa";
+    case AttentionKernel::kFa2: return "fa2";
+    case AttentionKernel::kFa3: return "fa3";
+  }
+  return "?";
+}
+
+}  // namespace trainplan

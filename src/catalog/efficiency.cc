@@ -10,6 +10,30 @@ GenerationCeilings ReadCeilings(const Field& g) {
   return {g.At("matmul_ceiling").Number(0, 1), g.At("attention_ceiling").Number(0, 1)};
 }
 
+AttentionKernel ReadKernel(const Field& f) {
+  for (AttentionKernel k : kAllAttentionKernels)
+    if (f.String() == AttentionKernelKey(k)) return k;
+  f.Fail("auto, eager, sdpa, fa2 or fa3");
+  return AttentionKernel::kAuto;
+}
+
+// Fused kernels: a rate for every generation, optionally another for named generations (FA3 on Hopper).
+void ReadAttentionKernels(const Field& kernels, EfficiencyCatalog& c) {
+  for (AttentionKernel k : kAllAttentionKernels) {
+    if (k == AttentionKernel::kAuto || k == AttentionKernel::kEager) continue;
+    const Field entry = kernels.At(AttentionKernelKey(k));
+    entry.At("source").String();
+    c.attention_rates[static_cast<int>(k)].fill(entry.At("relative_rate").Number(0, 10));
+    if (const auto by = entry.Get("by_generation")) {
+      for (const auto& [name, value] : by->Members()) {
+        const auto generation = ParseGpuGeneration(name);
+        if (!generation) value.Fail("a generation of data/gpus.json");
+        c.attention_rates[static_cast<int>(k)][static_cast<int>(*generation)] = value.Number(0, 10);
+      }
+    }
+  }
+}
+
 EngineTiming ReadEngine(const Field& e) {
   EngineTiming t;
   t.grad_reduce_overlap = e.At("grad_reduce_overlap").Bool();
@@ -19,6 +43,9 @@ EngineTiming ReadEngine(const Field& e) {
   if (unit.String() != "layer" && unit.String() != "module") unit.Fail("layer or module");
   t.zero3_gather_per_module = unit.String() == "module";
   t.zero3_prefetch = e.At("zero3_prefetch").Bool();
+  t.default_attention = ReadKernel(e.At("default_attention"));
+  if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2 or fa3");
+  e.At("default_attention_source").String();
   e.At("source").String();  // every engine cites what it was calibrated on
   return t;
 }
@@ -53,6 +80,7 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   }
   if (!has_default) root.At("generations").Fail("an entry named default, last");
 
+  ReadAttentionKernels(root.At("attention_kernels"), c);
   const Field engines = root.At("frameworks");
   for (Framework f : kAllFrameworks)
     c.engines[static_cast<int>(f)] = ReadEngine(Named(engines.At(FrameworkKey(f)), doc.file(), FrameworkKey(f)));

@@ -22,6 +22,7 @@ struct EngineTiming {
   double elementwise_traffic = 1;    // HBM bytes of unfused elementwise work relative to fused kernels
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer
   bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
+  AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
 };
 
 struct EfficiencyCatalog {
@@ -31,9 +32,21 @@ struct EfficiencyCatalog {
   double cpu_adam_s_per_param = 0.25e-9;
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
+  // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated
+  // on FlashAttention-2), by AttentionKernel and GpuGeneration; eager attention has no entry (its GEMMs run
+  // at the matmul ceiling and its score matrix crosses HBM).
+  std::array<std::array<double, kGpuGenerations>, std::size(kAllAttentionKernels)> attention_rates{};
 
   const GenerationCeilings& Ceilings(GpuGeneration g) const { return generations[static_cast<int>(g)]; }
   const EngineTiming& Engine(Framework f) const { return engines[static_cast<int>(f)]; }
+  /// The kernel a job runs: the one asked for, eager when flash attention is off, else the engine's default.
+  AttentionKernel Kernel(AttentionKernel asked, bool flash_attention, Framework f) const {
+    if (asked != AttentionKernel::kAuto) return asked;
+    return flash_attention ? Engine(f).default_attention : AttentionKernel::kEager;
+  }
+  double AttentionRate(AttentionKernel k, GpuGeneration g) const {
+    return attention_rates[static_cast<int>(k)][static_cast<int>(g)];
+  }
 };
 
 /// data/efficiency.json, loaded and validated once.

@@ -48,6 +48,7 @@ struct JobFlags {
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
   std::string loss, optimizer_in_backward;
   bool dora = false, no_double_quant = false, activation_offloading = false;
+  std::string attention;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
@@ -104,6 +105,8 @@ struct JobFlags {
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
     cmd->add_flag("--sequence-parallel", sequence_parallel, "Megatron sequence parallelism");
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
+    cmd->add_option("--attention", attention,
+                    "auto | eager | sdpa | fa2 | fa3 (auto: the engine's default kernel)");
   }
 
   json ToDocument() const {
@@ -131,6 +134,7 @@ struct JobFlags {
     set("training", "precision", precision);
     set("training", "optimizer", optimizer);
     set("training", "framework", framework);
+    set("training", "attention", attention);
     set("training", "micro_batch", micro_batch);
     set("training", "global_batch", global_batch);
     set("training", "seq_len", seq_len);

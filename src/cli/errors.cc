@@ -24,6 +24,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"training.precision", "--precision"},
     {"training.optimizer", "--optimizer"},
     {"training.framework", "--framework"},
+    {"training.attention", "--attention"},
     {"training.seq_len", "--seq-len"},
     {"training.micro_batch", "--micro-batch"},
     {"training.global_batch", "--global-batch"},

@@ -111,12 +111,15 @@ TEST(MachineCommands, MalformedOrMissingSnapshotsAreBadInput) {
 }
 
 TEST(MachineCommands, LaunchFromAPlanFile) {
-  json doc = {{"model", "llama-3-8b"}, {"training", {{"method", "full"}}}, {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
+  json doc = {{"model", "llama-3-8b"},
+              {"training", {{"method", "full"}, {"framework", "deepspeed"}}},
+              {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
   const Scenario job = ScenarioFromJson(doc, false);
   PlanConstraints c;
   c.gpu_types = {"h100-sxm"};
   c.gpus = 8;
   c.top = 1;
+  c.framework_fixed = true;  // a data-parallel plan, the one a DeepSpeed config describes
   const std::string plan_path = Temp("plan.json");
   std::ofstream(plan_path) << PlanResultToJson(job, SearchPlans(job, c, 2)).dump();
   const std::string out_path = Temp("ds_config.json");

@@ -181,9 +181,17 @@ struct LayerCost {
 
 // The layer's linears: each GEMM as the TP/EP split leaves it on this GPU, LoRA adapters beside their
 // targets, FP8 input casts.
+// PEFT with fp32 adapters under bf16 autocast (LoraLayer.forward): each target casts its input to the adapter
+// dtype and autocast casts it back for lora_A (read 2 + write 4, read 4 + write 2 bytes per input element);
+// the adapter output is scaled and added to the base output (read 2 + write 2, read 4 + write 2 per output
+// element). Backward: both casts of the input gradient, its sum into the base path's (read 4, write 2), and
+// the scale (read 2, write 2 per output element). lora_dropout 0 (PEFT's default) is an identity.
+constexpr double kAdapterCastFwdBytesPerIn = 12, kAdapterCastFwdBytesPerOut = 10;
+constexpr double kAdapterCastBwdBytesPerIn = 18, kAdapterCastBwdBytesPerOut = 4;
+
 template <typename Layers>
 void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index, int backward,
-               double tokens, LayerCost& out, double& cast_fwd_bytes, double& cast_bwd_bytes) {
+               double tokens, bool adapter_casts, LayerCost& out, double& cast_fwd_bytes, double& cast_bwd_bytes) {
   const double inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep;
   layers.ForEachGemm(index, [&](const GemmShape& g) {
     double n = g.out * inv_t, k = g.in;
@@ -201,10 +209,16 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
     }
     out.bwd_matmul_s += backward * gemm_s;
     if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
+      // Rank-r GEMMs are memory-bound: Gemm's roofline times them as their operands over HBM.
       const double rank = static_cast<double>(sc.training.lora_rank);
       const double adapters = g.multiplicity * (Gemm(r, m, rank, k, count) + Gemm(r, m, n, rank, count));
       out.fwd_matmul_s += adapters;
       out.bwd_matmul_s += (backward > 0 ? 2 : 0) * adapters;
+      if (adapter_casts) {
+        cast_fwd_bytes += g.multiplicity * m * count * (kAdapterCastFwdBytesPerIn * k + kAdapterCastFwdBytesPerOut * n);
+        if (backward > 0)
+          cast_bwd_bytes += g.multiplicity * m * count * (kAdapterCastBwdBytesPerIn * k + kAdapterCastBwdBytesPerOut * n);
+      }
     }
   });
 }
@@ -291,14 +305,14 @@ void CostLayerCollectives(const Scenario& sc, const TimeLayerSummary& layer, dou
 /// for every layer.
 template <typename Layers>
 LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index,
-                    const TimeLayerSummary& layer, int backward, double tp_one) {
+                    const TimeLayerSummary& layer, int backward, double tp_one, bool adapter_casts) {
   const auto& tr = sc.training;
   const auto [b, s] = RowsOf(tr);
   const double tokens = b * s / sc.strategy.cp;  // rows of every GEMM on this GPU (SP gathers them back first)
   LayerCost out;
 
   double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
-  CostGemms(sc, r, layers, index, backward, tokens, out, cast_fwd_bytes, cast_bwd_bytes);
+  CostGemms(sc, r, layers, index, backward, tokens, adapter_casts, out, cast_fwd_bytes, cast_bwd_bytes);
   if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (sc.strategy.tp * sc.strategy.ep);
   const double attn_flops_per_seq = CostAttention(sc, r, layer, backward, out);
   const double fwd_bytes = ElementwiseBytes(sc, r, layer, tokens);
@@ -348,7 +362,10 @@ TimeRates RatesOf(const Scenario& sc) {
   r.hbm_bytes_per_s = gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;
   r.elem_bytes = fp8 ? 1 : (fp32 ? 4 : 2);
   r.attn_peak_flops = gpu.PeakTflops(false, fp32) * 1e12;
-  r.attn_ceiling = generation.attention_ceiling * fw.kernel_efficiency;
+  // The fused kernel's rate relative to FlashAttention-2, on which the generation ceilings were calibrated.
+  const AttentionKernel kernel = eff.Kernel(sc.training.attention, sc.strategy.flash_attention, sc.training.framework);
+  const double kernel_rate = kernel == AttentionKernel::kEager ? 1 : eff.AttentionRate(kernel, gpu.generation);
+  r.attn_ceiling = std::min(1.0, generation.attention_ceiling * kernel_rate) * fw.kernel_efficiency;
   r.attn_elem_bytes = fp32 ? 4 : 2;
   r.matmul_s_per_flop = 1 / (r.peak_flops * r.ceiling);
   r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
@@ -381,7 +398,10 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
   const int64_t first_trainable =
       tr.method == Method::kFreeze ? std::max<int64_t>(0, sc.model.num_layers - tr.trainable_layers) : 0;
   const int full_bwd = IsAdapterMethod(tr.method) ? 1 : 2;
-  const bool sp_regathers_input = GetFrameworkProfile(tr.framework).sp_regathers_input;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  const bool sp_regathers_input = fw.sp_regathers_input;
+  // Fused LoRA kernels (Unsloth) keep the adapter path in registers: no cast or add traffic.
+  const bool adapter_casts = IsAdapterMethod(tr.method) && fw.fp32_adapters && !fw.fused_kernels;
   LayerTotals x;
   int64_t index = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -391,7 +411,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
     for (int pass = 0; pass < 2; ++pass) {  // 0: layers with a backward, 1: frozen layers without one
       const double n = pass == 0 ? static_cast<double>(layer.count - frozen) : static_cast<double>(frozen);
       if (n <= 0) continue;
-      const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one);
+      const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one, adapter_casts);
       const bool has_bwd = pass == 0;
       x.layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
       x.zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
@@ -479,9 +499,14 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
 
 /// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
 /// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
-/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe.
+/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe. DeepSpeed's
+/// ZeRO-Offload runs that step after the backward pass; engines that step each parameter inside the
+/// backward (optimizer_in_backward: torchtune's optimizer_in_bwd, FSDP's optimizer overlap, pytorch/pytorch
+/// PR 98667) overlap it with the layers still to run, so only what outlasts the last micro-batch's backward
+/// shows, and at least the last layer's step. `mb_bwd_busy`: that backward's time.
 void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, double stage_params,
-                      double stage_trainable, double grad_bytes, double micro_batches, TimeEstimate& out) {
+                      double stage_trainable, double grad_bytes, double micro_batches, double mb_bwd_busy,
+                      TimeEstimate& out) {
   const auto& st = sc.strategy;
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
   const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
@@ -492,7 +517,11 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
     return;
   }
   const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
-  out[TimeTerm::kOffload] = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
+  const double step_s = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
+  const double layers = std::max<double>(1, sc.model.num_layers);
+  // The engine steps in backward only without gradient accumulation on one GPU (as core/memory.cc counts it).
+  const bool in_backward = fw.optimizer_in_backward && sc.hardware.gpus == 1 && micro_batches <= 1;
+  out[TimeTerm::kOffload] = in_backward ? std::max(step_s / layers, step_s - mb_bwd_busy) : step_s;
   if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
     const double param_shard = stage_params / (st.zero >= 3 ? l.d : 1);
     out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
@@ -627,7 +656,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   out[TimeTerm::kDpComm] =
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
-  AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, out);
+  AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   AddFixedCosts(sc, params, trainable, l, out);

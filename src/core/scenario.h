@@ -41,6 +41,9 @@ struct Training {
   double sample_max_tokens = 0;
   std::vector<std::pair<double, double>> sample_lengths;
   bool packing = false;  // samples packed into rows of seq_len (TRL, torchtune, LLaMA-Factory default: off)
+  // The attention kernel; kAuto: the engine's default (EffectiveAttention), eager when
+  // strategy.flash_attention is off.
+  AttentionKernel attention = AttentionKernel::kAuto;
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.

@@ -259,7 +259,7 @@ class TaskSearch {
     st.dp = dp;
     st.cp = cp;
     st.sequence_parallel = megatron_ && tp > 1;
-    st.flash_attention = true;
+    st.flash_attention = s_.training.attention != AttentionKernel::kEager;
     for (int ep : eps) {
       for (int v : interleaves) {
         for (int zero : zeros) {
@@ -709,19 +709,60 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
 
 /// Nearby jobs that may fit when the asked one does not: a lighter method, a smaller optimizer, offload,
 /// other or more GPUs, or no deadline/budget.
-std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
-  struct Change {
-    Alternative alternative;
-    Scenario job;
-    PlanConstraints constraints;
+/// Sequences are not halved below this: instruction and chat data need at least a few hundred tokens (assumption).
+constexpr int64_t kShortestAlternativeSeqLen = 512;
+
+/// A change FindAlternatives tries: what it is, and the job and constraints it gives.
+struct AlternativeTry {
+  Alternative alternative;
+  Scenario job;
+  PlanConstraints constraints;
+};
+
+AlternativeTry MakeTry(const Scenario& job, const PlanConstraints& c, AlternativeChange code) {
+  AlternativeTry t{Alternative{}, job, c};
+  t.alternative.change = code;
+  t.constraints.top = 1;
+  t.constraints.progress = nullptr;
+  return t;
+}
+
+// Changes of engine, kernel and sequence length, each keeping the rest of the job: Unsloth for adapters on one
+// GPU (fused LoRA kernels, offloaded checkpoints, Cut Cross-Entropy); torchtune (chunked loss, pure bf16) where
+// the engine upcasts the logits; FlashAttention-2 instead of eager attention; half the sequence length.
+void AddEngineAlternatives(const Scenario& job, const PlanConstraints& c, std::vector<AlternativeTry>& tries) {
+  const Training& tr = job.training;
+  auto to_framework = [&](Framework f) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kFramework);
+    t.alternative.framework = f;
+    t.job.training.framework = f;
+    t.job.strategy.recompute = GetFrameworkProfile(f).default_recompute;
+    t.constraints.framework_fixed = true;
+    tries.push_back(std::move(t));
   };
-  std::vector<Change> changes;
+  const bool one_gpu = c.gpus <= 1;  // open-source Unsloth trains on one GPU (the search skips larger counts)
+  if (IsAdapterMethod(tr.method) && tr.framework != Framework::kUnsloth && one_gpu) to_framework(Framework::kUnsloth);
+  if (tr.method != Method::kPretrain && GetFrameworkProfile(tr.framework).logits_fp32_upcast)
+    to_framework(Framework::kTorchtune);
+  if (!job.strategy.flash_attention || tr.attention == AttentionKernel::kEager) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kFusedAttention);
+    t.job.training.attention = AttentionKernel::kFa2;
+    t.job.strategy.flash_attention = true;
+    tries.push_back(std::move(t));
+  }
+  if (tr.seq_len >= 2 * kShortestAlternativeSeqLen) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kShorterSeqLen);
+    t.alternative.seq_len = tr.seq_len / 2;
+    t.job.training.seq_len = tr.seq_len / 2;
+    tries.push_back(std::move(t));
+  }
+}
+
+std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
+  std::vector<AlternativeTry> changes;
   auto add = [&](AlternativeChange code, auto&& edit, int max_gpus = 0) {
-    Change change{Alternative{}, job, c};
-    change.alternative.change = code;
+    AlternativeTry change = MakeTry(job, c, code);
     change.alternative.max_gpus = max_gpus;
-    change.constraints.top = 1;
-    change.constraints.progress = nullptr;
     edit(change.job, change.constraints);
     changes.push_back(std::move(change));
   };
@@ -752,6 +793,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
     const int more = std::min(c.max_gpus * 16, limits::kSearchGpus);
     add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = more; }, more);
   }
+  AddEngineAlternatives(job, c, changes);
   if (c.deadline_s > 0)
     add(AlternativeChange::kNoDeadline, [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
   if (c.budget_usd > 0)

@@ -138,12 +138,17 @@ enum class AlternativeChange {
   kMoreGpus,  // up to Alternative::max_gpus
   kNoDeadline,
   kNoBudget,
+  kFramework,     // switch to Alternative::framework (Unsloth on one GPU, torchtune's chunked loss)
+  kFusedAttention,  // FlashAttention-2 instead of eager attention
+  kShorterSeqLen,   // train on Alternative::seq_len tokens per sequence
 };
 
 /// A change to the job and what the search found with it.
 struct Alternative {
   AlternativeChange change = AlternativeChange::kMethodLora;
   int max_gpus = 0;  // kMoreGpus
+  Framework framework = Framework::kUnsloth;  // kFramework
+  int64_t seq_len = 0;                        // kShorterSeqLen
   bool feasible = false;
   Plan best;            // when feasible
   NoPlanReason reason;  // when not: why it still fails

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -230,6 +231,7 @@ Mapped Llama3Record(const json& rec) {
   sc.strategy.zero = 1;
   sc.strategy.sequence_parallel = true;
   sc.strategy.flash_attention = true;
+  sc.training.attention = AttentionKernel::kFa2;  // Meta's stack: flash attention kernels (assumed FA2's rate)
   sc.hardware = MakeHardware(rec, sc.strategy.tp * sc.strategy.cp * sc.strategy.pp * sc.strategy.dp, m.note);
   Finish(sc);
   // The paper balances stages at one-layer granularity (126 layers over 16 stages, a layer trimmed from
@@ -261,6 +263,7 @@ Mapped MosaicRecord(const json& rec) {
   sc.strategy.zero = ReadZero(st);
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
+  sc.training.attention = AttentionKernel::kFa2;  // llm-foundry attn_impl flash / triton
   sc.hardware = MakeHardware(rec, gpus, m.note);
   Finish(sc);
   return m;
@@ -287,6 +290,7 @@ Mapped QwenRecord(const json& rec) {
   sc.strategy.zero = ReadZero(st);
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
+  sc.training.attention = AttentionKernel::kFa2;  // the profile states FlashAttention-2
   sc.hardware = MakeHardware(rec, dp, m.note);
   Finish(sc);
   return m;
@@ -308,6 +312,7 @@ Mapped Llama2Record(const json& rec) {
   sc.strategy.dp = 1024;
   sc.strategy.zero = 3;
   sc.strategy.flash_attention = true;
+  sc.training.attention = AttentionKernel::kFa2;
   sc.strategy.recompute = Recompute::kFull;  // 70B at 4k context does not fit 80 GB without it
   m.note = "GPU count not published: 1024 GPUs, FSDP full shard, micro-batch 1, flash attention and "
            "activation checkpointing assumed; ";
@@ -327,6 +332,10 @@ void AddRow(AccuracyReport& report, const json& rec, const Mapped& m, const std:
   row.estimated = estimated;
   row.error = (estimated - measured) / measured;
   row.note = m.note;
+  const bool counted = kind == "param_count";
+  row.engine = counted ? "-" : ToString(m.scenario.training.framework);
+  row.method = counted ? "-" : ToString(m.scenario.training.method);
+  row.role = rec.at("role").get<std::string>();
   while (!row.note.empty() && (row.note.back() == ' ' || row.note.back() == ';')) row.note.pop_back();
   report.rows.push_back(std::move(row));
 }
@@ -343,6 +352,8 @@ void Compare(AccuracyReport& report, const json& rec) {
   const std::string id = rec.at("id").get<std::string>();
   const std::string kind = rec.at("kind").get<std::string>();
   const json& measured = rec.at("measured");
+  const std::string role = rec.value("role", "");
+  if (role != "calibration" && role != "validation") throw Skip{"role is neither calibration nor validation"};
   auto starts = [&](const char* prefix) { return id.rfind(prefix, 0) == 0; };
 
   if (kind == "param_count") {
@@ -445,6 +456,26 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/// Error per engine, method and kind, calibration rows apart from validation rows: a constant fitted on a row
+/// says little about the rows it was not fitted on.
+std::string EngineSection(const AccuracyReport& report) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> groups;
+  for (const auto& r : report.rows) {
+    if (r.kind == "param_count") continue;
+    groups[{r.engine, r.method, r.kind, r.role}].push_back(std::abs(r.error));
+  }
+  std::string out = "\n## Error per engine and method\n\nCalibration rows fitted a constant of data/efficiency.json "
+                    "or data/frameworks.json (each constant names them); validation rows were only compared.\n\n"
+                    "| engine | method | kind | role | rows | median abs error | max abs error |\n"
+                    "|---|---|---|---|---:|---:|---:|\n";
+  for (const auto& [key, errors] : groups) {
+    const auto& [engine, method, kind, role] = key;
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {:.1f}% |\n", engine, method, kind, role, errors.size(),
+                       100 * Median(errors), 100 * *std::max_element(errors.begin(), errors.end()));
+  }
+  return out;
+}
+
 }  // namespace
 
 AccuracyReport RunAccuracy(const std::string& measurements_path) {
@@ -493,10 +524,12 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
                        errors.size(), 100 * Median(errors), 100 * mean,
                        100 * *std::max_element(errors.begin(), errors.end()));
   }
-  out += "\n## Rows\n\n| id | source | metric | measured | estimated | error | note |\n|---|---|---|---:|---:|---:|---|\n";
+  out += EngineSection(report);
+  out += "\n## Rows\n\n| id | role | source | metric | measured | estimated | error | note |\n"
+         "|---|---|---|---|---:|---:|---:|---|\n";
   for (const auto& r : report.rows) {
-    out += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.id, r.source, r.metric, r.measured,
-                       r.estimated, 100 * r.error, r.note);
+    out += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.id, r.role, r.source, r.metric,
+                       r.measured, r.estimated, 100 * r.error, r.note);
   }
   out += fmt::format("\n## Skipped records ({})\n\n", report.skipped.size());
   for (const auto& s : report.skipped) out += "- " + s + "\n";

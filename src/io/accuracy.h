@@ -14,6 +14,9 @@ struct AccuracyRow {
   double estimated = 0;
   double error = 0;      // (estimated - measured) / measured
   std::string note;      // how the record was mapped (assumptions, inferred fields)
+  std::string engine;    // the framework the scenario runs ("hf", "megatron"); "-" for parameter counts
+  std::string method;    // the training method ("lora", "pretrain"); "-" for parameter counts
+  std::string role;      // "calibration": a constant was fitted on it; "validation": compared only
 };
 
 struct AccuracyReport {
@@ -25,7 +28,8 @@ struct AccuracyReport {
 /// scenario each record describes, estimates it and compares. Throws InputError on unreadable files.
 AccuracyReport RunAccuracy(const std::string& measurements_path);
 
-/// The report as Markdown: a summary (median and max |error| per kind and metric) and one row per record.
+/// The report as Markdown: a summary (median and max |error| per kind and metric), the error per engine and
+/// method split into calibration and validation rows, and one row per record.
 std::string AccuracyMarkdown(const AccuracyReport& report);
 
 }  // namespace trainplan

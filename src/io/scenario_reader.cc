@@ -150,6 +150,17 @@ const LinkSpec& ReadLink(const Field& v, const GpuSpec& gpu) {
   }
 }
 
+AttentionKernel ParseAttention(const std::string& s, const std::string& field) {
+  static constexpr Spelling<AttentionKernel> kSpellings[] = {
+      {"auto", AttentionKernel::kAuto},         {"default", AttentionKernel::kAuto},
+      {"eager", AttentionKernel::kEager},       {"math", AttentionKernel::kEager},
+      {"sdpa", AttentionKernel::kSdpa},         {"fa2", AttentionKernel::kFa2},
+      {"flashattention2", AttentionKernel::kFa2}, {"flashattn2", AttentionKernel::kFa2},
+      {"fa3", AttentionKernel::kFa3},           {"flashattention3", AttentionKernel::kFa3},
+      {"flashattn3", AttentionKernel::kFa3}};
+  return ParseEnum(s, field, kSpellings, "auto, eager, sdpa, fa2, fa3");
+}
+
 int ReadInt(const Field& section, std::string_view key, IntRange range, int fallback) {
   const auto v = section.Get(key);
   return v ? static_cast<int>(v->Int(range)) : fallback;
@@ -192,7 +203,8 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
                "fp32_weights", "objective", "sample_mean_tokens",
-               "sample_max_tokens", "sample_lengths", "packing"});
+               "sample_max_tokens", "sample_lengths", "packing", "attention"});
+  if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
     // Lightning's "bf16-mixed" autocasts to bf16 over fp32 parameters; "bf16-true" is plain bf16.
@@ -337,6 +349,23 @@ void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
   if (const auto v = h.Get("host_ram_gb")) hw.host_ram_bytes = v->Number(0, kMaxHostRamGb) * kGB;
 }
 
+namespace {
+
+// training.attention names the kernel; strategy.flash_attention (older files) only says fused or not. A named
+// kernel sets it; the two may not disagree.
+void ReconcileAttention(const Field& st, const Training& tr, Strategy& sg) {
+  if (tr.attention == AttentionKernel::kAuto) return;
+  const bool fused = tr.attention != AttentionKernel::kEager;
+  if (const auto v = st.Get("flash_attention"); v && v->Bool() != fused) {
+    throw InputError(v->path(), v->Shown(),
+                     fmt::format("{} to agree with training.attention {} (or leave it out)", fused ? "true" : "false",
+                                 AttentionKernelKey(tr.attention)));
+  }
+  sg.flash_attention = fused;
+}
+
+}  // namespace
+
 void CheckScenarioShape(const Field& doc) {
   if (!doc.IsObject()) {
     throw InputError(doc.path().empty() ? "scenario" : doc.path(), doc.Shown(),
@@ -356,6 +385,7 @@ Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
   s.model = ReadModel(doc, allow_paths);
   ReadTraining(t, s.training, s.model);
   ReadStrategy(st, s.strategy);
+  ReconcileAttention(st, s.training, s.strategy);
   ReadHardware(h, s.hardware, s.strategy);
   const auto framework = t.Get("framework");
   s.training.framework = framework ? ParseFramework(framework->String(), framework->path())

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/efficiency.h"
 #include "core/framework.h"
 #include "core/sequences.h"
 #include "core/units.h"
@@ -171,6 +172,20 @@ std::string MemoryMechanismsText(const Scenario& s) {
   return out;
 }
 
+// The kernel the time model runs and why: asked for, or the engine's default; its rate against FlashAttention-2.
+std::string AttentionText(const Scenario& s) {
+  const EfficiencyCatalog& eff = Efficiency();
+  const AttentionKernel kernel = eff.Kernel(s.training.attention, s.strategy.flash_attention, s.training.framework);
+  const char* why = s.training.attention != AttentionKernel::kAuto ? "as given"
+                    : s.strategy.flash_attention                  ? "the engine's default"
+                                                                  : "flash attention off";
+  if (kernel == AttentionKernel::kEager)
+    return fmt::format("attention eager ({}): scores, softmax and dropout mask are stored and cross HBM", why);
+  return fmt::format("attention {} ({}): no s x s score matrix is stored; runs at {:.0f}% of FlashAttention-2's rate "
+                     "on this GPU (data/efficiency.json attention_kernels)",
+                     AttentionKernelKey(kernel), why, 100 * eff.AttentionRate(kernel, s.hardware.gpu.generation));
+}
+
 }  // namespace
 
 std::vector<std::string> EstimateAssumptions(const Scenario& s) {
@@ -179,8 +194,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
           fmt::format("precision {}, optimizer {}, method {}", ToString(s.training.precision),
                       ToString(s.training.optimizer), ToString(s.training.method)),
           RecomputeText(s.strategy.recompute),
-          s.strategy.flash_attention ? "flash attention: no s x s score matrix is stored"
-                                     : "eager attention: scores, softmax and dropout mask are stored",
+          AttentionText(s),
           fmt::format("GPU peaks are dense datasheet figures for {} ({})", s.hardware.gpu.name,
                       s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
           fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
@@ -323,6 +337,21 @@ std::string AlternativeChangeText(const Alternative& a) {
     case AlternativeChange::kMoreGpus: return fmt::format("up to {} GPUs", a.max_gpus);
     case AlternativeChange::kNoDeadline: return "no deadline";
     case AlternativeChange::kNoBudget: return "no budget limit";
+    case AlternativeChange::kFramework:
+      switch (a.framework) {
+        case Framework::kUnsloth:
+          return "framework unsloth (one GPU; needs the unsloth package and a model it supports: fused LoRA "
+                 "kernels, checkpoints offloaded to host RAM, Cut Cross-Entropy)";
+        case Framework::kTorchtune:
+          return "framework torchtune (needs a torchtune recipe for the model: chunked cross-entropy, pure bf16 "
+                 "weights and optimizer state)";
+        default: return fmt::format("framework {}", ToString(a.framework));
+      }
+    case AlternativeChange::kFusedAttention:
+      return "attention fa2 (needs the flash-attn package and a GPU it supports: no s x s score matrix)";
+    case AlternativeChange::kShorterSeqLen:
+      return fmt::format("seq_len {} (needs samples truncated or split to {} tokens; longer context is lost)",
+                         a.seq_len, a.seq_len);
   }
   return "";
 }

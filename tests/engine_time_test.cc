@@ -1,0 +1,144 @@
+// Engine-aware time: the attention kernel, the engine's per-step overheads, overlap of offloaded optimizer
+// steps, and alternatives that switch engine, kernel or sequence length.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "core/estimate.h"
+#include "core/search.h"
+#include "io/scenario_reader.h"
+#include "text/explain.h"
+
+namespace trainplan {
+namespace {
+
+using nlohmann::json;
+
+Scenario Job(json training, json hardware, json strategy = json::object(), const std::string& model = "llama-3-8b") {
+  return ScenarioFromJson({{"model", model}, {"training", training}, {"hardware", hardware}, {"strategy", strategy}},
+                          false);
+}
+
+// The first case: HF Trainer + DeepSpeed full fine-tuning of Llama-3-8B on 4x A100 was timed as if the
+// engine ran Megatron's fused kernels and FlashAttention-2 (69.6% MFU). It runs the Hugging Face model: SDPA by
+// default, unfused norms and rotary, ~75 ops dispatched per layer pass.
+TEST(EngineTime, HfDeepSpeedFullFineTuneIsSlowerThanFusedEngines) {
+  const json hw = {{"gpu", "a100-80gb-sxm"}, {"gpus", 4}};
+  const json tr = {{"method", "full"}, {"global_batch", 128}};
+  const Estimate ds = EstimateScenario(Job(tr, hw, {{"zero", 2}}));
+  EXPECT_EQ(ds.time.mfu, ds.time.hfu);  // no recomputation by default in DeepSpeed
+  EXPECT_LT(ds.time.mfu, 0.62);
+  EXPECT_GT(ds.time.mfu, 0.45);
+  json fused = tr;
+  fused["framework"] = "megatron";
+  const Estimate mg = EstimateScenario(Job(fused, hw, {{"zero", 1}}));
+  EXPECT_GT(mg.time.mfu, ds.time.mfu + 0.05);
+}
+
+// The second case: Llama-2-13B on 4x A100-40GB PCIe with the optimizer offloaded (50.9% MFU before).
+TEST(EngineTime, OffloadedDeepSpeedStepIsSerialAndSlow) {
+  const Estimate e = EstimateScenario(Job({{"method", "full"}, {"global_batch", 128}, {"framework", "deepspeed"}},
+                                          {{"gpu", "a100-40gb-pcie"}, {"gpus", 4}},
+                                          {{"zero", 2}, {"offload", "optimizer"}, {"recompute", "full"}},
+                                          "llama-2-13b"));
+  EXPECT_GT(e.time[TimeTerm::kOffload], 0);
+  EXPECT_LT(e.time.mfu, 0.48);  // 50.9% before: the step ran at fused-kernel rates
+}
+
+double StepWith(const std::string& kernel, const std::string& gpu) {
+  return EstimateScenario(Job({{"method", "lora"}, {"framework", "hf"}, {"attention", kernel}, {"seq_len", 8192}},
+                              {{"gpu", gpu}, {"gpus", 1}}))
+      .time.step_s;
+}
+
+TEST(EngineTime, AttentionKernelsOrderAsMeasured) {
+  const double eager = StepWith("eager", "h100-sxm"), sdpa = StepWith("sdpa", "h100-sxm");
+  const double fa2 = StepWith("fa2", "h100-sxm"), fa3 = StepWith("fa3", "h100-sxm");
+  EXPECT_GT(eager, sdpa);
+  EXPECT_GT(sdpa, fa2);
+  EXPECT_GT(fa2, fa3);  // FlashAttention-3 uses Hopper's wgmma and TMA
+  // Off Hopper FA3 runs at FA2's rate.
+  EXPECT_DOUBLE_EQ(StepWith("fa3", "a100-80gb-sxm"), StepWith("fa2", "a100-80gb-sxm"));
+  // auto is the engine's default: SDPA for Hugging Face models.
+  EXPECT_DOUBLE_EQ(StepWith("auto", "h100-sxm"), sdpa);
+}
+
+TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
+  const Scenario eager = Job({{"method", "lora"}, {"attention", "eager"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}});
+  EXPECT_FALSE(eager.strategy.flash_attention);
+  try {
+    Job({{"method", "lora"}, {"attention", "fa2"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}}, {{"flash_attention", false}});
+    FAIL() << "disagreeing keys accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "strategy.flash_attention");
+  }
+  try {
+    Job({{"method", "lora"}, {"attention", "fa4"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}});
+    FAIL() << "unknown kernel accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "training.attention");
+    EXPECT_EQ(e.allowed(), "one of: auto, eager, sdpa, fa2, fa3");
+  }
+}
+
+// PEFT's fp32 adapters cast each target's input and add its output outside the GEMMs; Unsloth's fused LoRA
+// kernels do not. More targets: more memory traffic for HF, none for Unsloth.
+TEST(EngineTime, PeftAdapterCastsAreMemoryTraffic) {
+  auto memory_s = [](const std::string& framework, const json& targets) {
+    return EstimateScenario(Job({{"method", "lora"}, {"framework", framework}, {"lora_targets", targets}},
+                                {{"gpu", "a100-80gb-sxm"}, {"gpus", 1}}, {{"recompute", "full"}}))
+        .time[TimeTerm::kMemoryBound];
+  };
+  const json one = {"q_proj"}, all = {"all-linear"};
+  EXPECT_GT(memory_s("hf", all), memory_s("hf", one) * 1.1);
+  EXPECT_NEAR(memory_s("unsloth", all), memory_s("unsloth", one), 1e-3 * memory_s("unsloth", one));
+}
+
+// torchtune steps each parameter inside the backward (optimizer_in_bwd, one GPU, no accumulation): the CPU
+// step overlaps the layers still to run. DeepSpeed's ZeRO-Offload steps after the backward.
+TEST(EngineTime, OptimizerInBackwardHidesTheOffloadedStep) {
+  auto offload_s = [](const std::string& framework, int64_t global_batch) {
+    return EstimateScenario(Job({{"method", "full"}, {"framework", framework}, {"global_batch", global_batch},
+                                 {"seq_len", 8192}},
+                                {{"gpu", "h100-sxm"}, {"gpus", 1}},
+                                {{"zero", 1}, {"offload", "optimizer"}, {"recompute", "full"}}, "llama-3.2-1b"))
+        .time[TimeTerm::kOffload];
+  };
+  const double serial = offload_s("deepspeed", 1);
+  EXPECT_GT(serial, 0);
+  EXPECT_LT(offload_s("torchtune", 1), 0.5 * serial);
+  // With gradient accumulation the step waits for the last micro-batch: serial again.
+  EXPECT_DOUBLE_EQ(offload_s("torchtune", 4), serial);
+}
+
+// The third case: Gemma-2-9B QLoRA at 8k on one RTX 4090 does not fit the HF engine (37.6 GiB) but fits
+// Unsloth (offloaded checkpoints, Cut Cross-Entropy); the alternatives must say so.
+TEST(EngineTime, AlternativesSuggestUnslothWhenNothingFits) {
+  Scenario job = Job({{"method", "qlora"}, {"seq_len", 8192}}, {{"gpu", "rtx-4090"}, {"gpus", 1}}, json::object(),
+                     "gemma-2-9b");
+  PlanConstraints c;
+  c.gpu_types = {"rtx-4090"};
+  c.gpus = 1;
+  c.framework_fixed = true;
+  const PlanResult r = SearchPlans(job, c, 1);
+  ASSERT_FALSE(r.feasible);
+  const auto unsloth = std::find_if(r.alternatives.begin(), r.alternatives.end(), [](const Alternative& a) {
+    return a.change == AlternativeChange::kFramework && a.framework == Framework::kUnsloth;
+  });
+  ASSERT_NE(unsloth, r.alternatives.end());
+  EXPECT_TRUE(unsloth->feasible);
+  EXPECT_EQ(unsloth->best.framework, Framework::kUnsloth);
+  EXPECT_NE(AlternativeChangeText(*unsloth).find("one GPU"), std::string::npos);
+  const auto shorter = std::find_if(r.alternatives.begin(), r.alternatives.end(), [](const Alternative& a) {
+    return a.change == AlternativeChange::kShorterSeqLen;
+  });
+  ASSERT_NE(shorter, r.alternatives.end());
+  EXPECT_EQ(shorter->seq_len, 4096);
+  EXPECT_EQ(AlternativeChangeText(*shorter),
+            "seq_len 4096 (needs samples truncated or split to 4096 tokens; longer context is lost)");
+}
+
+}  // namespace
+}  // namespace trainplan
