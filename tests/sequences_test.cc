@@ -227,12 +227,13 @@ TEST(Preference, ReferenceForwardTime) {
   EXPECT_EQ(simpo.time.reference_forward_s, 0);
   EXPECT_GT(dpo.time.reference_forward_s, 0);
   // SimPO runs 2 rows per example: the step of SFT over twice the rows; DPO adds a forward of those
-  // rows, about a third of a forward and backward.
+  // rows, about a third of a forward and backward (a little more: a forward pass also carries the engine's
+  // per-pass dispatch and elementwise traffic, which the compute term leaves out).
   EXPECT_NEAR(simpo.time.step_s, sft4.time.step_s, 1e-9 * sft4.time.step_s);
   EXPECT_NEAR(dpo.time.step_s, simpo.time.step_s + dpo.time.reference_forward_s, 1e-9 * dpo.time.step_s);
   const double ratio = dpo.time.reference_forward_s / simpo.time[TimeTerm::kCompute];
   EXPECT_GT(ratio, 0.28);
-  EXPECT_LT(ratio, 0.40);
+  EXPECT_LT(ratio, 0.45);
   // KTO: three forward passes without backward per training pass (policy on KL completions, reference on both).
   const Estimate kto = job("kto", 2), sft2 = job("sft", 2);
   // 3 forwards of 2 rows against 1 of 4 rows per micro-batch: 1.5, a little more as shorter GEMMs run slower.
