@@ -1,34 +1,19 @@
 // End-to-end runs of the trainplan binary: exit codes, error messages and the JSON contract.
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/run_cli.h"
+
 namespace {
 
-struct CommandResult {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CommandResult Trainplan(const std::string& args) {
-  std::string cmd = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
-  CommandResult run;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
+using trainplan::test_support::CliRun;
+using trainplan::test_support::RunCli;
 
 nlohmann::json TrainplanJson(const std::string& args) {
-  CommandResult run = Trainplan(args + " --json");
+  CliRun run = RunCli(args + " --json");
   EXPECT_EQ(run.status, 0) << run.out;
   return nlohmann::json::parse(run.out);
 }
@@ -54,13 +39,13 @@ TEST(Cli, ModelFromConfigFile) {
 }
 
 TEST(Cli, UnknownModelSuggestsClosestAndExits2) {
-  CommandResult run = Trainplan("model lama-3-8b");
+  CliRun run = RunCli("model lama-3-8b");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("llama-3-8b"), std::string::npos) << run.out;
 }
 
 TEST(Cli, UnknownGpuSuggestsClosestAndExits2) {
-  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm6 --gpus 8");
+  CliRun run = RunCli("estimate --model llama-3-8b --gpu h100-sxm6 --gpus 8");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("invalid --gpu: 'h100-sxm6'"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("h100"), std::string::npos) << run.out;
@@ -68,30 +53,30 @@ TEST(Cli, UnknownGpuSuggestsClosestAndExits2) {
 
 TEST(Cli, MalformedScenarioExits2) {
   std::string path = WriteTemp("truncated.json", R"({"model": "llama-3-8b", "training": {"method": )");
-  CommandResult run = Trainplan("estimate " + path);
+  CliRun run = RunCli("estimate " + path);
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("scenario"), std::string::npos) << run.out;
 }
 
 TEST(Cli, TpNotDividingHeadsExits2NamingField) {
-  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 3 --tp 3");
+  CliRun run = RunCli("estimate --model llama-3-8b --gpu h100-sxm --gpus 3 --tp 3");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("invalid --tp: '3'; must divide num_attention_heads (32)"), std::string::npos) << run.out;
 }
 
 TEST(Cli, GpuCountMismatchExits2) {
-  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --tp 2 --pp 2 --dp 3");
+  CliRun run = RunCli("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --tp 2 --pp 2 --dp 3");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("gpus"), std::string::npos) << run.out;
 }
 
 TEST(Cli, NegativeNumberExits2) {
-  CommandResult run = Trainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --seq-len -5");
+  CliRun run = RunCli("estimate --model llama-3-8b --gpu h100-sxm --gpus 8 --seq-len -5");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("invalid --seq-len: '-5'; an integer from 1 to 10000000"), std::string::npos) << run.out;
 }
 
-TEST(Cli, UnknownFlagExits2) { EXPECT_EQ(Trainplan("estimate --modle llama-3-8b").status, 2); }
+TEST(Cli, UnknownFlagExits2) { EXPECT_EQ(RunCli("estimate --modle llama-3-8b").status, 2); }
 
 TEST(Cli, EstimateJsonHoldsTheContractKeys) {
   auto j = TrainplanJson(
@@ -128,7 +113,7 @@ TEST(Cli, ScenarioFileAndFlagsAgree) {
 }
 
 TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
-  CommandResult run = Trainplan("estimate --model llama-3-70b --method full --gpu a100-80gb-sxm --gpus 4");
+  CliRun run = RunCli("estimate --model llama-3-70b --method full --gpu a100-80gb-sxm --gpus 4");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("DOES NOT FIT"), std::string::npos) << run.out;
   // The answer says what would fit on the same GPUs.
@@ -148,13 +133,13 @@ TEST(Cli, InfeasibleJobIsAnAnswerNotAnError) {
 // Host RAM is a column and, when given, a limit: the 2 x RTX 4090 plan for Qwen2.5-14B offloads 266 GB.
 TEST(Cli, HostRamIsShownAndLimits) {
   const std::string job = "--model qwen2.5-14b --method full --gpu rtx-4090 --gpus 2";
-  CommandResult plan = Trainplan("plan " + job);
+  CliRun plan = RunCli("plan " + job);
   EXPECT_EQ(plan.status, 0) << plan.out;
   EXPECT_NE(plan.out.find("host RAM"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("   266 GB "), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("266 GB of host RAM per node"), std::string::npos) << plan.out;
 
-  CommandResult limited = Trainplan("plan " + job + " --host-ram 128");
+  CliRun limited = RunCli("plan " + job + " --host-ram 128");
   EXPECT_EQ(limited.status, 0) << limited.out;
   EXPECT_NE(limited.out.find("NO PLAN: does not fit the host: every strategy that fits the GPUs offloads more "
                              "than the host RAM given; the least needs 266 GB per node, 128 GB given"),
@@ -162,7 +147,7 @@ TEST(Cli, HostRamIsShownAndLimits) {
       << limited.out;
 
   const std::string offload = " --zero 3 --offload optimizer+params --recompute full";
-  CommandResult estimate = Trainplan("estimate " + job + offload + " --host-ram 128");
+  CliRun estimate = RunCli("estimate " + job + offload + " --host-ram 128");
   EXPECT_EQ(estimate.status, 0) << estimate.out;
   EXPECT_NE(estimate.out.find("host RAM needed      266 GB per node of 128 GB given -> DOES NOT FIT the host"),
             std::string::npos)
@@ -179,7 +164,7 @@ TEST(Cli, HostRamIsShownAndLimits) {
   EXPECT_TRUE(unlimited["memory"]["host_limit_bytes"].is_null());
 
   for (const char* bad : {"--host-ram 0", "--host-ram -3", "--usable-memory 0.4", "--usable-memory 2"}) {
-    CommandResult run = Trainplan("plan " + job + " " + bad);
+    CliRun run = RunCli("plan " + job + " " + bad);
     EXPECT_EQ(run.status, 2) << bad << "\n" << run.out;
     EXPECT_NE(run.out.find(std::string("error: invalid ") + std::string(bad).substr(0, std::string(bad).find(' '))),
               std::string::npos)
@@ -191,7 +176,7 @@ TEST(Cli, HostRamIsShownAndLimits) {
 TEST(Cli, EdgePlansAreMarked) {
   const std::string job =
       "plan --model mixtral-8x7b --method full --tokens 1e9 --gpu mi300x --gpus 64 --framework deepspeed --top 40";
-  CommandResult run = Trainplan(job);
+  CliRun run = RunCli(job);
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("GiB!"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("! at the edge: above the 93% of GPU memory"), std::string::npos) << run.out;
@@ -212,7 +197,7 @@ TEST(Cli, EdgePlansAreMarked) {
 TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {
   for (const char* args : {"--gpus 0", "--deadline -3d", "--deadline soon", "--gpu h100-sxm,b300x",
                            "--objective fastest", "--max-gpus 0", "--price h100-sxm=abc"}) {
-    CommandResult run = Trainplan(std::string("plan --model llama-3-8b --method lora ") + args);
+    CliRun run = RunCli(std::string("plan --model llama-3-8b --method lora ") + args);
     EXPECT_EQ(run.status, 2) << args << "\n" << run.out;
     EXPECT_NE(run.out.find("error: invalid"), std::string::npos) << args << "\n" << run.out;
   }
@@ -224,7 +209,7 @@ TEST(Cli, PlanBeyondTheSearchRangeSaysSo) {
       "outside the search: 20,000 GPUs is beyond its range of 1 to 16,384 GPUs; raise max_gpus to search larger "
       "counts";
   const std::string args = "plan --model llama-3-8b --method full --gpus 20000 --gpu h100-sxm --threads 1";
-  CommandResult run = Trainplan(args);
+  CliRun run = RunCli(args);
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("NO PLAN: " + sentence + "\n"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("inf GiB"), std::string::npos) << run.out;
@@ -235,7 +220,7 @@ TEST(Cli, PlanBeyondTheSearchRangeSaysSo) {
   EXPECT_EQ(wider["reason"],
             "no strategy: no split of 20,000 GPUs into tensor, pipeline, context and data parallelism has a "
             "data-parallel size that divides the global batch of 128 sequences");
-  CommandResult refused = Trainplan("plan --model llama-3-8b --method full --gpus 1000001 --gpu h100-sxm");
+  CliRun refused = RunCli("plan --model llama-3-8b --method full --gpus 1000001 --gpu h100-sxm");
   EXPECT_EQ(refused.status, 2) << refused.out;
 }
 
@@ -268,7 +253,7 @@ TEST(Cli, LaunchUsesTheStrategyAScenarioGives) {
   const std::string path = WriteTemp("given_strategy.json", R"({"model": "llama-3-8b",
     "training": {"method": "full", "micro_batch": 3, "global_batch": 48},
     "hardware": {"gpu": "h100-sxm", "gpus": 4}, "strategy": {"zero": 3}})");
-  CommandResult run = Trainplan("launch " + path + " --format deepspeed");
+  CliRun run = RunCli("launch " + path + " --format deepspeed");
   ASSERT_EQ(run.status, 0) << run.out;
   const nlohmann::json ds = nlohmann::json::parse(run.out.substr(0, run.out.rfind('}') + 1));
   EXPECT_EQ(ds["zero_optimization"]["stage"], 3);
@@ -279,33 +264,33 @@ TEST(Cli, LaunchUsesTheStrategyAScenarioGives) {
 
 TEST(Cli, LaunchRefusesABadStrategyInAScenario) {
   const std::string path = WriteTemp("bad_strategy.json", R"({"model": "llama-3-8b", "strategy": {"tp": 3}})");
-  CommandResult run = Trainplan("launch " + path + " --format torchrun");
+  CliRun run = RunCli("launch " + path + " --format torchrun");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_EQ(run.out, "error: invalid strategy.tp: '3'; must divide num_attention_heads (32)\n");
 }
 
 TEST(Cli, DeeplyNestedScenarioExits2WithAMessage) {
   const std::string path = WriteTemp("deep.json", std::string(100000, '{') + std::string(100000, '}'));
-  CommandResult run = Trainplan("estimate " + path);
+  CliRun run = RunCli("estimate " + path);
   EXPECT_EQ(run.status, 2);
   EXPECT_EQ(run.out, "error: invalid scenario: '" + path + "'; a JSON document nested at most 64 levels\n");
 }
 
 TEST(Cli, ScenarioFileFieldsKeepTheirPathFlagsAreSpeltAsFlags) {
   const std::string path = WriteTemp("bad_method.json", R"({"model": "llama-3-8b", "training": {"method": "lorra"}})");
-  CommandResult file = Trainplan("estimate " + path);
+  CliRun file = RunCli("estimate " + path);
   EXPECT_EQ(file.status, 2);
   EXPECT_NE(file.out.find("invalid training.method: 'lorra'"), std::string::npos) << file.out;
-  CommandResult flag = Trainplan("estimate --model llama-3-8b --method lorra");
+  CliRun flag = RunCli("estimate --model llama-3-8b --method lorra");
   EXPECT_EQ(flag.status, 2);
   EXPECT_NE(flag.out.find("invalid --method: 'lorra'"), std::string::npos) << flag.out;
-  CommandResult price = Trainplan("plan --model llama-3-8b --price h100-sxm=-1");
+  CliRun price = RunCli("plan --model llama-3-8b --price h100-sxm=-1");
   EXPECT_EQ(price.status, 2);
   EXPECT_EQ(price.out, "error: invalid --price: '-1.0'; a positive USD per GPU-hour\n");
 }
 
 TEST(Cli, AModelIsRequiredNamesTheFlag) {
-  CommandResult run = Trainplan("plan --method lora");
+  CliRun run = RunCli("plan --method lora");
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("--model"), std::string::npos) << run.out;
 }

@@ -1,36 +1,21 @@
 // End-to-end estimates on the cards fine-tuners have, one per efficiency generation they added or stretch:
 // the T4 (Turing, FP16 only), the L4 (24 GB Ada) and one MI250X GCD (CDNA2).
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/run_cli.h"
+
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-struct CommandResult {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CommandResult Trainplan(const std::string& args) {
-  const std::string cmd = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
-  CommandResult run;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
+using trainplan::test_support::CliRun;
+using trainplan::test_support::RunCli;
 
 nlohmann::json Estimate(const std::string& args) {
-  const CommandResult run = Trainplan("estimate " + args + " --json");
+  const CliRun run = RunCli("estimate " + args + " --json");
   EXPECT_EQ(run.status, 0) << run.out;
   return nlohmann::json::parse(run.out);
 }
@@ -42,7 +27,7 @@ double PeakTflops(const nlohmann::json& e) {
 
 // The T4 has no BF16, like the V100: a bf16 job is refused naming the field, the value and what is allowed.
 TEST(FineTuningGpus, Bf16OnAT4IsRefusedAsOnAV100) {
-  const CommandResult run = Trainplan("estimate --model llama-3-8b --method qlora --gpu t4 --precision bf16");
+  const CliRun run = RunCli("estimate --model llama-3-8b --method qlora --gpu t4 --precision bf16");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_NE(run.out.find("--precision: 'bf16'"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("NVIDIA T4 has no BF16; use fp16 or fp32"), std::string::npos) << run.out;

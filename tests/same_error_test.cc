@@ -1,7 +1,5 @@
 // One bad document, one error: every face that reads a document (estimate, plan, launch, recommend and
 // review on the command line; the HTTP API) refuses it naming the same field with the same message.
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -9,29 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "server/api.h"
+#include "support/run_cli.h"
 
 namespace trainplan {
 namespace {
 
 using nlohmann::json;
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun Cli(const std::string& args) {
-  const std::string cmd = std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1";
-  CliRun run;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
+using trainplan::test_support::CliRun;
+using trainplan::test_support::RunCli;
 
 std::string WriteTemp(const std::string& name, const json& doc) {
   const std::string path = testing::TempDir() + name;
@@ -72,7 +56,7 @@ TEST(SameError, EveryFaceNamesTheSameFieldOfAScenarioFile) {
     const std::string message = Message(bad.field, bad.value, bad.allowed);
     const std::string path = WriteTemp(std::string(bad.name) + ".json", bad.doc);
     for (const std::string command : {"estimate", "plan", "recommend", "launch --format torchrun"}) {
-      const CliRun run = Cli(command + " " + path);
+      const CliRun run = RunCli(command + " " + path);
       EXPECT_EQ(run.status, 2) << command << " " << bad.name << ": " << run.out;
       EXPECT_EQ(run.out, "error: " + message + "\n") << command << " " << bad.name;
     }
@@ -114,7 +98,7 @@ TEST(SameError, ReviewOnTheCliAndTheApiNamesTheBuildField) {
   for (const Case& c : cases) {
     const json build = Build(c.changes);
     const std::string message = Message(c.field, c.value, c.allowed);
-    const CliRun run = Cli("review " + WriteTemp("build.json", build));
+    const CliRun run = RunCli("review " + WriteTemp("build.json", build));
     EXPECT_EQ(run.status, 2) << run.out;
     EXPECT_EQ(run.out, "error: " + message + "\n");
     const ApiResponse r = HandleRequest("POST", "/api/review", build.dump());
@@ -127,12 +111,12 @@ TEST(SameError, ReviewOnTheCliAndTheApiNamesTheBuildField) {
 
 TEST(SameError, OneLimitForGpusPerNodeOnEveryFace) {
   const std::string allowed = "an integer from 1 to 72";
-  const CliRun plan = Cli("plan --model llama-3-8b --gpus-per-node 100");
+  const CliRun plan = RunCli("plan --model llama-3-8b --gpus-per-node 100");
   EXPECT_EQ(plan.status, 2);
   EXPECT_EQ(plan.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
-  const CliRun estimate = Cli("estimate --model llama-3-8b --gpus 8 --gpus-per-node 100");
+  const CliRun estimate = RunCli("estimate --model llama-3-8b --gpus 8 --gpus-per-node 100");
   EXPECT_EQ(estimate.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
-  const CliRun launch = Cli("launch --model llama-3-8b --format torchrun --gpus-per-node 100");
+  const CliRun launch = RunCli("launch --model llama-3-8b --format torchrun --gpus-per-node 100");
   EXPECT_EQ(launch.out, "error: " + Message("--gpus-per-node", "100", allowed) + "\n");
   const ApiResponse r =
       HandleRequest("POST", "/api/plan", json{{"model", "llama-3-8b"}, {"plan", {{"gpus_per_node", 100}}}}.dump());

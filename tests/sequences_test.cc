@@ -3,17 +3,15 @@
 // and the input checks.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "base/error.h"
 #include "core/estimate.h"
 #include "core/sequences.h"
 #include "io/scenario_reader.h"
+#include "support/run_cli.h"
 
 namespace trainplan {
 namespace {
@@ -285,19 +283,9 @@ TEST(Samples, BadInputNamesFieldValueAndAllowed) {
   EXPECT_EQ(s.training.sample_mean_tokens, 300);
 }
 
-/// The binary's exit status and its stdout and stderr together.
-std::pair<int, std::string> RunTrainplan(const std::string& args) {
-  FILE* pipe = popen((std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while (pipe && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  const int raw = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
-}
 
 TEST(Samples, FlagsReachTheEstimate) {
-  const auto [status, out] = RunTrainplan(
+  const auto [status, out] = trainplan::test_support::RunCli(
       "estimate --model llama-3-8b --method lora --gpu h100-sxm --gpus 1 --seq-len 4096 --micro-batch 4 "
       "--global-batch 64 --sample-mean-tokens 300 --sample-max-tokens 2000 --training-objective simpo --json");
   ASSERT_EQ(status, 0) << out;
@@ -313,10 +301,10 @@ TEST(Samples, FlagsReachTheEstimate) {
   EXPECT_TRUE(said_padding) << j["assumptions"].dump();
 
   const auto [bad_status, bad_out] =
-      RunTrainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --sample-mean-tokens 900 --sample-max-tokens 500");
+      trainplan::test_support::RunCli("estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --sample-mean-tokens 900 --sample-max-tokens 500");
   EXPECT_EQ(bad_status, 2) << bad_out;
   EXPECT_NE(bad_out.find("--sample-mean-tokens"), std::string::npos) << bad_out;
-  const auto [pack_status, pack_out] = RunTrainplan("estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --packing "
+  const auto [pack_status, pack_out] = trainplan::test_support::RunCli("estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --packing "
                                            "--training-objective dpo");
   EXPECT_EQ(pack_status, 2) << pack_out;
   EXPECT_NE(pack_out.find("--packing"), std::string::npos) << pack_out;
