@@ -307,7 +307,7 @@ std::string PlanWhy(const Plan& p) {
     }
   }
   const std::string cost =
-      p.price_per_gpu_hour > 0 ? fmt::format("${:.0f} at {}", p.cost_usd, PriceText(p)) : "no rental price";
+      p.price_per_gpu_hour > 0 ? fmt::format("{} at {}", FormatUsd(p.cost_usd), PriceText(p)) : "no rental price";
   const std::string utilisation =
       p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
   const MemoryEstimate& m = p.memory;

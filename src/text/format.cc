@@ -12,7 +12,10 @@ std::string FormatDuration(double s) {
 }
 
 std::string FormatUsd(double usd) {
-  return usd >= 1e6 ? fmt::format("${:.2f}M", usd / 1e6) : fmt::format("${:.0f}", usd);
+  // Cents under $10, so a short job's cost never reads "$0".
+  return usd >= 1e6 ? fmt::format("${:.2f}M", usd / 1e6)
+         : usd < 10 ? fmt::format("${:.2f}", usd)
+                    : fmt::format("${:.0f}", usd);
 }
 
 }  // namespace trainplan

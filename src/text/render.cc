@@ -175,7 +175,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
                          p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
                          FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
-                         p.price_per_gpu_hour > 0 ? fmt::format("{:.0f}", p.cost_usd) : std::string("no price"));
+                         p.price_per_gpu_hour > 0 ? FormatUsd(p.cost_usd).substr(1) : std::string("no price"));
     }
     if (any_edge)
       out += fmt::format("! at the edge: above the {:.0f}% of GPU memory a plan may fill (--usable-memory); ranked "
