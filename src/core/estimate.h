@@ -223,6 +223,7 @@ struct MemoryLayerSummary {
   double act_lse_bytes = 0;     // flash attention's fp32 log-sum-exp per head
   double act_score_bytes = 0;   // eager attention: bytes per score (softmax, dropout mask and output)
   double act_mlp_bytes = 0;     // MLP intermediates before TP splits them
+  double act_linear_attn_bytes = 0;  // linear attention (Gated DeltaNet) tensors before TP splits the heads
   double dora_transient_bytes = 0;  // DoRA's weight-norm temporaries for the largest adapted linear
   double largest_matrix = 0;    // parameters of the biggest weight tensor (loaded or quantised one at a time)
   double num_heads = 0;

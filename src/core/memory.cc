@@ -75,6 +75,22 @@ double DoraTransientBytes(const Linear& linear, const Training& tr, double rank,
   return in * in * adapter_bytes + in * rank * adapter_bytes + in_out * std::max(at_cast, at_norm);
 }
 
+// Gated DeltaNet (transformers Qwen3NextGatedDeltaNet with fla's chunk_gated_delta_rule, fla
+// ops/gated_delta_rule/chunk.py at 92396f25): bytes saved per token, all growing linearly with the sequence
+// (no s^2 scores, no KV beyond the row). Per value head: the conv1d input (q, k, v channels), the kernel's
+// save_for_backward of l2-normalised q and k (repeated up to the value heads) with fp32 rstd each, v, the
+// fp32 cumulative decay g, beta and the 64-wide inverted WY matrix A per row; then the output gate z, the
+// gated RMSNorm's input (+ fp32 rstd) and out_proj's input. The chunk states h [T/64, k, v] are recomputed
+// in backward rather than saved.
+double LinearAttentionBytesPerToken(const AttentionShape& at, double el) {
+  const double v_heads = static_cast<double>(at.num_heads), k_heads = static_cast<double>(at.num_kv_heads);
+  const double dk = static_cast<double>(at.qk_head_dim), dv = static_cast<double>(at.v_head_dim);
+  const double conv_in = el * (2 * k_heads * dk + v_heads * dv);
+  const double kernel = v_heads * (el * (2 * dk + dv + 1 + kDeltaRuleChunk) + 4 + 4 + 4);
+  const double gate_norm_out = v_heads * (3 * el * dv + 4);
+  return conv_in + kernel + gate_norm_out;
+}
+
 // Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
 // tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
 // them by the strategy.
@@ -122,7 +138,11 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   }
 
   const AttentionShape& at = layer.attention;
-  if (at.num_heads > 0) {
+  if (at.linear) {
+    whole += 2 * el * h;  // input norm's input, in_proj input
+    out.act_linear_attn_bytes = LinearAttentionBytesPerToken(at, el);
+    if (hidden_dropout) whole += h;
+  } else if (at.num_heads > 0) {
     out.num_heads = static_cast<double>(at.num_heads);
     out.num_kv_heads = static_cast<double>(at.num_kv_heads);
     whole += 2 * el * h;  // input norm's input, QKV input
@@ -254,6 +274,9 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     const bool trains = all_train || (tr.method == Method::kFreeze && model.tie_word_embeddings);
     tally.base += emb;
     tally.largest_layer = std::max(tally.largest_layer, emb);
+    // A frozen vision tower feeds the first stage: held whole in the base weights' dtype (unquantised
+    // under QLoRA), never trained.
+    if (stage.first) tally.base += static_cast<double>(params.vision);
     if (trains) {
       tally.trainable += emb;
       tally.factored += vocab_rows_cols;
@@ -312,7 +335,7 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
       out.core = tokens * heads * par.row_tokens * layer.act_score_bytes;
     }
   }
-  sharded += tokens * layer.act_mlp_bytes * par.inv_t;
+  sharded += tokens * (layer.act_mlp_bytes + layer.act_linear_attn_bytes) * par.inv_t;
   out.all = tokens * layer.act_whole_bytes * par.inv_rep + sharded + out.core;
   out.input = el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
   return out;

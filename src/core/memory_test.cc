@@ -848,5 +848,59 @@ TEST(MemoryTest, EstimateMemoryDoesNotAllocate) {
   EXPECT_GT(total, 0);
 }
 
+// Gated DeltaNet layers save tensors that grow linearly in the sequence: no s^2 scores with or without flash
+// attention, unlike a full-attention layer without it.
+TEST(MemoryTest, LinearAttentionActivationsAreLinearInTheSequence) {
+  nlohmann::json config = {{"model_type", "qwen3_next"}, {"hidden_size", 1024}, {"intermediate_size", 2816},
+                           {"num_hidden_layers", 4}, {"num_attention_heads", 8}, {"num_key_value_heads", 2},
+                           {"head_dim", 128}, {"linear_conv_kernel_dim", 4}, {"linear_key_head_dim", 128},
+                           {"linear_num_key_heads", 8}, {"linear_num_value_heads", 16},
+                           {"linear_value_head_dim", 128}, {"vocab_size", 32000}};
+  config["layer_types"] = {"linear_attention", "linear_attention", "linear_attention", "linear_attention"};
+  Scenario sc = LlamaJob(Method::kFull, Framework::kMegatron, 1, 0);
+  sc.model = ModelFromHfConfig(config, "test");
+  auto acts = [&](int64_t seq, bool flash) {
+    sc.training.seq_len = seq;
+    sc.strategy.flash_attention = flash;
+    return Estimate(sc)[MemTerm::kActivations];
+  };
+  for (bool flash : {true, false}) EXPECT_NEAR(acts(8192, flash) / acts(4096, flash), 2.0, 1e-9);
+  EXPECT_DOUBLE_EQ(acts(8192, false), acts(8192, true));
+  // Every layer full attention: eager attention keeps the s^2 softmax, so doubling s more than doubles.
+  config["layer_types"] = {"full_attention", "full_attention", "full_attention", "full_attention"};
+  sc.model = ModelFromHfConfig(config, "test");
+  EXPECT_NEAR(acts(8192, true) / acts(4096, true), 2.0, 1e-9);
+  EXPECT_GT(acts(8192, false) / acts(4096, false), 2.5);
+  // Per token, a delta-rule layer keeps more than a GQA flash layer: q and k repeated to the 16 value
+  // heads, the WY matrix A (64 per row and head), the output gate and the gated norm's input.
+  const double full_layers = acts(4096, true);
+  config["layer_types"] = {"linear_attention", "linear_attention", "linear_attention", "linear_attention"};
+  sc.model = ModelFromHfConfig(config, "test");
+  EXPECT_GT(acts(4096, true), full_layers);
+}
+
+// A vision tower is loaded beside the language model and stays frozen: its weights at the compute dtype,
+// no gradients or optimizer states.
+TEST(MemoryTest, FrozenVisionTowerAddsWeightsOnly) {
+  const nlohmann::json text = {{"model_type", "gemma3_text"}, {"hidden_size", 1152}, {"intermediate_size", 6912},
+                               {"num_hidden_layers", 4}, {"num_attention_heads", 4}, {"num_key_value_heads", 1},
+                               {"head_dim", 256}, {"vocab_size", 32000}};
+  for (Method method : {Method::kLora, Method::kFull}) {
+    Scenario sc = LlamaJob(method, Framework::kHfTrainer, 1, 0);
+    sc.model = ModelFromHfConfig(nlohmann::json{{"model_type", "gemma3"}, {"text_config", text}}, "test");
+    const MemoryEstimate without = Estimate(sc);
+    sc.model = ModelFromHfConfig(
+        nlohmann::json{{"model_type", "gemma3"}, {"text_config", text}, {"vision_config", {{"hidden_size", 1152}}}},
+        "test");
+    const MemoryEstimate with = Estimate(sc);
+    const double vision = static_cast<double>(sc.model.vision_params);
+    EXPECT_GT(vision, 4e8);
+    EXPECT_DOUBLE_EQ(with[MemTerm::kWeights] - without[MemTerm::kWeights], 2 * vision);  // bf16
+    EXPECT_DOUBLE_EQ(with[MemTerm::kMasterWeights], without[MemTerm::kMasterWeights]);
+    EXPECT_DOUBLE_EQ(with[MemTerm::kGradients], without[MemTerm::kGradients]);
+    EXPECT_DOUBLE_EQ(with[MemTerm::kOptimizerStates], without[MemTerm::kOptimizerStates]);
+  }
+}
+
 }  // namespace
 }  // namespace trainplan

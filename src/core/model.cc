@@ -69,6 +69,7 @@ ParamCounts CountParams(const ModelSpec& model) {
   p.total = p.embedding + p.attention + p.mlp + p.experts + p.shared_experts + p.router + p.norms + p.lm_head;
   p.active = p.total - unused_experts;
   p.checkpoint_extra = model.extra_checkpoint_params;
+  p.vision = model.vision_params;
   return p;
 }
 

@@ -35,7 +35,15 @@ struct AttentionShape {
   int64_t v_head_dim = 0;   // per-head width of V and of the context
   int64_t sliding_window = 0;  // 0: full causal attention
   bool mla = false;            // DeepSeek multi-head latent attention
+  /// Gated DeltaNet linear attention (Qwen3-Next): a recurrent k x v state per value head instead of
+  /// softmax scores. num_heads are the value heads (q and k are repeated up to them), num_kv_heads the
+  /// key heads, qk_head_dim / v_head_dim the key and value head widths; trained with the chunked kernel.
+  bool linear = false;
+  int64_t conv_kernel = 0;  // depthwise causal conv1d over the q/k/v channels (linear attention)
 };
+
+/// Tokens per chunk of the chunked gated delta rule (fla chunk_gated_delta_rule: chunk_size 64).
+constexpr int64_t kDeltaRuleChunk = 64;
 
 /// One kind of transformer layer; a model is a list of groups of identical layers.
 struct LayerSpec {
@@ -86,6 +94,9 @@ struct ModelSpec {
 
   /// Extra checkpoint-only layers (DeepSeek-V3 MTP) counted separately from the main model.
   int64_t extra_checkpoint_params = 0;
+  /// The vision tower and multimodal projector of an image-text checkpoint (Gemma 3, Mistral 3). Text-only
+  /// fine-tuning keeps them frozen: their weights are loaded on every GPU, they add no time.
+  int64_t vision_params = 0;
 };
 
 /// Exact parameter counts by component.
@@ -101,6 +112,8 @@ struct ParamCounts {
   int64_t total = 0;
   int64_t active = 0;            // used per token: total less the unused routed experts
   int64_t checkpoint_extra = 0;  // shipped in checkpoints, not part of the trained model (MTP)
+  int64_t vision = 0;            // frozen vision tower and projector, not part of `total`
+  int64_t with_vision() const { return total + vision; }
 };
 
 /// Counts every parameter of the model exactly.

@@ -428,5 +428,38 @@ TEST(ModelFromHfConfigErrors, AbsurdSizesAreInputErrors) {
   EXPECT_EQ(CountParams(ModelFromHfConfig(llama(nlohmann::json::object()), "t")).total, 8030261248);
 }
 
+// A vision tower is counted beside the language model: total, active and the components stay the text
+// model's, `vision` holds the tower and with_vision() is the checkpoint's whole count.
+TEST(ModelCount, VisionTowerIsCountedBesideTheLanguageModel) {
+  ModelSpec m = Read(Llama3_8B());
+  const ParamCounts text = CountParams(m);
+  m.vision_params = 416866032;
+  const ParamCounts p = CountParams(m);
+  EXPECT_EQ(p.total, text.total);
+  EXPECT_EQ(p.active, text.active);
+  EXPECT_EQ(p.vision, 416866032);
+  EXPECT_EQ(p.with_vision(), 8030261248LL + 416866032);
+}
+
+// Qwen3-Next's router, routed experts, shared expert and its gate land in their components; the Gated
+// DeltaNet projections count as attention.
+TEST(ModelCount, Qwen3NextComponents) {
+  const ParamCounts p = CountParams(Read(
+      {{"model_type", "qwen3_next"}, {"hidden_size", 2048}, {"num_hidden_layers", 48}, {"num_attention_heads", 16},
+       {"num_key_value_heads", 2}, {"head_dim", 256}, {"linear_conv_kernel_dim", 4}, {"linear_key_head_dim", 128},
+       {"linear_num_key_heads", 16}, {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
+       {"num_experts", 512}, {"num_experts_per_tok", 10}, {"moe_intermediate_size", 512},
+       {"shared_expert_intermediate_size", 512}, {"vocab_size", 151936}}));
+  EXPECT_EQ(p.router, 48LL * 2048 * 512);
+  EXPECT_EQ(p.experts, 48LL * 512 * 3 * 2048 * 512);
+  EXPECT_EQ(p.shared_experts, 48LL * (3 * 2048 * 512 + 2048));
+  // 36 Gated DeltaNet layers (in_proj_qkvz, in_proj_ba, out_proj) and 12 gated-attention layers.
+  EXPECT_EQ(p.attention, 36LL * (2048 * 12288 + 2048 * 64 + 4096 * 2048) +
+                             12LL * (2048 * 8192 + 2 * 2048 * 512 + 4096 * 2048));
+  // Two RMSNorms per layer, q/k norms, the conv1d (8192 channels x 4), A_log, dt_bias, the gated norm.
+  EXPECT_EQ(p.norms, 48LL * 2 * 2048 + 12LL * 2 * 256 + 36LL * (8192 * 4 + 2 * 32 + 128) + 2048);
+  EXPECT_EQ(p.total, 79674391296LL);
+}
+
 }  // namespace
 }  // namespace trainplan

@@ -240,6 +240,18 @@ double CostAttention(const Scenario& sc, const TimeRates& r, const TimeLayerSumm
   double keys_time = keys_full;
   if (st.flash_attention) keys_time = windowed ? keys_full * (1 - keys_full / (2 * span)) : span / 2;
   const double q_rows = s / st.cp;
+  if (at.linear) {
+    // Gated delta rule, chunked (fla chunk_gated_delta_rule, C = 64 tokens). Per token and value head the
+    // forward forms beta K K^T in its chunk (2CK), the WY factors w and u (2CK + 2CV) after the triangular
+    // solve (2C^2/3 amortised), reads and updates the chunk state (v_new = u - w S, S += K^T v_new: 4KV) and
+    // outputs q S plus the masked (q K^T) v_new (2KV + 2CK + 2CV). Backward recomputes w, u and the states
+    // (about half a forward) besides the gradients: 2.5 forwards, as for flash attention. Linear in tokens.
+    const double c = kDeltaRuleChunk, dk = at.qk_head_dim, dv = at.v_head_dim;
+    const double per_token_head = 6 * dk * dv + 2 * c * (3 * dk + 2 * dv) + 2 * c * c / 3;
+    out.fwd_attn_s = b * q_rows * heads * per_token_head * r.flash_s_per_flop;
+    out.bwd_attn_s = backward > 0 ? 2.5 * out.fwd_attn_s : 0;
+    return s * static_cast<double>(at.num_heads) * per_token_head;
+  }
   const double attn_fwd_s =
       st.flash_attention
           ? Flash(r, q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)

@@ -311,5 +311,29 @@ TEST(PerfNames, EveryTermHasAName) {
   }
 }
 
+// Gated DeltaNet's chunked delta rule (C = 64) for Qwen3-Next's shape (32 value heads of k = v = 128): per
+// token and head 6kv + 2C(3k + 2v) + 2C^2/3 = 98,304 + 81,920 + 2,730.67 FLOPs forward, twice that backward,
+// and linear in the sequence length (no score matrix).
+TEST(PerfFlops, DeltaRuleCoreIsChunkedAndLinearInTokens) {
+  auto model = [](bool linear) {
+    ModelSpec m = Gpt(2048, 16, 4, 32000);
+    m.layers[0].spec.attention = linear ? AttentionShape{32, 16, 128, 128, 0, false, true, 4} : AttentionShape{};
+    return m;
+  };
+  const double per_token_head = 6.0 * 128 * 128 + 2.0 * 64 * (3 * 128 + 2 * 128) + 2.0 * 64 * 64 / 3;
+  for (int64_t seq : {2048, 8192}) {
+    Scenario with = Base(model(true), 8), without = Base(model(false), 8);
+    with.training.seq_len = without.training.seq_len = seq;
+    const TimeEstimate a = Time(with), b = Time(without);
+    // Forward plus a backward of twice the forward, 4 layers, every token of the step.
+    EXPECT_NEAR((a.model_flops_per_step - b.model_flops_per_step) / (3 * 4 * 32 * per_token_head * a.tokens_per_step),
+                1.0, 1e-12);
+    EXPECT_GT(a[TimeTerm::kCompute], b[TimeTerm::kCompute]);
+    // The same whether or not flash attention is on: the kernel is the chunked one either way.
+    with.strategy.flash_attention = !with.strategy.flash_attention;
+    EXPECT_DOUBLE_EQ(Time(with).model_flops_per_step, a.model_flops_per_step);
+  }
+}
+
 }  // namespace
 }  // namespace trainplan

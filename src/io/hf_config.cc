@@ -94,6 +94,12 @@ class ConfigReader {
     return out;
   }
 
+  /// Entries of `key` when it holds a list (vision_feature_layer: one layer index or several), else 1.
+  int64_t EntriesOr1(const char* key) const {
+    const auto f = config_.Get(key);
+    return f && f->value().is_array() && !f->value().empty() ? static_cast<int64_t>(f->value().size()) : 1;
+  }
+
   /// An optional list of strings (layer_types); empty when absent.
   std::vector<std::string> StringListOr(const char* key) const {
     std::vector<std::string> out;
@@ -466,6 +472,163 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Qwen3-Next: Gated DeltaNet linear attention with a gated full-attention layer every
+// full_attention_interval layers, and a high-sparsity MoE with a gated shared expert. Shapes from transformers
+// src/transformers/models/qwen3_next/modular_qwen3_next.py at 043bb8dd (Qwen3NextAttention,
+// Qwen3NextGatedDeltaNet, Qwen3NextDecoderLayer; the MoE block is Qwen2MoeSparseMoeBlock).
+
+/// Which layers are full attention: `layer_types` when given, else every full_attention_interval-th.
+std::vector<bool> Qwen3NextFullLayers(const ConfigReader& c, int64_t layers) {
+  std::vector<bool> full(static_cast<size_t>(layers), false);
+  const std::vector<std::string> types = c.StringListOr("layer_types");
+  if (!types.empty() && static_cast<int64_t>(types.size()) != layers)
+    c.Fail("layer_types", fmt::format("{} entries", types.size()), fmt::format("one entry per layer ({})", layers));
+  const int64_t interval = c.PositiveOr("full_attention_interval", 4);
+  for (int64_t i = 0; i < layers; ++i) {
+    if (types.empty()) {
+      full[i] = (i + 1) % interval == 0;
+      continue;
+    }
+    if (types[i] != "linear_attention" && types[i] != "full_attention")
+      c.Fail("layer_types", types[i], "\"linear_attention\" or \"full_attention\" per layer");
+    full[i] = types[i] == "full_attention";
+  }
+  return full;
+}
+
+/// One Gated DeltaNet token mixer: in_proj_qkvz [h, 2 key_dim + 2 value_dim] (q, k, v and the output gate z),
+/// in_proj_ba [h, 2 value heads] (beta and the decay input), out_proj [value_dim, h]. The depthwise conv1d
+/// over the q/k/v channels (no bias), A_log and dt_bias per value head and the gated RMSNorm over the value
+/// head width are per-layer vectors, counted with the norms.
+void AddGatedDeltaNet(const ConfigReader& c, int64_t h, LayerSpec& layer) {
+  const int64_t k_heads = c.Positive("linear_num_key_heads");
+  const int64_t v_heads = c.Positive("linear_num_value_heads");
+  const int64_t k_dim = c.Positive("linear_key_head_dim");
+  const int64_t v_dim = c.Positive("linear_value_head_dim");
+  const int64_t kernel = c.Positive("linear_conv_kernel_dim");
+  if (v_heads % k_heads != 0)
+    c.Fail("linear_num_value_heads", std::to_string(v_heads),
+           fmt::format("a multiple of linear_num_key_heads ({})", k_heads));
+  const int64_t key_dim = k_heads * k_dim, value_dim = v_heads * v_dim;
+  layer.linears.push_back({"in_proj_qkvz", Module::kAttention, h, 2 * key_dim + 2 * value_dim, false});
+  layer.linears.push_back({"in_proj_ba", Module::kAttention, h, 2 * v_heads, false});
+  layer.linears.push_back({"out_proj", Module::kAttention, value_dim, h, false});
+  layer.attention = {v_heads, k_heads, k_dim, v_dim, 0, false, true, kernel};
+  layer.norm_params += (2 * key_dim + value_dim) * kernel + 2 * v_heads + v_dim;
+}
+
+ModelSpec Qwen3Next(const ConfigReader& c) {
+  ModelSpec m;
+  m.hidden_size = c.Positive("hidden_size");
+  m.num_layers = c.Positive("num_hidden_layers");
+  const int64_t h = m.hidden_size;
+  const int64_t heads = c.Positive("num_attention_heads");
+  const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
+  CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
+  const int64_t head_dim =
+      c.Has("head_dim") ? c.Positive("head_dim") : DerivedHeadDim(c, h, heads, "num_attention_heads");
+  m.vocab_size = c.Positive("vocab_size");
+  m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
+  m.tie_word_embeddings = c.BoolOr("tie_word_embeddings", false);
+  const bool attn_bias = c.BoolOr("attention_bias", false);
+  const MoeFields moe = ReadMoe(c, "qwen2_moe");  // the same expert fields and sparse-layer rule
+  const bool all_sparse = moe.experts > 0 && moe.sparse_step == 1 && moe.mlp_only_layers.empty();
+  const int64_t dense_width = all_sparse ? 0 : c.Positive("intermediate_size");
+  const std::vector<bool> full = Qwen3NextFullLayers(c, m.num_layers);
+
+  enum Kind { kLinear = 0, kFull = 1, kSparse = 2 };
+  auto kind_of = [&](int64_t i) {
+    int kind = full[static_cast<size_t>(i)] ? kFull : kLinear;
+    if (moe.experts > 0 && (i + 1) % moe.sparse_step == 0 &&
+        std::find(moe.mlp_only_layers.begin(), moe.mlp_only_layers.end(), i) == moe.mlp_only_layers.end())
+      kind |= kSparse;
+    return kind;
+  };
+  auto make = [&](int kind) {
+    LayerSpec layer;
+    layer.norm_params = 2 * h;  // input and post-attention RMSNorms
+    if (kind & kFull) {
+      // Gated attention: q_proj also yields a sigmoid output gate per q channel, so it is twice as wide.
+      AddAttention(layer, {h, heads, kv_heads, head_dim, attn_bias, attn_bias});
+      layer.linears.front().out *= 2;
+      layer.norm_params += 2 * head_dim;  // q_norm, k_norm
+    } else {
+      AddGatedDeltaNet(c, h, layer);
+    }
+    layer.mlp = MlpKind::kGated;
+    if (kind & kSparse) {
+      layer.linears.push_back({"router", Module::kRouter, h, moe.experts, false});
+      AddMlp(layer, Module::kExpert, MlpKind::kGated, h, moe.expert_width, false, moe.experts, moe.top_k);
+      if (moe.shared_width > 0) {
+        AddMlp(layer, Module::kSharedExpert, MlpKind::kGated, h, moe.shared_width, false);
+        layer.linears.push_back({"shared_expert_gate", Module::kSharedExpert, h, 1, false});
+      }
+      layer.mlp_intermediate = moe.expert_width;
+      layer.num_experts = moe.experts;
+      layer.experts_per_token = moe.top_k;
+      layer.shared_expert_intermediate = moe.shared_width;
+    } else {
+      AddMlp(layer, Module::kMlp, MlpKind::kGated, h, dense_width, false);
+      layer.mlp_intermediate = dense_width;
+    }
+    return layer;
+  };
+  BuildLayers(m, kind_of, make);
+  m.norm = NormKind::kRmsNorm;
+  m.final_norm_params = h;
+  // The released checkpoints carry mtp.* weights that transformers skips on load
+  // (_keys_to_ignore_on_load_unexpected); a config that declares MTP layers gets them counted as checkpoint
+  // extras: a full-attention MoE decoder layer, fc [2h, h], pre_fc_norm_hidden, pre_fc_norm_embedding and a
+  // final norm each, sharing the main model's embedding and head.
+  const int64_t mtp = c.NonNegativeOr("num_nextn_predict_layers", c.NonNegativeOr("mtp_num_hidden_layers", 0));
+  if (mtp > 0)
+    m.extra_checkpoint_params = mtp * (LayerParams(make(kFull | (moe.experts > 0 ? kSparse : 0))) + 2 * h * h + 3 * h);
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Vision towers of image-text checkpoints; frozen in text-only fine-tuning but loaded with the model.
+
+/// SigLIP vision encoder (transformers modeling_siglip.py, SiglipVisionTransformer) with the Gemma 3
+/// projector (modeling_gemma3.py, Gemma3MultiModalProjector). Absent vision_config keys take Gemma3Config's
+/// defaults (So400m/14 at 896 px, no pooling head).
+int64_t Gemma3VisionParams(const ConfigReader& v, int64_t text_hidden) {
+  const int64_t h = v.PositiveOr("hidden_size", 1152);
+  const int64_t layers = v.PositiveOr("num_hidden_layers", 27);
+  const int64_t ffn = v.PositiveOr("intermediate_size", 4304);
+  const int64_t patch = v.PositiveOr("patch_size", 14);
+  const int64_t image = v.PositiveOr("image_size", 896);
+  const int64_t channels = v.PositiveOr("num_channels", 3);
+  const int64_t positions = (image / patch) * (image / patch);
+  const int64_t embeddings = channels * patch * patch * h + h + positions * h;  // patch conv with bias, positions
+  const int64_t mlp = 2 * h * ffn + ffn + h;                                   // fc1, fc2 with biases
+  const int64_t layer = 4 * (h * h + h) + mlp + 2 * 2 * h;  // q, k, v, out_proj with biases; two LayerNorms
+  // SiglipMultiheadAttentionPoolingHead: probe, in_proj [h, 3h] and out_proj with biases, a LayerNorm, an MLP.
+  const int64_t head = v.BoolOr("vision_use_head", false) ? h + 3 * (h * h + h) + h * h + h + 2 * h + mlp : 0;
+  const int64_t tower = embeddings + layers * layer + 2 * h + head;  // + post_layernorm
+  return tower + h * text_hidden + h;  // mm_input_projection_weight [h_v, h_t], mm_soft_emb_norm
+}
+
+/// Pixtral vision encoder (modeling_pixtral.py: patch_conv without bias, ln_pre, per layer q/k/v/o and a
+/// SwiGLU feed-forward without biases, two RMSNorms) and the Mistral 3 projector (modeling_mistral3.py:
+/// RMSNorm, patch merger [h_v * merge^2, h_v], linear_1 [h_v * feature layers, h_t], linear_2 [h_t, h_t]).
+/// Absent keys take Mistral3Config's defaults.
+int64_t Mistral3VisionParams(const ConfigReader& c, const ConfigReader& v, int64_t text_hidden) {
+  const int64_t h = v.PositiveOr("hidden_size", 1024);
+  const int64_t layers = v.PositiveOr("num_hidden_layers", 24);
+  const int64_t ffn = v.PositiveOr("intermediate_size", 4096);
+  const int64_t patch = v.PositiveOr("patch_size", 14);
+  const int64_t channels = v.PositiveOr("num_channels", 3);
+  const int64_t tower = channels * patch * patch * h + h + layers * (4 * h * h + 3 * h * ffn + 2 * h);
+  const int64_t merge = c.PositiveOr("spatial_merge_size", 2);
+  const int64_t feature_layers = c.EntriesOr1("vision_feature_layer");
+  const bool bias = c.BoolOr("multimodal_projector_bias", false);
+  const int64_t projector = h + h * merge * merge * h + h * feature_layers * text_hidden + text_hidden * text_hidden +
+                            (bias ? 2 * text_hidden : 0);
+  return tower + projector;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // GPT-style decoders with LayerNorm and a plain 4h MLP.
 
 struct GptShape {
@@ -778,12 +941,19 @@ ModelSpec ReadDecoder(const ConfigReader& c, const std::string& type, bool megat
     if (text_type == "gemma3" || text_type == "mistral3")
       c.Fail("text_config", text_type, "a language-model model_type (not another multimodal wrapper)");
     ModelSpec m = ReadDecoder(text, text_type, false, generic_config);
-    if (c.Has("vision_config"))
-      m.warnings.push_back(fmt::format("{}: the vision encoder and projector (vision_config) are not counted; "
-                                       "the count is the language model of text_config",
-                                       type));
+    if (c.Has("vision_config")) {
+      const ConfigReader vision = c.Child("vision_config");
+      m.vision_params = type == "gemma3" ? Gemma3VisionParams(vision, m.hidden_size)
+                                         : Mistral3VisionParams(c, vision, m.hidden_size);
+      m.warnings.push_back(fmt::format(
+          "{}: assumed text-only fine-tuning: the vision tower and projector ({:.1f}M parameters; {:.2f}B with the "
+          "language model) stay frozen: their weights are held on every GPU beside the base weights, in their "
+          "dtype, and add no step time",
+          type, static_cast<double>(m.vision_params) / 1e6, static_cast<double>(CountParams(m).with_vision()) / 1e9));
+    }
     return m;
   }
+  if (type == "qwen3_next") return Qwen3Next(c);
   if (type == "phi") return Phi(c);
   if (type == "phi3small") return Phi3Small(c);
   if (type == "chatglm") return ChatGlm(c);

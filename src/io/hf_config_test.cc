@@ -279,7 +279,8 @@ TEST(HfConfig, Gemma3CountsQkNormsAndReadsTheTextConfigOfMultimodalCheckpoints) 
   const ModelSpec m12 = ModelFromHfConfig(twelve, "test");
   EXPECT_NEAR(static_cast<double>(NonEmbedding(m12)), 10759e6, 0.5e6);
   ASSERT_EQ(m12.warnings.size(), 1u);
-  EXPECT_NE(m12.warnings[0].find("vision encoder"), std::string::npos);
+  EXPECT_NE(m12.warnings[0].find("projector (421.3M parameters; 12.19B with the language model) stay frozen"),
+            std::string::npos);
   try {
     ModelFromHfConfig(json{{"model_type", "gemma3"}}, "test");
     FAIL() << "no error";
@@ -405,6 +406,146 @@ TEST(HfConfig, DeepSeekV32AddsTheIndexer) {
   EXPECT_NEAR(static_cast<double>(v32.total + v32.checkpoint_extra), 685e9, 1e9);
   config.erase("index_n_heads");
   EXPECT_THROW(ModelFromHfConfig(config, "test"), InputError);
+}
+
+/// Qwen/Qwen3-Next-80B-A3B-Instruct config.json (fields counting needs, as in data/models.json).
+json Qwen3Next80B() {
+  return {{"model_type", "qwen3_next"}, {"hidden_size", 2048}, {"intermediate_size", 5120},
+          {"num_hidden_layers", 48}, {"num_attention_heads", 16}, {"num_key_value_heads", 2}, {"head_dim", 256},
+          {"full_attention_interval", 4}, {"linear_conv_kernel_dim", 4}, {"linear_key_head_dim", 128},
+          {"linear_num_key_heads", 16}, {"linear_num_value_heads", 32}, {"linear_value_head_dim", 128},
+          {"num_experts", 512}, {"num_experts_per_tok", 10}, {"moe_intermediate_size", 512},
+          {"shared_expert_intermediate_size", 512}, {"decoder_sparse_step", 1}, {"mlp_only_layers", json::array()},
+          {"vocab_size", 151936}, {"tie_word_embeddings", false}, {"max_position_embeddings", 262144}};
+}
+
+TEST(HfConfig, Qwen3NextCountsGatedDeltaNetGatedAttentionAndTheSparseMoe) {
+  // Card: 80B total, 3B activated, 79B non-embedding. Per layer: Gated DeltaNet 33,718,464 (in_proj_qkvz
+  // [2048, 12288], in_proj_ba [2048, 64], out_proj [4096, 2048], conv1d 8192 x 4, A_log, dt_bias, norm 128)
+  // or gated attention 27,263,488 (q_proj [2048, 8192] with its output gate); MoE 1,614,809,088 (router,
+  // 512 experts of 3 x 2048 x 512, shared expert, shared_expert_gate); two norms.
+  const ModelSpec m = ModelFromHfConfig(Qwen3Next80B(), "test");
+  const ParamCounts p = CountParams(m);
+  EXPECT_EQ(p.total, 79674391296);
+  EXPECT_EQ(p.active, 3874929408);  // 3.25B without the embedding and head
+  EXPECT_EQ(p.total - p.embedding - p.lm_head, 79052061440);
+  EXPECT_EQ(p.checkpoint_extra, 0);  // the config declares no MTP layers
+  EXPECT_TRUE(m.warnings.empty());
+  // Three linear-attention layers, then one full-attention layer, twelve times.
+  ASSERT_EQ(m.layers.size(), 24u);
+  const LayerSpec& linear = m.layers[0].spec;
+  EXPECT_EQ(m.layers[0].count, 3);
+  EXPECT_TRUE(linear.attention.linear);
+  EXPECT_EQ(linear.attention.num_heads, 32);
+  EXPECT_EQ(linear.attention.num_kv_heads, 16);
+  EXPECT_EQ(linear.attention.conv_kernel, 4);
+  EXPECT_EQ(LayerParams(linear), 33718464 + 1614809088 + 4096);
+  const LayerSpec& full = m.layers[1].spec;
+  EXPECT_EQ(m.layers[1].count, 1);
+  EXPECT_FALSE(full.attention.linear);
+  EXPECT_EQ(full.attention.qk_head_dim, 256);
+  EXPECT_EQ(full.linears.front().out, 2 * 16 * 256);
+  EXPECT_EQ(LayerParams(full), 27263488 + 1614809088 + 4096);
+
+  // layer_types, when given, decides; a declared MTP layer is a checkpoint extra (gated attention, MoE, fc
+  // [2h, h], three norms).
+  json config = Qwen3Next80B();
+  config["layer_types"] = json::array();
+  for (int i = 0; i < 48; ++i) config["layer_types"].push_back(i < 47 ? "linear_attention" : "full_attention");
+  config["num_nextn_predict_layers"] = 1;
+  const ModelSpec m2 = ModelFromHfConfig(config, "test");
+  ASSERT_EQ(m2.layers.size(), 2u);
+  EXPECT_EQ(m2.layers[0].count, 47);
+  EXPECT_EQ(CountParams(m2).checkpoint_extra, 27263488 + 1614809088 + 4096 + 2 * 2048 * 2048 + 3 * 2048);
+  config["layer_types"][3] = "sliding_attention";
+  try {
+    ModelFromHfConfig(config, "test");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.layer_types");
+    EXPECT_EQ(e.value(), "sliding_attention");
+  }
+  config = Qwen3Next80B();
+  config["linear_num_value_heads"] = 24;
+  EXPECT_THROW(ModelFromHfConfig(config, "test"), InputError);  // not a multiple of the 16 key heads
+}
+
+/// A gemma3 checkpoint: its text_config and the published SigLIP vision_config.
+json Gemma3(int hidden, int ffn, int layers, int heads, int kv_heads, int head_dim) {
+  json text = Dense("gemma3_text", hidden, ffn, layers, heads, kv_heads, 262208, true);
+  text["head_dim"] = head_dim;
+  text["sliding_window"] = 1024;
+  return {{"model_type", "gemma3"},
+          {"text_config", text},
+          {"vision_config",
+           {{"model_type", "siglip_vision_model"}, {"hidden_size", 1152}, {"image_size", 896},
+            {"intermediate_size", 4304}, {"num_attention_heads", 16}, {"num_hidden_layers", 27},
+            {"patch_size", 14}, {"vision_use_head", false}}}};
+}
+
+TEST(HfConfig, Gemma3CountsTheSiglipTowerAndProjector) {
+  // Gemma 3 report Table 1: a 417M vision encoder; the model pages give 4.3B, 12.2B and 27.4B in all. The
+  // tower: patch conv 678,528, 4,096 positions x 1152, 27 layers of 15,239,504, post_layernorm 2,304.
+  const int64_t tower = 416866032;
+  struct Case {
+    json config;
+    int64_t text, total;
+    double card;
+  };
+  const Case cases[] = {{Gemma3(2560, 10240, 34, 8, 4, 256), 3880263168, 4300079472, 4.3e9},
+                        {Gemma3(3840, 15360, 48, 16, 8, 256), 11766034176, 12187325040, 12.2e9},
+                        {Gemma3(5376, 21504, 62, 32, 16, 128), 27009346304, 27432406640, 27.4e9}};
+  for (const Case& c : cases) {
+    const ModelSpec m = ModelFromHfConfig(c.config, "test");
+    const ParamCounts p = CountParams(m);
+    const int64_t text_hidden = c.config["text_config"]["hidden_size"].get<int64_t>();
+    EXPECT_EQ(p.total, c.text);
+    EXPECT_EQ(p.vision, tower + 1152 * text_hidden + 1152);  // + mm_input_projection_weight, mm_soft_emb_norm
+    EXPECT_EQ(p.with_vision(), c.total);
+    EXPECT_NEAR(static_cast<double>(p.with_vision()), c.card, 0.05e9);
+    EXPECT_EQ(p.active, p.total);  // the frozen tower is not part of the trained count
+  }
+  // Absent keys take Gemma3Config's SigLIP defaults; a pooling head adds its attention, LayerNorm and MLP.
+  json config = Gemma3(2560, 10240, 34, 8, 4, 256);
+  config["vision_config"] = {{"hidden_size", 1152}};
+  EXPECT_EQ(CountParams(ModelFromHfConfig(config, "test")).with_vision(), 4300079472);
+  config["vision_config"]["vision_use_head"] = true;
+  EXPECT_EQ(CountParams(ModelFromHfConfig(config, "test")).vision - 419816304,
+            1152 + 4 * (1152 * 1152 + 1152) + 2 * 1152 + 2 * 1152 * 4304 + 4304 + 1152);
+  config["vision_config"]["patch_size"] = 0;
+  try {
+    ModelFromHfConfig(config, "test");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.vision_config.patch_size");
+  }
+}
+
+TEST(HfConfig, Mistral3CountsThePixtralTowerProjectorAndPatchMerger) {
+  // mistralai/Mistral-Small-3.1-24B-Base-2503: card 24B; text 23,572,403,200 plus Pixtral (patch conv
+  // 602,112, ln_pre, 24 layers of 16,779,264) and the projector (norm, patch merger [4096, 1024],
+  // linear_1 [1024, 5120], linear_2 [5120, 5120]).
+  json text = Dense("mistral", 5120, 32768, 40, 32, 8, 131072, false);
+  text["head_dim"] = 128;
+  const json config = {{"model_type", "mistral3"},
+                       {"text_config", text},
+                       {"spatial_merge_size", 2},
+                       {"multimodal_projector_bias", false},
+                       {"vision_feature_layer", -1},
+                       {"vision_config",
+                        {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+                         {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"patch_size", 14},
+                         {"image_size", 1540}}}};
+  const ParamCounts p = CountParams(ModelFromHfConfig(config, "test"));
+  EXPECT_EQ(p.total, 23572403200);
+  EXPECT_EQ(p.vision, 403305472 + 35652608);
+  EXPECT_EQ(p.with_vision(), 24011361280);
+  EXPECT_NEAR(static_cast<double>(p.with_vision()), 24e9, 0.05e9);
+  // Two feature layers widen linear_1; projector biases add linear_1's and linear_2's.
+  json wide = config;
+  wide["vision_feature_layer"] = {-1, -2};
+  wide["multimodal_projector_bias"] = true;
+  EXPECT_EQ(CountParams(ModelFromHfConfig(wide, "test")).vision - p.vision, 1024 * 5120 + 2 * 5120);
 }
 
 }  // namespace

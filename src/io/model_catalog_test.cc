@@ -29,7 +29,8 @@ TEST(ModelCatalog, EveryEntryIsSourcedAndReadable) {
     for (const std::string& key : keys) EXPECT_TRUE(names.insert(key).second) << e.id << ": " << key;
     const ModelSpec m = FindModel(e.id);
     EXPECT_EQ(m.name, e.id);
-    EXPECT_TRUE(m.warnings.empty()) << e.id;
+    // Image-text checkpoints state the frozen-tower assumption; nothing else warns.
+    EXPECT_EQ(m.warnings.size(), m.vision_params > 0 ? 1u : 0u) << e.id;
     EXPECT_FALSE(m.approximate);
   }
 }
@@ -186,6 +187,22 @@ TEST(ModelLookup, UnknownNamesSuggestClosest) {
     EXPECT_EQ(e.value(), "llama-3-9b");
     EXPECT_NE(e.allowed().find("llama-3-8b"), std::string::npos) << e.what();
   }
+}
+
+// Hybrid linear attention and image-text checkpoints: the language model trains, the vision tower is
+// counted beside it (model cards: Qwen3-Next 80B total and 3B active; Gemma 3 4.3B, 12.2B, 27.4B with a
+// 417M vision encoder; Mistral Small 3.1 24B).
+TEST(ModelCatalog, HybridAndImageTextCheckpoints) {
+  const ParamCounts next = CountParams(FindModel("qwen3-next-80b-a3b"));
+  EXPECT_EQ(next.total, 79674391296LL);
+  EXPECT_EQ(next.active, 3874929408LL);
+  EXPECT_EQ(next.vision, 0);
+  EXPECT_EQ(CountParams(FindModel("gemma-3-4b")).with_vision(), 4300079472LL);
+  EXPECT_EQ(CountParams(FindModel("gemma-3-12b")).with_vision(), 12187325040LL);
+  EXPECT_EQ(CountParams(FindModel("gemma-3-27b")).with_vision(), 27432406640LL);
+  const ParamCounts small = CountParams(FindModel("mistral-small-3.1-24b"));
+  EXPECT_EQ(small.total, 23572403200LL);
+  EXPECT_EQ(small.with_vision(), 24011361280LL);
 }
 
 }  // namespace
