@@ -94,10 +94,26 @@ TEST(FeatureTime, DoraNeverFasterThanLora) {
         const Estimate dora = EstimateScenario(sc);
         EXPECT_GT(dora.time[TimeTerm::kDora], 0) << method << recompute << seq;
         EXPECT_GT(dora.time.step_s, lora.time.step_s) << method << recompute << seq;
-        EXPECT_NEAR(dora.time.step_s - lora.time.step_s, dora.time[TimeTerm::kDora], 1e-9 * lora.time.step_s);
+        // The rest of the difference: the optimizer step over the trained magnitudes.
+        EXPECT_NEAR(dora.time.step_s - lora.time.step_s, dora.time[TimeTerm::kDora], 1e-4 * lora.time.step_s);
       }
     }
   }
+}
+
+// PEFT pull request #1474 (huggingface/peft, comment of 2024-02-29): Qwen1.5-1.8B, LoRA r = 64, 512-token packed
+// rows, gradient checkpointing, batch 2 x 8 accumulation steps, 8-bit Adam, FlashAttention-2 on one RTX 3080:
+// LoRA 2.7 s per step, DoRA 4.5 s with the optimised forward PEFT ships (5.5 s before). Here with the nearest
+// catalog entries (Qwen2.5-1.5B, RTX 3090): DoRA's step over LoRA's within 15% of 4.5 / 2.7.
+TEST(FeatureTime, DoraOverheadMatchesPeftPullRequest1474) {
+  Scenario sc = Job("qwen2.5-1.5b", "rtx-3090",
+                    {{"method", "lora"}, {"framework", "hf-trainer"}, {"lora_rank", 64}, {"optimizer", "adamw-8bit"},
+                     {"seq_len", 512}, {"micro_batch", 2}, {"global_batch", 16}},
+                    {{"recompute", "full"}});
+  const double lora = EstimateScenario(sc).time.step_s;
+  sc.training.dora = true;
+  const double dora = EstimateScenario(sc).time.step_s;
+  EXPECT_NEAR((dora / lora) / (4.5 / 2.7), 1.0, 0.15) << dora << " / " << lora;
 }
 
 // Property: offloading activations never makes a step faster, and what it adds is at most the whole transfer.
