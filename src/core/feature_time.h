@@ -12,8 +12,9 @@ double ActivationOffloadSeconds(double bytes_per_layer, double layers, double pc
                                 double layer_bwd_s);
 
 /// Seconds a paged optimizer's spilled states cost per step: bitsandbytes prefetches each state into the GPU
-/// before its update and synchronises (no overlap), and the next forward's allocations evict the pages again,
-/// so the spilled bytes cross the link both ways at the unified-memory migration rate. Zero while they fit.
+/// before its update and synchronises (no overlap with compute); the driver evicts as many pages the other way to
+/// make room, concurrently on the full-duplex link, so the spilled bytes take spill / migration rate. Zero while
+/// they fit.
 double PagedOptimizerSeconds(double spill_bytes, double migration_bytes_per_s);
 
 /// DoRA's weight norm for one adapted linear [in -> out] in one forward (PEFT DoraLinearLayer): B @ A built by

@@ -42,9 +42,9 @@ TEST(FeatureTime, ActivationOffloadShowsOnlyWhatOutlastsEachPass) {
   EXPECT_DOUBLE_EQ(ActivationOffloadSeconds(0, 3, 25e9, 0, 0), 0);
 }
 
-// Spilled pages come in for the update and leave again: 2 GB at 12.5 GB/s each way.
-TEST(FeatureTime, PagedStatesMigrateBothWays) {
-  EXPECT_DOUBLE_EQ(PagedOptimizerSeconds(2e9, 12.5e9), 0.32);
+// Spilled pages come in for the update while as many leave, both at once: 2 GB at 12.5 GB/s.
+TEST(FeatureTime, PagedStatesMigrateBothWaysAtOnce) {
+  EXPECT_DOUBLE_EQ(PagedOptimizerSeconds(2e9, 12.5e9), 0.16);
   EXPECT_DOUBLE_EQ(PagedOptimizerSeconds(0, 12.5e9), 0);
 }
 
@@ -173,7 +173,7 @@ TEST(FeatureTime, UnslothOffloadedCheckpointsCostAboutOnePercent) {
 }
 
 // Paging costs nothing while the states fit; the torchtune low-memory recipe's Llama-2-7B paged AdamW states
-// (8 bytes per parameter) spill past a 24 GB RTX 4090 and migrate both ways every step at half the copy rate.
+// (8 bytes per parameter) spill past a 24 GB RTX 4090 and migrate every step at the migration rate.
 TEST(FeatureTime, PagedOptimizerCostsOnlyWhatSpills) {
   Scenario sc = Job("llama-2-7b", "h100-sxm",
                     {{"method", "lora"}, {"optimizer", "paged-adamw-8bit"}, {"seq_len", 2048}, {"global_batch", 8}});
@@ -188,9 +188,37 @@ TEST(FeatureTime, PagedOptimizerCostsOnlyWhatSpills) {
   const Estimate spills = EstimateScenario(sc);
   ASSERT_GT(spills.memory.paged_spill_bytes, 0);
   const double rate = PcieRate(sc.hardware.gpu) * Efficiency().unified_memory_migration_efficiency;
-  EXPECT_DOUBLE_EQ(spills.time[TimeTerm::kPagedOptimizer], 2 * spills.memory.paged_spill_bytes / rate);
+  EXPECT_DOUBLE_EQ(spills.time[TimeTerm::kPagedOptimizer], spills.memory.paged_spill_bytes / rate);
   sc.training.optimizer = Optimizer::kAdamW;  // the same job unpaged: no paging term (it would not fit)
   EXPECT_EQ(EstimateScenario(sc).time[TimeTerm::kPagedOptimizer], 0);
+}
+
+// torchtune README (commit bd2a0fc, "Memory and training speed"): Llama 3.1 8B full fine-tune on one RTX 4090
+// (llama3_1/8B_full_single_device: bitsandbytes PagedAdamW8bit, optimizer in backward, activation checkpointing,
+// batch 2 of 2048 packed tokens, torch.compile) at 1650 tokens/s, its states partly paged to host RAM. The
+// estimate does not model compile's speed-up, so within 35%.
+TEST(FeatureTime, TorchtunePagedFullFinetuneOn4090) {
+  const Scenario sc = Job("llama-3.1-8b", "rtx-4090",
+                          {{"method", "full"}, {"framework", "torchtune"}, {"optimizer", "paged-adamw-8bit"},
+                           {"seq_len", 2048}, {"packing", true}, {"micro_batch", 2}, {"global_batch", 2}},
+                          {{"recompute", "full"}});
+  const Estimate e = EstimateScenario(sc);
+  EXPECT_GT(e.time[TimeTerm::kPagedOptimizer], 0);
+  EXPECT_NEAR(e.time.tokens_per_s / 1650, 1.0, 0.35) << e.time.tokens_per_s;
+}
+
+// torchtune README (commit bd2a0fc): Llama 3.2 3B full fine-tune on an A100, batch 2 of 4096 packed tokens,
+// compiled, chunked cross-entropy, activation checkpointing and the optimizer step in backward: 7309 tokens/s;
+// adding activation offloading: 7301 (-0.11%). Only each layer's checkpointed input crosses PCIe, behind compute.
+TEST(FeatureTime, TorchtuneActivationOffloadingCostsAlmostNothingWithCheckpointing) {
+  Scenario sc = Job("llama-3.2-3b", "a100-80gb-sxm",
+                    {{"method", "full"}, {"framework", "torchtune"}, {"seq_len", 4096}, {"packing", true},
+                     {"micro_batch", 2}, {"global_batch", 2}, {"optimizer_in_backward", true}},
+                    {{"recompute", "full"}});
+  const double kept = EstimateScenario(sc).time.tokens_per_s;
+  sc.training.activation_offloading = true;
+  const double off = EstimateScenario(sc).time.tokens_per_s;
+  EXPECT_NEAR(off / kept, 7301.0 / 7309, 0.01);
 }
 
 // A job that asks for the optimizer step in backward gets it in the time model too: the host step of an

@@ -58,7 +58,7 @@ double ActivationOffloadSeconds(double bytes_per_layer, double layers, double pc
 
 double PagedOptimizerSeconds(double spill_bytes, double migration_bytes_per_s) {
   if (spill_bytes <= 0 || migration_bytes_per_s <= 0) return 0;
-  return 2 * spill_bytes / migration_bytes_per_s;
+  return spill_bytes / migration_bytes_per_s;
 }
 
 // PEFT DoraLinearLayer.get_lora_weight and get_weight_norm (src/peft/tuners/lora/dora.py): torch.eye(in) in the

@@ -222,8 +222,9 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& 
     out.push_back(e.memory.paged_spill_bytes > 0
                       ? fmt::format("paged optimizer: {:.2f} GiB of states spill to host RAM and migrate in and out "
                                     "over {} every step, adding {:.3g} s ({:.1f}%; unified-memory migration at "
-                                    "half the copy rate, an assumption)",
-                                    e.memory.paged_spill_bytes / kGiB, link, paged, share(paged))
+                                    "{:.0f}% of the copy rate, an assumption)",
+                                    e.memory.paged_spill_bytes / kGiB, link, paged, share(paged),
+                                    100 * Efficiency().unified_memory_migration_efficiency)
                       : "paged optimizer: the states fit the GPU, so paging costs no time");
   }
   if (s.training.dora && IsAdapterMethod(s.training.method)) {
