@@ -9,6 +9,7 @@
 #include "core/estimate.h"
 #include "core/feature_time.h"
 #include "io/scenario_reader.h"
+#include "text/explain.h"
 
 namespace trainplan {
 namespace {
@@ -233,6 +234,32 @@ TEST(FeatureTime, OptimizerInBackwardAsAskedOverlapsTheOffloadedStep) {
   const double inside = EstimateScenario(sc).time[TimeTerm::kOffload];
   EXPECT_GT(after, 0);
   EXPECT_LT(inside, after);
+}
+
+// The estimate's assumptions say what each feature in effect adds, and only for the features in effect.
+TEST(FeatureTime, AssumptionsSayWhatEachFeatureAdds) {
+  const auto lines = [](const Scenario& sc) {
+    std::string all;
+    for (const std::string& line : EstimateAssumptions(sc, EstimateScenario(sc))) all += line + "\n";
+    return all;
+  };
+  Scenario sc = Job("llama-3-8b", "h100-sxm",
+                    {{"method", "qlora"}, {"dora", true}, {"optimizer", "paged-adamw-8bit"}, {"seq_len", 2048},
+                     {"global_batch", 8}, {"activation_offloading", true}},
+                    {{"recompute", "full"}});
+  const std::string text = lines(sc);
+  EXPECT_NE(text.find("DoRA adds "), std::string::npos) << text;
+  EXPECT_NE(text.find("dequantising the 4-bit weight"), std::string::npos) << text;
+  EXPECT_NE(text.find("paged optimizer: the states fit the GPU, so paging costs no time"), std::string::npos) << text;
+  EXPECT_NE(text.find("activation offloading adds 0 s per step (0.0%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("over PCIe 5.0 x16, 100% hidden"), std::string::npos) << text;
+  sc.training.dora = false;
+  sc.training.optimizer = Optimizer::kAdamW;
+  sc.training.activation_offloading = false;
+  const std::string plain = lines(sc);
+  EXPECT_EQ(plain.find("DoRA adds"), std::string::npos);
+  EXPECT_EQ(plain.find("paged optimizer:"), std::string::npos);
+  EXPECT_EQ(plain.find("activation offloading adds"), std::string::npos);
 }
 
 }  // namespace

@@ -231,7 +231,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& 
     const double dora = t[TimeTerm::kDora];
     out.push_back(fmt::format("DoRA adds {:.3g} s per step ({:.1f}%): each adapted linear rebuilds its weight norm "
                               "every forward{} and rescales its output (PEFT DoraLinearLayer)",
-                              dora, share(dora), s.training.method == Method::kQlora ? ", dequantising the 4-bit weight" : ""));
+                              dora, share(dora), s.training.method == Method::kQlora ? ", dequantising the 4-bit weight," : ""));
   }
   return out;
 }
