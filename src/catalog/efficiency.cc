@@ -60,6 +60,7 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   c.hbm_efficiency = root.At("hbm_efficiency").At("value").Number(0, 1);
   c.pcie_efficiency = root.At("pcie_efficiency").At("value").Number(0, 1);
   c.cpu_adam_s_per_param = root.At("cpu_adam").At("seconds_per_billion_params").Number(0, 1e3) * 1e-9;
+  c.unified_memory_migration_efficiency = root.At("unified_memory_migration").At("value").Number(0, 1);
 
   std::array<bool, kGpuGenerations> calibrated{};
   bool has_default = false;

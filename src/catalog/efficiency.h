@@ -30,6 +30,7 @@ struct EfficiencyCatalog {
   double hbm_efficiency = 0.8;
   double pcie_efficiency = 0.8;
   double cpu_adam_s_per_param = 0.25e-9;
+  double unified_memory_migration_efficiency = 0.8;  // paged (managed) pages moved, of the pinned-copy rate
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated

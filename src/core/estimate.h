@@ -36,6 +36,7 @@ struct MemoryEstimate {
   /// GPU runs short, so the GPU must hold only the rest.
   double pageable_bytes = 0;
   double paged_spill_bytes = 0;  // per GPU, of pageable_bytes, what does not fit the capacity and pages to host
+  double offloaded_activation_bytes = 0;  // per GPU and micro-batch: saved activations sent to host RAM
   /// Loading the weights before the first step: what the GPU holds with the tensor being quantised or
   /// un-sharded, and the host RAM of rank 0's full state dict (sharded weights). Judged with the step peak.
   double load_peak_bytes = 0;
@@ -70,6 +71,9 @@ enum class TimeTerm {
   kCpComm,           // context-parallel KV exchange
   kPipelineBubble,
   kOffload,          // host<->GPU transfers and CPU optimizer step not hidden
+  kActivationOffload,  // saved activations to host and back over PCIe, what the side stream does not hide
+  kPagedOptimizer,     // paged optimizer states spilled to host, migrated back and out every step
+  kDora,               // DoRA's weight norm rebuilt every forward and its rescaling of the output
   kCount
 };
 const char* TimeTermName(TimeTerm term);
@@ -108,6 +112,7 @@ struct TimeEstimate {
   double padded_tokens_per_step = 0;  // rows x row length, padding included
   double padding_fraction = 0;
   double reference_forward_s = 0;     // per step: forward passes without backward (reference model, KTO's KL)
+  double activation_offload_transfer_s = 0;  // per step: offloaded activations out and back, before overlap
 
   double& operator[](TimeTerm t) { return seconds[static_cast<size_t>(t)]; }
   double operator[](TimeTerm t) const { return seconds[static_cast<size_t>(t)]; }

@@ -344,6 +344,7 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
 struct StageActivations {
   double gpu = 0;   // bytes on the GPU at the peak
   double host = 0;  // checkpointed inputs moved to host memory
+  double offloaded = 0;  // of them, one micro-batch's
 };
 
 template <typename Layers>
@@ -385,6 +386,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   StageActivations out;
   if (EffectiveActivationOffloading(sc.training, sc.strategy.recompute)) {
     out.host = stored * in_flight;
+    out.offloaded = stored;
     // Checkpoints: the layer being recomputed plus a layer's input in transit each way. Without recompute
     // (torchtune OffloadActivations saved-tensor hooks) the layer in backward and the next one prefetched.
     out.gpu = sc.strategy.recompute == Recompute::kFull ? working + 2 * largest_input : 2 * largest_saved;
@@ -597,6 +599,7 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
 
   const StageActivations acts = ActivationsOfStage(sc, layers, par, stage);
   host_per_gpu += acts.host;
+  m.offloaded_activation_bytes = acts.offloaded;
   m[MemTerm::kActivations] = acts.gpu;
   m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
   m[MemTerm::kOptimizerStates] =

@@ -8,6 +8,7 @@
 #include "catalog/efficiency.h"
 #include "catalog/job_costs.h"
 #include "core/estimate.h"
+#include "core/feature_time.h"
 #include "core/framework.h"
 #include "core/reliability.h"
 #include "core/sequences.h"
@@ -27,6 +28,9 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kCpComm: return "cp_comm";
     case TimeTerm::kPipelineBubble: return "pipeline_bubble";
     case TimeTerm::kOffload: return "offload";
+    case TimeTerm::kActivationOffload: return "activation_offload";
+    case TimeTerm::kPagedOptimizer: return "paged_optimizer";
+    case TimeTerm::kDora: return "dora";
     case TimeTerm::kCount: break;
   }
   return "";
@@ -44,6 +48,40 @@ const char* FixedTermName(FixedTerm term) {
   }
   return "";
 }
+
+double ActivationOffloadSeconds(double bytes_per_layer, double layers, double pcie_bytes_per_s, double layer_fwd_s,
+                                double layer_bwd_s) {
+  if (bytes_per_layer <= 0 || layers <= 0 || pcie_bytes_per_s <= 0) return 0;
+  const double transfer_s = bytes_per_layer / pcie_bytes_per_s;
+  return layers * (std::max(0.0, transfer_s - layer_fwd_s) + std::max(0.0, transfer_s - layer_bwd_s));
+}
+
+double PagedOptimizerSeconds(double spill_bytes, double migration_bytes_per_s) {
+  if (spill_bytes <= 0 || migration_bytes_per_s <= 0) return 0;
+  return spill_bytes / migration_bytes_per_s;
+}
+
+// PEFT DoraLinearLayer.get_lora_weight and get_weight_norm (src/peft/tuners/lora/dora.py): torch.eye(in) in the
+// adapter dtype, written and read by lora_A; lora_B writes B @ A [out, in], cast to the input dtype when the
+// adapters are fp32 (read 4, write 2); then per weight element: scaling * lora_weight (read 2, write 2), weight +
+// that (read 4, write 2), the row norm (read 2); a 4-bit base is dequantised first (read 0.5, write 2). The same
+// dtypes as core/memory.cc's DoRA temporaries.
+DoraNormCost DoraWeightNorm(double in, double out, double rank, bool fp32_adapters, bool quantised) {
+  const double a = fp32_adapters ? 4 : 2;
+  DoraNormCost c;
+  c.eye_flops = 2 * in * in * rank;
+  c.delta_flops = 2 * in * rank * out;
+  c.bytes = in * in * 2 * a + in * out * (a + (fp32_adapters ? 6 : 0) + 4 + 6 + 2 + (quantised ? 2.5 : 0));
+  return c;
+}
+
+// DoraLinearLayer.forward with lora_dropout 0 (the base output reused): (m - 1) * base and m * lora (read 2,
+// write 4 each with an fp32 magnitude m), * scaling (read 4, write 4), their sum (read 8, write 4), added to the
+// base output (read 6, write 4) and cast back (read 4, write 2): 48 bytes against LoRA's 10. Backward: the casts'
+// and products' gradients, both reductions into the magnitude's gradient and the base path's sum (about 62
+// against LoRA's 4). A compute-dtype magnitude keeps everything 2 bytes wide: 24 and 26.
+double DoraForwardBytesPerOutput(bool fp32_adapters) { return fp32_adapters ? 48 - 10 : 24 - 10; }
+double DoraBackwardBytesPerOutput(bool fp32_adapters) { return fp32_adapters ? 62 - 4 : 26 - 4; }
 
 namespace {
 
@@ -531,8 +569,8 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
   const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
   const double step_s = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
   const double layers = std::max<double>(1, sc.model.num_layers);
-  // The engine steps in backward only without gradient accumulation on one GPU (as core/memory.cc counts it).
-  const bool in_backward = fw.optimizer_in_backward && sc.hardware.gpus == 1 && micro_batches <= 1;
+  // Stepping in backward needs a single micro-batch (as core/memory.cc counts it); the job may ask for it.
+  const bool in_backward = EffectiveOptimizerInBackward(sc.training, sc.hardware.gpus) && micro_batches <= 1;
   out[TimeTerm::kOffload] = in_backward ? std::max(step_s / layers, step_s - mb_bwd_busy) : step_s;
   if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
     const double param_shard = stage_params / (st.zero >= 3 ? l.d : 1);
@@ -545,6 +583,76 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
 void AddReferenceForward(const Scenario& sc, double micro_batches, double mb_forward_s, TimeEstimate& out) {
   out.reference_forward_s = micro_batches * ShapeOf(sc.training).forward_only_share() * mb_forward_s;
   out[TimeTerm::kCompute] += out.reference_forward_s;
+}
+
+/// What the memory model says that the time of the memory features depends on (zero where none is on).
+struct FeatureMemory {
+  double offloaded_activation_bytes = 0;  // per GPU and micro-batch
+  double paged_spill_bytes = 0;
+};
+
+/// The memory estimate, only for the jobs whose time needs it: activation offloading or a paged optimizer.
+template <typename Memory>
+FeatureMemory FeatureMemoryOf(const Scenario& sc, Memory&& memory) {
+  if (!EffectiveActivationOffloading(sc.training, sc.strategy.recompute) && !IsPagedOptimizer(sc.training.optimizer))
+    return {};
+  const MemoryEstimate m = memory();
+  return {m.offloaded_activation_bytes, m.paged_spill_bytes};
+}
+
+/// DoRA's extra work on the slowest stage for one micro-batch: each adapted linear rebuilds its weight norm in
+/// every forward (recomputed forwards too) and rescales its output in forward and backward. The norm is
+/// detached (DoRA paper section 4.3), so it has no backward. Linears split over TP and EP as CostGemms splits them.
+template <typename Layers>
+double DoraSeconds(const Scenario& sc, const TimeRates& r, const Layers& groups, double stage_share) {
+  const Training& tr = sc.training;
+  if (!tr.dora || !IsAdapterMethod(tr.method)) return 0;
+  const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
+  const bool fp32_adapters = fw.fp32_adapters && tr.precision != Precision::kFp32;
+  const bool quantised = tr.method == Method::kQlora;
+  const double rank = static_cast<double>(tr.lora_rank);
+  const auto [b, s] = RowsOf(tr);
+  const double tokens = b * s / sc.strategy.cp, inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep;
+  const double forwards = sc.strategy.recompute == Recompute::kFull ? 2 : 1;
+  double total = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const double layers = static_cast<double>(groups[g].count);
+    groups.ForEachGemm(g, [&](const GemmShape& gm) {
+      if (!gm.lora_target) return;
+      double n = gm.out * inv_t, k = gm.in;
+      if (gm.row_parallel) n = gm.out, k = gm.in * inv_t;
+      double m = tokens, count = 1;
+      if (gm.copies > 1) count = std::ceil(gm.copies / ep), m = tokens * gm.active_copies * ep / gm.copies;
+      const DoraNormCost norm = DoraWeightNorm(k, n, rank, fp32_adapters, quantised);
+      // Rank-r products: their bytes, not their FLOPs, set the time (the roofline of Gemm).
+      const double norm_s = count * std::max((norm.eye_flops + norm.delta_flops) * r.matmul_s_per_flop,
+                                             HbmSeconds(r, norm.bytes));
+      const double fwd_out_s = HbmSeconds(r, count * m * n * DoraForwardBytesPerOutput(fp32_adapters));
+      const double bwd_out_s = HbmSeconds(r, count * m * n * DoraBackwardBytesPerOutput(fp32_adapters));
+      total += layers * gm.multiplicity * (forwards * (norm_s + fwd_out_s) + bwd_out_s);
+    });
+  }
+  return stage_share * total;
+}
+
+/// The memory features' time on the step: activation offloading against each layer's own forward and backward
+/// (recomputation included) on the slowest stage, paged states migrating once per step, DoRA's extra work.
+/// `mb_fwd_layers_s`, `mb_bwd_layers_s`: the stage's layers for one micro-batch.
+template <typename Layers>
+void AddMemoryFeatureTime(const Scenario& sc, const TimeRates& r, const Layers& groups, const FeatureMemory& fm,
+                          double stage_layers, double stage_share, double micro_batches, double mb_fwd_layers_s,
+                          double mb_bwd_layers_s, TimeEstimate& out) {
+  if (r.pcie_bytes_per_s > 0)
+    out.activation_offload_transfer_s = micro_batches * 2 * fm.offloaded_activation_bytes / r.pcie_bytes_per_s;
+  out[TimeTerm::kActivationOffload] =
+      micro_batches * ActivationOffloadSeconds(fm.offloaded_activation_bytes / stage_layers, stage_layers,
+                                               r.pcie_bytes_per_s, mb_fwd_layers_s / stage_layers,
+                                               mb_bwd_layers_s / stage_layers);
+  if (fm.paged_spill_bytes > 0) {
+    out[TimeTerm::kPagedOptimizer] = PagedOptimizerSeconds(
+        fm.paged_spill_bytes, r.pcie_bytes_per_s * Efficiency().unified_memory_migration_efficiency);
+  }
+  out[TimeTerm::kDora] = micro_batches * DoraSeconds(sc, r, groups, stage_share);
 }
 
 /// Step time, throughput, FLOPs, MFU/HFU and totals from the step's terms.
@@ -599,7 +707,7 @@ void AddFixedCosts(const Scenario& sc, const ParamCounts& params, const Trainabl
 /// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
 template <typename Layers>
 TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable,
-                      const TimeRates& r, const Layers& groups) {
+                      const TimeRates& r, const Layers& groups, const FeatureMemory& feature_memory) {
   const auto& tr = sc.training;
   const auto& st = sc.strategy;
   const auto& hw = sc.hardware;
@@ -670,6 +778,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
+  AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
+                       stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   AddFixedCosts(sc, params, trainable, l, out);
   return out;
@@ -705,12 +815,13 @@ void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
 }
 
 TimeEstimate EstimateTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable) {
-  return StepTime(sc, params, trainable, RatesOf(sc), LiveLayers{sc});
+  return StepTime(sc, params, trainable, RatesOf(sc), LiveLayers{sc},
+                  FeatureMemoryOf(sc, [&] { return EstimateMemory(sc, params, trainable); }));
 }
 
 TimeEstimate EstimateTime(const Scenario& sc, const PreparedModel& prepared) {
-  return StepTime(sc, prepared.params, prepared.trainable, prepared.rates,
-                  PreparedLayers{prepared});
+  return StepTime(sc, prepared.params, prepared.trainable, prepared.rates, PreparedLayers{prepared},
+                  FeatureMemoryOf(sc, [&] { return EstimateMemory(sc, prepared); }));
 }
 
 }  // namespace trainplan

@@ -136,7 +136,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   return {{"model", model},       {"training", training},          {"hardware", hardware},
           {"strategy", strategy}, {"strategy_text", StrategyText(st, s.training.micro_batch)},
           {"params", params},     {"memory", memory},
-          {"time", time},         {"assumptions", EstimateAssumptions(s)},
+          {"time", time},         {"assumptions", EstimateAssumptions(s, e)},
           {"warnings", EstimateWarnings(s, e)},  {"confidence", ConfidenceText(e.confidence)}};
 }
 

@@ -204,6 +204,38 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
   return out;
 }
 
+std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& e) {
+  std::vector<std::string> out = EstimateAssumptions(s);
+  const TimeEstimate& t = e.time;
+  const GpuSpec& gpu = s.hardware.gpu;
+  const std::string link = fmt::format("PCIe {}.0 x{}", gpu.pcie_gen, gpu.pcie_lanes);
+  const auto share = [&](double seconds) { return t.step_s > 0 ? 100 * seconds / t.step_s : 0; };
+  if (EffectiveActivationOffloading(s.training, s.strategy.recompute)) {
+    const double exposed = t[TimeTerm::kActivationOffload];
+    const double hidden = t.activation_offload_transfer_s > 0 ? 1 - exposed / t.activation_offload_transfer_s : 1;
+    out.push_back(fmt::format("activation offloading adds {:.3g} s per step ({:.1f}%): {:.2f} GB per micro-batch to "
+                              "host RAM and back over {}, {:.0f}% hidden behind the layers' compute on a copy stream",
+                              exposed, share(exposed), e.memory.offloaded_activation_bytes / kGB, link, 100 * hidden));
+  }
+  if (IsPagedOptimizer(s.training.optimizer)) {
+    const double paged = t[TimeTerm::kPagedOptimizer];
+    out.push_back(e.memory.paged_spill_bytes > 0
+                      ? fmt::format("paged optimizer: {:.2f} GiB of states spill to host RAM and migrate in and out "
+                                    "over {} every step, adding {:.3g} s ({:.1f}%; unified-memory migration at "
+                                    "{:.0f}% of the copy rate, an assumption)",
+                                    e.memory.paged_spill_bytes / kGiB, link, paged, share(paged),
+                                    100 * Efficiency().unified_memory_migration_efficiency)
+                      : "paged optimizer: the states fit the GPU, so paging costs no time");
+  }
+  if (s.training.dora && IsAdapterMethod(s.training.method)) {
+    const double dora = t[TimeTerm::kDora];
+    out.push_back(fmt::format("DoRA adds {:.3g} s per step ({:.1f}%): each adapted linear rebuilds its weight norm "
+                              "every forward{} and rescales its output (PEFT DoraLinearLayer)",
+                              dora, share(dora), s.training.method == Method::kQlora ? ", dequantising the 4-bit weight," : ""));
+  }
+  return out;
+}
+
 std::string GlobalBatchText(const Scenario& s) {
   const int64_t batch = GlobalBatch(s);
   const std::string size = fmt::format("global batch {} sequences ({} tokens)", GroupedCount(batch),

@@ -152,7 +152,7 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
                      FixedCostsText(t));
 
   out += "\nassumptions:\n";
-  for (const auto& a : EstimateAssumptions(s)) out += fmt::format("  - {}\n", a);
+  for (const auto& a : EstimateAssumptions(s, e)) out += fmt::format("  - {}\n", a);
   for (const auto& w : EstimateWarnings(s, e)) out += fmt::format("warning: {}\n", w);
   out += fmt::format("confidence: {}\n", ConfidenceText(e.confidence));
   return out;
