@@ -415,6 +415,25 @@ TEST(PerfKernels, LigerFusesElementwiseWorkOfUnfusedEngines) {
   EXPECT_DOUBLE_EQ(Time(sc)[TimeTerm::kMemoryBound], megatron);
 }
 
+TEST(PerfKernels, LigerNeverRaisesMemory) {
+  for (Framework f : kAllFrameworks) {
+    for (Method m : {Method::kFull, Method::kLora}) {
+      Scenario sc = QwenFullProfile(4096);
+      sc.training.framework = f;
+      sc.training.method = m;
+      sc.strategy.zero = 0;
+      const ParamCounts p = Counts(sc.model);
+      TrainableParams t;
+      t.trainable = m == Method::kLora ? 1e7 : static_cast<double>(p.total);
+      t.lora = m == Method::kLora ? 1e7 : 0;
+      t.frozen = p.total - (m == Method::kLora ? 0 : t.trainable);
+      const double plain = EstimateMemory(sc, p, t).per_gpu_bytes;
+      sc.training.liger = true;
+      EXPECT_LE(EstimateMemory(sc, p, t).per_gpu_bytes, plain) << ToString(f) << " " << ToString(m);
+    }
+  }
+}
+
 TEST(PerfDataloader, ExposedWithoutWorkersOnlyWhereTheHostIsTheBottleneck) {
   Scenario sc = QwenFullProfile(256);  // host-bound: the HF Trainer's default of no workers shows
   sc.training.micro_batch = 4;
