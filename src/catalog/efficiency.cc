@@ -34,6 +34,11 @@ void ReadAttentionKernels(const Field& kernels, EfficiencyCatalog& c) {
   }
 }
 
+KernelTiming ReadKernelTiming(const Field& k) {
+  k.At("source").String();
+  return {k.At("elementwise_traffic").Number(0, 100), k.At("host_factor").Number(0, 1)};
+}
+
 EngineTiming ReadEngine(const Field& e) {
   EngineTiming t;
   t.grad_reduce_overlap = e.At("grad_reduce_overlap").Bool();
@@ -43,6 +48,10 @@ EngineTiming ReadEngine(const Field& e) {
   if (unit.String() != "layer" && unit.String() != "module") unit.Fail("layer or module");
   t.zero3_gather_per_module = unit.String() == "module";
   t.zero3_prefetch = e.At("zero3_prefetch").Bool();
+  t.zero3_host_s_per_module = e.At("zero3_host_s_per_module").Number(0, 1, true);
+  e.At("zero3_host_source").String();
+  t.dataloader_workers = static_cast<int>(e.At("dataloader_workers").Number(0, 1024, true));
+  e.At("dataloader_source").String();
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2 or fa3");
   e.At("default_attention_source").String();
@@ -61,6 +70,12 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   c.pcie_efficiency = root.At("pcie_efficiency").At("value").Number(0, 1);
   c.cpu_adam_s_per_param = root.At("cpu_adam").At("seconds_per_billion_params").Number(0, 1e3) * 1e-9;
   c.unified_memory_migration_efficiency = root.At("unified_memory_migration").At("value").Number(0, 1);
+
+  const Field kernels = root.At("kernels");
+  c.liger = ReadKernelTiming(kernels.At("liger"));
+  c.compile = ReadKernelTiming(kernels.At("compile"));
+  c.compile_s = kernels.At("compile").At("compile_s").Number(0, 1e5, true);
+  c.dataloader_s_per_row = root.At("dataloader").At("seconds_per_row").Number(0, 10, true);
 
   std::array<bool, kGpuGenerations> calibrated{};
   bool has_default = false;

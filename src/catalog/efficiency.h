@@ -22,7 +22,15 @@ struct EngineTiming {
   double elementwise_traffic = 1;    // HBM bytes of unfused elementwise work relative to fused kernels
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer
   bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
+  double zero3_host_s_per_module = 0;    // ZeRO-3 fetch/release hooks, per weight-holding module per pass
+  int dataloader_workers = 0;            // default DataLoader worker processes (0: the training process)
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
+};
+
+/// A kernel replacement the job turns on (Liger, torch.compile): fused elementwise bytes, less dispatch.
+struct KernelTiming {
+  double elementwise_traffic = 1;  // at most this, relative to fused kernels
+  double host_factor = 1;          // times the engine's dispatch time per layer pass
 };
 
 struct EfficiencyCatalog {
@@ -31,6 +39,9 @@ struct EfficiencyCatalog {
   double pcie_efficiency = 0.8;
   double cpu_adam_s_per_param = 0.25e-9;
   double unified_memory_migration_efficiency = 0.8;  // paged (managed) pages moved, of the pinned-copy rate
+  KernelTiming liger, compile;
+  double compile_s = 60;                // once per job: tracing and kernel compilation
+  double dataloader_s_per_row = 0.001;  // fetch, pad and collate one row in a Python process
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated

@@ -54,6 +54,8 @@ struct JobFlags {
   std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
   std::string training_objective;
   bool packing = false;
+  bool liger = false, compile = false;
+  std::optional<int64_t> dataloader_workers;
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false, generic_config = false;
 
@@ -83,6 +85,10 @@ struct JobFlags {
     cmd->add_option("--sample-mean-tokens", sample_mean_tokens, "mean sample length in tokens (with --sample-max-tokens)");
     cmd->add_option("--sample-max-tokens", sample_max_tokens, "longest sample in tokens: rows are padded up to it");
     cmd->add_flag("--packing", packing, "pack samples into rows of --seq-len instead of padding each batch");
+    cmd->add_flag("--liger", liger, "Liger kernels: fused RMSNorm, RoPE, SwiGLU and linear cross-entropy");
+    cmd->add_flag("--compile", compile, "torch.compile: fused elementwise kernels, less dispatch, compile time once");
+    cmd->add_option("--dataloader-workers", dataloader_workers,
+                    "DataLoader worker processes (default: the engine's; HF Trainer 0)");
     cmd->add_option("--usable-memory", usable_memory,
                     fmt::format("share of each GPU's memory a plan may fill before it is at the edge (default {:g})",
                                 DefaultUsableMemoryFraction()));
@@ -151,6 +157,9 @@ struct JobFlags {
     set("training", "sample_mean_tokens", sample_mean_tokens);
     set("training", "sample_max_tokens", sample_max_tokens);
     if (packing) doc["training"]["packing"] = true;
+    if (liger) doc["training"]["liger"] = true;
+    if (compile) doc["training"]["compile"] = true;
+    set("training", "dataloader_workers", dataloader_workers);
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
     set("hardware", "gpus_per_node", gpus_per_node);

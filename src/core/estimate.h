@@ -74,6 +74,7 @@ enum class TimeTerm {
   kActivationOffload,  // saved activations to host and back over PCIe, what the side stream does not hide
   kPagedOptimizer,     // paged optimizer states spilled to host, migrated back and out every step
   kDora,               // DoRA's weight norm rebuilt every forward and its rescaling of the output
+  kDataloader,       // batches built in the training process (no DataLoader workers), not hidden
   kCount
 };
 const char* TimeTermName(TimeTerm term);
@@ -86,6 +87,7 @@ enum class FixedTerm {
   kWeightsLoad,      // the base model's weights read from shared storage (none for pre-training)
   kNcclInit,         // communicators set up, growing with the node count
   kFinalCheckpoint,  // the trained state written once at the end
+  kCompile,          // torch.compile traces and compiles the model before the first step
   kCount
 };
 const char* FixedTermName(FixedTerm term);  // JSON key, e.g. "nccl_init"
@@ -285,6 +287,10 @@ struct TimeRates {
   double elementwise_traffic = 1;
   bool zero3_gather_per_module = false;
   bool zero3_prefetch = true;
+  double zero3_host_s_per_module = 0;  // ZeRO-3 hooks per module per pass (with zero 3), even on one GPU
+  double dataloader_s_per_row = 0;     // host time to build one row
+  int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
+  double compile_s = 0;                // once per job; 0 without torch.compile
 };
 
 /// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU

@@ -31,6 +31,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kActivationOffload: return "activation_offload";
     case TimeTerm::kPagedOptimizer: return "paged_optimizer";
     case TimeTerm::kDora: return "dora";
+    case TimeTerm::kDataloader: return "dataloader";
     case TimeTerm::kCount: break;
   }
   return "";
@@ -44,6 +45,7 @@ const char* FixedTermName(FixedTerm term) {
     case FixedTerm::kWeightsLoad: return "weights_load";
     case FixedTerm::kNcclInit: return "nccl_init";
     case FixedTerm::kFinalCheckpoint: return "final_checkpoint";
+    case FixedTerm::kCompile: return "compile";
     case FixedTerm::kCount: break;
   }
   return "";
@@ -426,8 +428,21 @@ TimeRates RatesOf(const Scenario& sc) {
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
   r.elementwise_traffic = engine.elementwise_traffic;
+  // Liger and torch.compile replace the engine's unfused elementwise kernels and cut its per-op dispatch;
+  // together the larger cut applies (compiled graphs treat Liger's kernels as opaque ops).
+  double host_factor = 1;
+  for (const auto& [on, k] : {std::pair{sc.training.liger, eff.liger}, std::pair{sc.training.compile, eff.compile}}) {
+    if (!on) continue;
+    r.elementwise_traffic = std::min(r.elementwise_traffic, k.elementwise_traffic);
+    host_factor = std::min(host_factor, k.host_factor);
+  }
+  r.host_s_per_layer_pass *= host_factor;
   r.zero3_gather_per_module = engine.zero3_gather_per_module;
   r.zero3_prefetch = engine.zero3_prefetch;
+  r.zero3_host_s_per_module = engine.zero3_host_s_per_module;
+  r.dataloader_s_per_row = eff.dataloader_s_per_row;
+  r.dataloader_workers = static_cast<int>(sc.training.dataloader_workers.value_or(engine.dataloader_workers));
+  r.compile_s = sc.training.compile ? eff.compile_s : 0;
   return r;
 }
 
@@ -437,6 +452,7 @@ struct LayerTotals {
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
+  double module_passes = 0;      // weight-holding modules (linears and two norms) x passes
 };
 
 template <typename Layers>
@@ -463,7 +479,9 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       if (n <= 0) continue;
       const LayerCost lc = CostLayer(sc, r, groups, g, layer, pass == 0 ? full_bwd : 0, tp_one, adapter_casts);
       const bool has_bwd = pass == 0;
-      x.layer_passes += n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
+      const double layer_passes = n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
+      x.layer_passes += layer_passes;
+      x.module_passes += layer_passes * (layer.linears + 2.0);
       x.zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
       x.fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
       x.bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
@@ -682,8 +700,8 @@ constexpr double kPublishedWeightBytesPerParam = 2;
 
 /// The once-per-job terms: start-up before the first step and the final checkpoint after the last, each
 /// node working in parallel at the rates of data/job_costs.json. Then the totals that include them.
-void AddFixedCosts(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable, const Layout& l,
-                   TimeEstimate& out) {
+void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& params, const TrainableParams& trainable,
+                   const Layout& l, TimeEstimate& out) {
   const JobCosts& c = JobCostCatalog();
   const double nodes = std::ceil(l.gpus / std::max(1, sc.hardware.gpus_per_node));
   // A node reads the weight shards its GPUs hold: the whole model unless TP x PP spans more than the node.
@@ -698,10 +716,32 @@ void AddFixedCosts(const Scenario& sc, const ParamCounts& params, const Trainabl
   out[FixedTerm::kNcclInit] = l.gpus > 1 ? c.nccl_init_base_s.value + c.nccl_init_s_per_node.value * nodes : 0;
   out[FixedTerm::kFinalCheckpoint] =
       CheckpointBytes(sc, params, trainable) / (nodes * c.checkpoint_write_bytes_per_s.value);
+  out[FixedTerm::kCompile] = r.compile_s;
   out.fixed_s = 0;
   for (double term : out.fixed) out.fixed_s += term;
   out.total_s = out.training_s + out.fixed_s;
   out.gpu_hours = out.total_s * l.gpus / 3600;
+}
+
+/// Host work beside kernel dispatch, on the same thread, per micro-batch: ZeRO-3's fetch/release and gradient
+/// hooks around every weight-holding module and pass (`module_passes`), and building the input batch when the
+/// DataLoader has no workers (the training process builds it between two micro-batches' dispatch). Each is
+/// hidden while the device still works through queued kernels and exposed ZeRO-3 gathers; what outlasts them
+/// shows, the hooks as compute (like dispatch), the batch as `dataloader`. Workers build batches in parallel
+/// processes and prefetch them: exposed only when they cannot keep up.
+void AddHostWork(const Scenario& sc, const TimeRates& r, double module_passes, double rows, double micro_batches,
+                 double mb_dispatch, double mb_gpu, TimeEstimate& out) {
+  const bool zero3 = sc.strategy.zero >= 3;
+  const double device = mb_gpu + (zero3 ? out[TimeTerm::kDpComm] / micro_batches : 0);
+  const double hooks = zero3 ? module_passes * r.zero3_host_s_per_module : 0;
+  const double launched = std::max(0.0, mb_dispatch - mb_gpu);  // already in compute
+  const double host = mb_dispatch + hooks;
+  out[TimeTerm::kCompute] += micro_batches * std::max(0.0, std::max(0.0, host - device) - launched);
+  const double load = rows * r.dataloader_s_per_row;
+  const double exposed = r.dataloader_workers > 0
+                             ? std::max(0.0, load / r.dataloader_workers - std::max(device, host))
+                             : std::max(0.0, host + load - device) - std::max(0.0, host - device);
+  out[TimeTerm::kDataloader] = micro_batches * exposed;
 }
 
 /// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
@@ -734,8 +774,10 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double head_fwd = head_s;
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
-  const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + (fw.logits_fp32_upcast ? 8 : 0)));
-  const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + (fw.logits_fp32_upcast ? 8 : 0)));
+  // Liger's fused linear cross-entropy replaces the model's forward, and with it the fp32 copy of the logits.
+  const double upcast = fw.logits_fp32_upcast && !tr.liger ? 8 : 0;
+  const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + upcast));
+  const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + upcast));
   const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
@@ -750,7 +792,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
-  const double mb_launch = std::max(0.0, stage_share * x.layer_passes * r.host_s_per_layer_pass - mb_gpu);
+  const double mb_dispatch = stage_share * x.layer_passes * r.host_s_per_layer_pass;
+  const double mb_launch = std::max(0.0, mb_dispatch - mb_gpu);
   const double mb_total = mb_gpu + mb_launch;
 
   out[TimeTerm::kCompute] = micro_batches * (mb_compute + mb_launch);
@@ -777,11 +820,12 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
+  AddHostWork(sc, r, stage_share * x.module_passes, b, micro_batches, mb_dispatch, mb_gpu, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
-  AddFixedCosts(sc, params, trainable, l, out);
+  AddFixedCosts(sc, r, params, trainable, l, out);
   return out;
 }
 

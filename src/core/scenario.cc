@@ -364,6 +364,7 @@ Loss EffectiveLoss(const Training& training) {
   const FrameworkProfile& fw = GetFrameworkProfile(training.framework);
   // Unsloth's fused head is Apple's Cut Cross-Entropy (frameworks.json).
   if (fw.fused_linear_cross_entropy) return Loss::kCut;
+  if (training.liger) return Loss::kFusedLinear;  // apply_liger_kernel_to_*: fused_linear_cross_entropy=True
   if (fw.chunked_cross_entropy) return Loss::kChunked;
   return Loss::kStandard;
 }

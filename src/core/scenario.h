@@ -44,6 +44,11 @@ struct Training {
   // The attention kernel; kAuto: the engine's default (EffectiveAttention), eager when
   // strategy.flash_attention is off.
   AttentionKernel attention = AttentionKernel::kAuto;
+  // Kernel replacements and input pipeline: Liger's Triton kernels (its fused linear cross-entropy becomes the
+  // loss unless one is given), torch.compile, DataLoader worker processes (nullopt: the engine's default).
+  bool liger = false;
+  bool compile = false;
+  std::optional<int64_t> dataloader_workers;
 };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.

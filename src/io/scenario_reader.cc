@@ -203,7 +203,8 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
                "fp32_weights", "objective", "sample_mean_tokens",
-               "sample_max_tokens", "sample_lengths", "packing", "attention"});
+               "sample_max_tokens", "sample_lengths", "packing", "attention",
+               "liger", "compile", "dataloader_workers"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
@@ -217,6 +218,9 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   if (const auto v = t.Get("activation_offloading")) tr.activation_offloading = v->Bool();
   if (const auto v = t.Get("dora")) tr.dora = v->Bool();
   if (const auto v = t.Get("double_quant")) tr.double_quant = v->Bool();
+  if (const auto v = t.Get("liger")) tr.liger = v->Bool();
+  if (const auto v = t.Get("compile")) tr.compile = v->Bool();
+  if (const auto v = t.Get("dataloader_workers")) tr.dataloader_workers = v->Int({0, 256});
   if (const auto v = t.Get("optimizer")) tr.optimizer = ParseOptimizer(v->String(), v->path());
   if (const auto v = t.Get("seq_len")) tr.seq_len = v->Int(limits::kSeqLen);
   if (const auto v = t.Get("micro_batch")) tr.micro_batch = v->Int(limits::kMicroBatch);

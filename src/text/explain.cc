@@ -150,7 +150,8 @@ std::string LossText(const Training& tr) {
     case Loss::kFusedLinear: how = "fused linear cross-entropy (Liger): logits one chunk at a time"; break;
     case Loss::kCut: how = "Cut Cross-Entropy (Wijmans et al. 2024): no logits kept"; break;
   }
-  return fmt::format("loss {}: {} ({})", ToString(EffectiveLoss(tr)), how, tr.loss ? "chosen" : "the engine's default");
+  const char* whose = tr.loss ? "chosen" : (tr.liger && EffectiveLoss(tr) == Loss::kFusedLinear ? "Liger's" : "the engine's default");
+  return fmt::format("loss {}: {} ({})", ToString(EffectiveLoss(tr)), how, whose);
 }
 
 /// The memory mechanisms in effect besides the loss: each named only where it applies.
@@ -186,6 +187,23 @@ std::string AttentionText(const Scenario& s) {
                      AttentionKernelKey(kernel), why, 100 * eff.AttentionRate(kernel, s.hardware.gpu.generation));
 }
 
+/// Host-side time: kernel replacements, ZeRO-3's hooks and who builds the batches (data/efficiency.json).
+std::string HostTimeText(const Scenario& s) {
+  const EfficiencyCatalog& eff = Efficiency();
+  const EngineTiming& engine = eff.Engine(s.training.framework);
+  std::string out = fmt::format("host time: {:.2f} ms of dispatch per layer pass", 1e3 * engine.host_s_per_layer_pass);
+  if (s.training.liger) out += fmt::format(", Liger kernels (fused norms, rotary, SwiGLU: x{:g})", eff.liger.host_factor);
+  if (s.training.compile)
+    out += fmt::format(", torch.compile (fused elementwise kernels: x{:g}; {:g} s to compile, once)",
+                       eff.compile.host_factor, eff.compile_s);
+  if (s.strategy.zero >= 3 && engine.zero3_host_s_per_module > 0)
+    out += fmt::format("; ZeRO-3 hooks {:.2f} ms per module and pass", 1e3 * engine.zero3_host_s_per_module);
+  const int64_t workers = s.training.dataloader_workers.value_or(engine.dataloader_workers);
+  if (workers == 0) return out + fmt::format("; batches built in the training process ({:g} ms per row, no DataLoader workers)",
+                                             1e3 * eff.dataloader_s_per_row);
+  return out + fmt::format("; batches built by {} DataLoader workers", workers);
+}
+
 }  // namespace
 
 std::vector<std::string> EstimateAssumptions(const Scenario& s) {
@@ -199,7 +217,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
                       s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
           fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
                       s.hardware.inter_node.name),
-          FixedCostsAssumption(), GlobalBatchText(s)};
+          HostTimeText(s), FixedCostsAssumption(), GlobalBatchText(s)};
   for (std::string& line : SequenceAssumptions(s.training)) out.push_back(std::move(line));
   return out;
 }

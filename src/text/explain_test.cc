@@ -27,7 +27,7 @@ TEST(Explain, EstimateOfAJobThatDoesNotFitNamesItsNumbersAndChanges) {
   EXPECT_EQ(FitChangeText(e.options[0]), "full activation recomputation");
   EXPECT_EQ(FitChangeText({.change = FitChange::kMethod, .method = Method::kQlora, .lora_rank = 16}),
             "method qlora (rank 16) with full recomputation");
-  EXPECT_EQ(EstimateAssumptions(s).size(), 9u);  // with the memory mechanisms, the fixed costs per job and the batch
+  EXPECT_EQ(EstimateAssumptions(s).size(), 10u);  // with the memory mechanisms, host time, fixed costs per job, batch
   EXPECT_EQ(EstimateAssumptions(s).back().rfind("global batch 128 sequences (", 0), 0u) << EstimateAssumptions(s).back();
 }
 

@@ -17,6 +17,7 @@ const char* FixedTermText(FixedTerm term) {
     case FixedTerm::kWeightsLoad: return "weights load";
     case FixedTerm::kNcclInit: return "NCCL init";
     case FixedTerm::kFinalCheckpoint: return "final checkpoint";
+    case FixedTerm::kCompile: return "torch.compile";
     case FixedTerm::kCount: break;
   }
   return "";
