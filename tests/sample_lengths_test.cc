@@ -327,6 +327,23 @@ TEST(Alternatives, FullFineTuneOn24GbFitsWithAPagedOptimizer) {
   ExpectReestimated(with_paged, *paged);
 }
 
+// Activation offloading is offered where the engine has it (torchtune), re-searched like the rest; the HF
+// Trainer has no switch for it, so a job there is not offered it.
+TEST(Alternatives, ActivationOffloadingWhereTheEngineOffersIt) {
+  json doc = {{"model", "qwen2.5-14b"},
+              {"training", {{"method", "full"}, {"framework", "torchtune"}, {"seq_len", 8192}, {"tokens", 1e7}}},
+              {"hardware", {{"gpu", "rtx-4090"}, {"gpus", 1}}}};
+  const PlanResult torchtune = SearchPlans(ScenarioFromJson(doc, false), OneGpu("rtx-4090", false), 2);
+  ASSERT_FALSE(torchtune.feasible);
+  const Alternative* offload = Offered(torchtune, AlternativeChange::kActivationOffloading);
+  ASSERT_NE(offload, nullptr);
+  EXPECT_NE(AlternativeChangeText(*offload).find("host RAM"), std::string::npos);
+  EXPECT_EQ(Offered(torchtune, AlternativeChange::kLoss), nullptr);  // torchtune's loss is chunked already
+  doc["training"]["framework"] = "hf";
+  const PlanResult hf = SearchPlans(ScenarioFromJson(doc, false), OneGpu("rtx-4090", false), 2);
+  EXPECT_EQ(Offered(hf, AlternativeChange::kActivationOffloading), nullptr);
+}
+
 // With sample lengths shorter than seq_len, packing and group_by_length are offered, each re-estimated.
 TEST(Alternatives, SampleLengthsBringPackingAndGroupByLength) {
   const Scenario job = ScenarioFromJson(
