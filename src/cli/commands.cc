@@ -52,8 +52,8 @@ struct JobFlags {
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
-  std::string training_objective;
-  bool packing = false;
+  std::string training_objective, sample_lengths;
+  bool packing = false, group_by_length = false;
   bool liger = false, compile = false;
   std::optional<int64_t> dataloader_workers;
   std::vector<std::string> lora_targets;
@@ -84,11 +84,16 @@ struct JobFlags {
     cmd->add_option("--training-objective", training_objective, "sft | dpo | orpo | kto | simpo");
     cmd->add_option("--sample-mean-tokens", sample_mean_tokens, "mean sample length in tokens (with --sample-max-tokens)");
     cmd->add_option("--sample-max-tokens", sample_max_tokens, "longest sample in tokens: rows are padded up to it");
+    cmd->add_option("--sample-lengths", sample_lengths,
+                    "MEAN,MAX tokens (e.g. 380,2048), or a file of lengths: one per line, `length count` per line, "
+                    "JSON Lines or JSON of numbers or records with input_ids, length or num_tokens");
     cmd->add_flag("--packing", packing, "pack samples into rows of --seq-len instead of padding each batch");
     cmd->add_flag("--liger", liger, "Liger kernels: fused RMSNorm, RoPE, SwiGLU and linear cross-entropy");
     cmd->add_flag("--compile", compile, "torch.compile: fused elementwise kernels, less dispatch, compile time once");
     cmd->add_option("--dataloader-workers", dataloader_workers,
                     "DataLoader worker processes (default: the engine's; HF Trainer 0)");
+    cmd->add_flag("--group-by-length", group_by_length,
+                  "HF group_by_length: micro-batches of similar lengths, so padding falls");
     cmd->add_option("--usable-memory", usable_memory,
                     fmt::format("share of each GPU's memory a plan may fill before it is at the edge (default {:g})",
                                 DefaultUsableMemoryFraction()));
@@ -156,10 +161,20 @@ struct JobFlags {
     set("training", "objective", training_objective);
     set("training", "sample_mean_tokens", sample_mean_tokens);
     set("training", "sample_max_tokens", sample_max_tokens);
+    if (!sample_lengths.empty()) {
+      if (sample_mean_tokens || sample_max_tokens)
+        throw InputError("--sample-lengths", sample_lengths,
+                         "either --sample-lengths or --sample-mean-tokens with --sample-max-tokens");
+      json& training = doc["training"];
+      if (training.is_null()) training = json::object();
+      for (const char* key : {"sample_mean_tokens", "sample_max_tokens", "sample_lengths"}) training.erase(key);
+      training.update(SampleLengthsFromFlag(sample_lengths, "--sample-lengths"));
+    }
     if (packing) doc["training"]["packing"] = true;
     if (liger) doc["training"]["liger"] = true;
     if (compile) doc["training"]["compile"] = true;
     set("training", "dataloader_workers", dataloader_workers);
+    if (group_by_length) doc["training"]["group_by_length"] = true;
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
     set("hardware", "gpus_per_node", gpus_per_node);

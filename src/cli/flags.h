@@ -11,4 +11,9 @@ namespace trainplan::cli {
 /// not GPU=NUMBER.
 nlohmann::json PricesFromFlags(const std::vector<std::string>& items, const std::string& flag);
 
+/// "--sample-lengths 380,2048" (MEAN,MAX in tokens) or a file of lengths (io/sample_lengths.h) as the training
+/// keys it sets: sample_mean_tokens with sample_max_tokens, or the sample_lengths histogram. Throws InputError
+/// naming `flag`, the value and the forms allowed.
+nlohmann::json SampleLengthsFromFlag(const std::string& value, const std::string& flag);
+
 }  // namespace trainplan::cli

@@ -41,6 +41,7 @@ struct Training {
   double sample_max_tokens = 0;
   std::vector<std::pair<double, double>> sample_lengths;
   bool packing = false;  // samples packed into rows of seq_len (TRL, torchtune, LLaMA-Factory default: off)
+  bool group_by_length = false;  // HF TrainingArguments.group_by_length: micro-batches of similar lengths
   // The attention kernel; kAuto: the engine's default (EffectiveAttention), eager when
   // strategy.flash_attention is off.
   AttentionKernel attention = AttentionKernel::kAuto;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "catalog/prices.h"
 #include "core/framework.h"
 #include "core/limits.h"
+#include "core/sequences.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -758,6 +760,76 @@ void AddEngineAlternatives(const Scenario& job, const PlanConstraints& c, std::v
   }
 }
 
+/// The loss kernel an engine offers in place of the standard cross-entropy: Liger's fused linear
+/// cross-entropy through the HF Trainer (use_liger_kernel), torchtune's chunked loss, Unsloth's Cut
+/// Cross-Entropy; none for Megatron, whose vocabulary-parallel loss is already chunked.
+std::optional<Loss> LighterLoss(Framework f) {
+  switch (f) {
+    case Framework::kHfTrainer:
+    case Framework::kDeepSpeed:
+    case Framework::kFsdp: return Loss::kFusedLinear;
+    case Framework::kTorchtune: return Loss::kChunked;
+    case Framework::kUnsloth: return Loss::kCut;
+    case Framework::kMegatron: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// bitsandbytes optimizers run on CUDA: the NVIDIA GPUs among those asked (all in the catalog when none).
+std::vector<std::string> BitsandbytesGpus(const PlanConstraints& c) {
+  std::vector<std::string> out;
+  if (c.gpu_types.empty()) {
+    for (const GpuSpec& g : GpuCatalog())
+      if (g.vendor == "NVIDIA") out.push_back(g.id);
+  } else {
+    for (const std::string& id : c.gpu_types)
+      if (FindGpu(id).vendor == "NVIDIA") out.push_back(id);
+  }
+  return out;
+}
+
+// Changes of memory mechanism, each re-searched with the rest of the job kept: a paged 8-bit optimizer where
+// bitsandbytes runs (HF Trainer optim="paged_adamw_8bit", Unsloth, a torchtune _component_), the engine's
+// lighter loss, packing and group_by_length when the samples are described and shorter than seq_len, and
+// activation offloading where the engine offers it (torchtune, Unsloth).
+void AddMemoryAlternatives(const Scenario& job, const PlanConstraints& c, std::vector<AlternativeTry>& tries) {
+  const Training& tr = job.training;
+  const bool hf_trainer = tr.framework == Framework::kHfTrainer || tr.framework == Framework::kUnsloth;
+  if (!IsPagedOptimizer(tr.optimizer) && (tr.optimizer == Optimizer::kAdamW || tr.optimizer == Optimizer::kAdamW8bit) &&
+      (hf_trainer || tr.framework == Framework::kTorchtune)) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kPagedOptimizer);
+    t.job.training.optimizer = Optimizer::kPagedAdamW8bit;
+    t.constraints.gpu_types = BitsandbytesGpus(c);
+    if (!t.constraints.gpu_types.empty()) tries.push_back(std::move(t));
+  }
+  if (const auto loss = LighterLoss(tr.framework); loss && EffectiveLoss(tr) == Loss::kStandard) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kLoss);
+    t.alternative.loss = *loss;
+    t.job.training.loss = *loss;
+    tries.push_back(std::move(t));
+  }
+  const SequenceShape shape = ShapeOf(tr);
+  if (shape.described && !tr.packing && shape.mean_sample_tokens < static_cast<double>(tr.seq_len)) {
+    if (tr.objective == TrainingObjective::kSft) {
+      AlternativeTry t = MakeTry(job, c, AlternativeChange::kPacking);
+      t.job.training.packing = true;
+      t.job.training.group_by_length = false;
+      tries.push_back(std::move(t));
+    }
+    if (!tr.group_by_length && hf_trainer) {
+      AlternativeTry t = MakeTry(job, c, AlternativeChange::kGroupByLength);
+      t.job.training.group_by_length = true;
+      tries.push_back(std::move(t));
+    }
+  }
+  const bool offers_offloading = tr.framework == Framework::kTorchtune || tr.framework == Framework::kUnsloth;
+  if (offers_offloading && tr.activation_offloading != true) {
+    AlternativeTry t = MakeTry(job, c, AlternativeChange::kActivationOffloading);
+    t.job.training.activation_offloading = true;
+    tries.push_back(std::move(t));
+  }
+}
+
 std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
   std::vector<AlternativeTry> changes;
   auto add = [&](AlternativeChange code, auto&& edit, int max_gpus = 0) {
@@ -794,6 +866,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
     add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = more; }, more);
   }
   AddEngineAlternatives(job, c, changes);
+  AddMemoryAlternatives(job, c, changes);
   if (c.deadline_s > 0)
     add(AlternativeChange::kNoDeadline, [](Scenario&, PlanConstraints& k) { k.deadline_s = 0; });
   if (c.budget_usd > 0)

@@ -141,6 +141,11 @@ enum class AlternativeChange {
   kFramework,     // switch to Alternative::framework (Unsloth on one GPU, torchtune's chunked loss)
   kFusedAttention,  // FlashAttention-2 instead of eager attention
   kShorterSeqLen,   // train on Alternative::seq_len tokens per sequence
+  kPagedOptimizer,  // bitsandbytes paged 8-bit AdamW: its states page to host RAM under pressure
+  kLoss,            // Alternative::loss, the engine's chunked or fused cross-entropy
+  kPacking,         // pack samples into rows of seq_len (needs sample lengths)
+  kGroupByLength,   // HF group_by_length (needs sample lengths)
+  kActivationOffloading,  // saved activations to host RAM (torchtune, Unsloth)
 };
 
 /// A change to the job and what the search found with it.
@@ -149,6 +154,7 @@ struct Alternative {
   int max_gpus = 0;  // kMoreGpus
   Framework framework = Framework::kUnsloth;  // kFramework
   int64_t seq_len = 0;                        // kShorterSeqLen
+  Loss loss = Loss::kChunked;                 // kLoss
   bool feasible = false;
   Plan best;            // when feasible
   NoPlanReason reason;  // when not: why it still fails

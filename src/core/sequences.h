@@ -24,7 +24,8 @@ struct SequenceShape {
 };
 
 /// The shape of the job's rows. Without packing each micro-batch is padded to its longest row, drawn from
-/// micro_batch x rows_per_example samples; with packing rows of seq_len are filled with whole samples and
+/// micro_batch x rows_per_example samples: at random, or with group_by_length as a slice of a length-sorted
+/// mega-batch of 50 micro-batches (HF LengthGroupedSampler), which never pads more; with packing rows of seq_len are filled with whole samples and
 /// attention stays within each sample (FlashAttention varlen or a block mask).
 SequenceShape ShapeOf(const Training& training);
 

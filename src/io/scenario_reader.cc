@@ -175,12 +175,16 @@ TrainingObjective ParseObjective(const std::string& s, const std::string& field)
 }
 
 /// The objective and the samples as they are: lengths by mean and maximum (the mean defaulting to
-/// mean_tokens_per_sample) or a histogram of [tokens, fraction], and packing. ValidateScenario checks them
+/// mean_tokens_per_sample) or a histogram of [tokens, fraction], packing, and group_by_length. ValidateScenario checks them
 /// together.
 void ReadSamples(const Field& t, Training& tr) {
   const double longest = static_cast<double>(limits::kSeqLen.hi);
   if (const auto v = t.Get("objective")) tr.objective = ParseObjective(v->String(), v->path());
   if (const auto v = t.Get("packing")) tr.packing = v->Bool();
+  if (const auto v = t.Get("group_by_length")) {
+    tr.group_by_length = v->Bool();
+    if (tr.group_by_length && tr.packing) v->Fail("false with packing (packed rows are all seq_len long)");
+  }
   if (const auto v = t.Get("sample_max_tokens")) tr.sample_max_tokens = v->Number(0, longest);
   if (const auto v = t.Get("sample_mean_tokens")) {
     tr.sample_mean_tokens = v->Number(0, longest);
@@ -203,7 +207,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
                "fp32_weights", "objective", "sample_mean_tokens",
-               "sample_max_tokens", "sample_lengths", "packing", "attention",
+               "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
                "liger", "compile", "dataloader_workers"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());

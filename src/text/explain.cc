@@ -102,10 +102,11 @@ std::string SamplesText(const Training& tr) {
                        "varlen from position_ids, or a block mask): {} keys per query on average",
                        lengths, cut, GroupedCount(tr.seq_len), Tokens(shape.attention_tokens));
   const double rows = static_cast<double>(tr.micro_batch) * shape.rows_per_example;
-  return fmt::format("{}{}, each micro-batch of {} rows padded to its longest: {} tokens per row on average, "
+  const char* order = tr.group_by_length ? " (group_by_length: a slice of a length-sorted mega-batch of 50)" : "";
+  return fmt::format("{}{}, each micro-batch of {} rows{} padded to its longest: {} tokens per row on average, "
                      "{:.0f}% of them padding; time counts only the samples' tokens, memory holds the longest "
                      "micro-batch ({} x {} tokens); --packing fills rows of seq_len instead",
-                     lengths, cut, Tokens(rows), Tokens(shape.row_tokens), 100 * shape.padding_fraction(),
+                     lengths, cut, Tokens(rows), order, Tokens(shape.row_tokens), 100 * shape.padding_fraction(),
                      Tokens(rows), Tokens(shape.peak_row_tokens));
 }
 
@@ -402,6 +403,30 @@ std::string AlternativeChangeText(const Alternative& a) {
     case AlternativeChange::kShorterSeqLen:
       return fmt::format("seq_len {} (needs samples truncated or split to {} tokens; longer context is lost)",
                          a.seq_len, a.seq_len);
+    case AlternativeChange::kPagedOptimizer:
+      return "optimizer paged-adamw-8bit (needs bitsandbytes and a CUDA GPU: 8-bit states in unified memory that "
+             "page to host RAM when the GPU is full)";
+    case AlternativeChange::kLoss:
+      switch (a.loss) {
+        case Loss::kFusedLinear:
+          return "loss fused_linear (needs liger-kernel, TrainingArguments use_liger_kernel=True: no "
+                 "vocabulary-sized logits)";
+        case Loss::kChunked:
+          return "loss chunked (the engine's chunked cross-entropy: fp32 logits one chunk at a time)";
+        case Loss::kCut:
+          return "loss cut (Cut Cross-Entropy, needs the cut-cross-entropy package: no vocabulary-sized logits)";
+        case Loss::kStandard: return "loss standard";
+      }
+      return "";
+    case AlternativeChange::kPacking:
+      return "packing (needs the sample lengths and a collator that keeps samples apart, FlashAttention varlen or "
+             "a block mask; changes the loss weighting per sample: each row mixes samples)";
+    case AlternativeChange::kGroupByLength:
+      return "group_by_length (needs the sample lengths in the dataset, HF TrainingArguments.group_by_length: "
+             "micro-batches of similar lengths pad less; batches are no longer random mixes of lengths)";
+    case AlternativeChange::kActivationOffloading:
+      return "activation offloading (the engine's offloading of saved activations to host RAM: needs pinned host "
+             "memory, and the copies overlap compute only in part)";
   }
   return "";
 }
@@ -457,7 +482,10 @@ std::string NoPlanText(const NoPlanReason& r) {
   return "";
 }
 
-std::string AlternativeSummary(const Alternative& a) { return a.feasible ? PlanWhy(a.best) : NoPlanText(a.reason); }
+std::string AlternativeSummary(const Alternative& a) {
+  if (!a.feasible) return NoPlanText(a.reason);
+  return fmt::format("{:.1f} GiB per GPU; {}", a.best.memory.per_gpu_bytes / kGiB, PlanWhy(a.best));
+}
 
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {
   for (const auto& a : alternatives)

@@ -96,7 +96,7 @@ TEST(ReviewText, DoesNotRunQuotesTheSearch) {
   r.alternatives = {fails, works};
   EXPECT_EQ(Message(r, FindingCode::kDoesNotRun, "fail"),
             "the job does not run on 2 x NVIDIA GeForce RTX 4090: " + why);
-  EXPECT_EQ(Fix(r, FindingCode::kDoesNotRun, "fail"), "method qlora: " + PlanWhy(works.best));
+  EXPECT_EQ(Fix(r, FindingCode::kDoesNotRun, "fail"), "method qlora: " + AlternativeSummary(works));
   EXPECT_EQ(Message(r, FindingCode::kNoFitWithoutOffload, "fail"), "without offload: " + why);
   EXPECT_EQ(ReviewReasonText(r),
             "the fastest plan offloads to host memory and needs 303.4 GB of RAM, 128.0 GB installed; without "
