@@ -15,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "io/model_catalog.h"
+#include "io/scenario_reader.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -449,6 +451,76 @@ void Compare(AccuracyReport& report, const json& rec) {
   throw Skip{"no mapping for this record family"};
 }
 
+/// What a published peak-memory figure counted. nvidia-smi sees the whole process; the caching allocator's
+/// reserved bytes leave out the CUDA context and library workspaces; allocated (or torchtune's "active")
+/// bytes also leave out the allocator's cached free blocks. Paged optimizer states sit in CUDA unified
+/// memory, outside the allocator, so neither allocator counter sees them.
+double CountedBytes(const MemoryEstimate& mem, const Field& counter) {
+  const std::string c = counter.String();
+  if (c == "device") return mem.per_gpu_bytes;
+  if (c == "reserved") return mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem.pageable_bytes;
+  if (c == "allocated") {
+    return mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem[MemTerm::kFragmentation] - mem.pageable_bytes;
+  }
+  counter.Fail("device (nvidia-smi), reserved (torch.cuda.max_memory_reserved) or allocated "
+               "(torch.cuda.max_memory_allocated, torchtune peak_memory_active)");
+}
+
+constexpr const char* kMetricsAllowed =
+    "exactly one of peak_memory_gib, peak_memory_gb (with counter), tokens_per_s (all GPUs), "
+    "tokens_per_s_per_gpu, sec_per_step, train_runtime_s";
+
+/// A record in the generic form: `scenario` is a scenario document, read by the scenario reader exactly as
+/// `trainplan estimate` reads it, and `measured` holds one metric. A malformed record is an input error
+/// naming the record's id and the field, never a skipped row.
+void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::string& id) {
+  const Field doc(rec, id);
+  doc.CheckKeys({"id", "label", "source", "role", "kind", "published_engine", "scenario", "measured", "notes"});
+  const std::string role = doc.At("role").String();
+  if (role != "calibration" && role != "validation") doc.At("role").Fail("calibration or validation");
+  if (doc.At("source").String().empty()) doc.At("source").Fail("the citation: URL, commit or date read, table");
+  Mapped m;
+  m.source = doc.At("label").String();
+  m.scenario = ScenarioFromDocument(doc.At("scenario"), /*allow_paths=*/false);
+  const Field measured = doc.At("measured");
+  measured.RequireObject();
+  measured.CheckKeys({"peak_memory_gib", "peak_memory_gb", "counter", "tokens_per_s", "tokens_per_s_per_gpu",
+                      "sec_per_step", "train_runtime_s"});
+  const Estimate e = EstimateScenario(m.scenario);
+  std::vector<std::tuple<std::string, std::string, double, double>> metrics;  // kind, metric, measured, estimated
+  for (const auto& [key, value] : measured.Members()) {
+    if (key == "counter") continue;
+    const double v = value.Number(0, 1e15);
+    if (key == "peak_memory_gib" || key == "peak_memory_gb") {
+      const std::optional<Field> counter = measured.Get("counter");
+      if (!counter) measured.FailMember("counter", "", "device, reserved or allocated: what the figure counted");
+      const double gib = key == "peak_memory_gib" ? v : v * kGB / kGiB;
+      metrics.emplace_back("memory", "gib_per_gpu_" + counter->String(), gib, CountedBytes(e.memory, *counter) / kGiB);
+    } else if (key == "tokens_per_s") {
+      metrics.emplace_back("throughput", "tokens_per_s", v, e.time.tokens_per_s);
+    } else if (key == "tokens_per_s_per_gpu") {
+      metrics.emplace_back("throughput", "tokens_per_s_per_gpu", v, e.time.tokens_per_s / m.scenario.hardware.gpus);
+    } else if (key == "sec_per_step") {
+      metrics.emplace_back("throughput", "sec_per_step", v, e.time.step_s);
+    } else {
+      if (m.scenario.training.tokens <= 0) {
+        value.Fail("a scenario that states training.tokens (or samples x mean_tokens_per_sample x epochs)");
+      }
+      metrics.emplace_back("throughput", "train_runtime_s", v, e.time.training_s);
+    }
+  }
+  if (metrics.size() != 1) measured.Fail(kMetricsAllowed);
+  if (const auto engine = doc.Get("published_engine")) {
+    m.note = fmt::format("{} has no profile: run as {}; ", engine->String(), ToString(m.scenario.training.framework));
+  }
+  if (const auto notes = doc.Get("notes")) m.note += notes->String();
+  const auto& [kind, metric, measured_value, estimated] = metrics.front();
+  AddRow(report, rec, m, kind, metric, measured_value, estimated);
+  if (const auto engine = doc.Get("published_engine")) {
+    report.rows.back().engine = fmt::format("{} (as {})", engine->String(), report.rows.back().engine);
+  }
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -493,7 +565,15 @@ AccuracyReport RunAccuracy(const std::string& measurements_path) {
     } catch (const json::parse_error& e) {
       throw InputError(fmt::format("{} line {}", measurements_path, line_no), line.substr(0, 40), e.what());
     }
-    const std::string id = rec.value("id", fmt::format("line {}", line_no));
+    const std::string id = rec.is_object() ? rec.value("id", fmt::format("line {}", line_no)) : "";
+    if (rec.is_object() && rec.contains("scenario")) {
+      if (!rec.contains("id") || !rec.at("id").is_string()) {
+        throw InputError(fmt::format("{} line {}: id", measurements_path, line_no), rec.value("id", json()).dump(),
+                         "a string naming the record");
+      }
+      CompareScenarioRecord(report, rec, id);
+      continue;
+    }
     try {
       Compare(report, rec);
     } catch (const Skip& s) {
@@ -515,7 +595,10 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
   }
   std::string out = "# Accuracy against published measurements\n\n";
   out += "Generated by `trainplan accuracy` from tests/reference/measurements.jsonl; error = "
-         "(estimate - measured) / measured.\n\n## Summary\n\n";
+         "(estimate - measured) / measured. Records in the generic form (a scenario document as `trainplan estimate` "
+         "reads it, one measured metric and what a memory figure counted: device, reserved or allocated) are "
+         "described in tests/reference/README.md; memory metrics name that counter (`gib_per_gpu_allocated`).\n\n"
+         "## Summary\n\n";
   out += "| kind | source | metric | rows | median abs error | mean abs error | max abs error |\n"
          "|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& [key, errors] : groups) {
