@@ -232,6 +232,19 @@ TEST(AccuracyScenarioRecord, MalformedRecordNamesIdAndField) {
   nlohmann::json bad_role = Record("bad-role", {{"tokens_per_s", 1000}});
   bad_role["role"] = "fitted";
   EXPECT_EQ(ErrorField(bad_role, "role"), "bad-role.role");
+  nlohmann::json wrong_kind = Record("wrong-kind", {{"tokens_per_s", 1000}});
+  wrong_kind["kind"] = "memory";  // a speed figure filed as memory
+  EXPECT_EQ(ErrorField(wrong_kind, "kind"), "wrong-kind.kind");
+  nlohmann::json numeric_id = Record("x", {{"tokens_per_s", 1000}});
+  numeric_id["id"] = 7;
+  EXPECT_NE(ErrorField(numeric_id, "numeric-id").find("line 1: id"), std::string::npos);
+  const nlohmann::json twice = Record("twice", {{"tokens_per_s", 1000}});
+  try {
+    RunOn({twice, twice}, "twice");
+    ADD_FAILURE() << "a repeated id is accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.field()).find("line 2: id"), std::string::npos) << e.field();
+  }
   nlohmann::json no_label = Record("no-label", {{"tokens_per_s", 1000}});
   no_label.erase("label");
   EXPECT_EQ(ErrorField(no_label, "label"), "no-label.label");
