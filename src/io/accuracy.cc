@@ -19,6 +19,7 @@
 
 #include "base/document.h"
 #include "base/error.h"
+#include "catalog/frameworks.h"
 #include "core/estimate.h"
 #include "io/model_catalog.h"
 #include "io/scenario_reader.h"
@@ -457,12 +458,17 @@ void Compare(AccuracyReport& report, const json& rec) {
 /// reserved bytes leave out the CUDA context and library workspaces; allocated (or torchtune's "active")
 /// bytes also leave out the allocator's cached free blocks. Paged optimizer states sit in CUDA unified
 /// memory, outside the allocator, so neither allocator counter sees them.
-double CountedBytes(const MemoryEstimate& mem, const Field& counter) {
+/// A peak read over the whole run without resetting the counter (LitGPT prints max_memory_allocated() after
+/// fit) also covers loading the weights: the larger of the load-time peak and the step peak.
+double CountedBytes(const MemoryEstimate& mem, const Field& counter, bool includes_load, double fragmentation) {
   const std::string c = counter.String();
-  if (c == "device") return mem.per_gpu_bytes;
-  if (c == "reserved") return mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem.pageable_bytes;
+  const double load_device = includes_load ? mem.load_peak_bytes : 0;
+  if (c == "device") return std::max(mem.per_gpu_bytes, load_device);
+  const double load_reserved = std::max(0.0, load_device - mem[MemTerm::kRuntime]);
+  if (c == "reserved") return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem.pageable_bytes, load_reserved);
   if (c == "allocated") {
-    return mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem[MemTerm::kFragmentation] - mem.pageable_bytes;
+    return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem[MemTerm::kFragmentation] - mem.pageable_bytes,
+                    load_reserved / (1 + fragmentation));
   }
   counter.Fail("device (nvidia-smi), reserved (torch.cuda.max_memory_reserved) or allocated "
                "(torch.cuda.max_memory_allocated, torchtune peak_memory_active)");
@@ -486,18 +492,21 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
   m.scenario = ScenarioFromDocument(doc.At("scenario"), /*allow_paths=*/false);
   const Field measured = doc.At("measured");
   measured.RequireObject();
-  measured.CheckKeys({"peak_memory_gib", "peak_memory_gb", "counter", "tokens_per_s", "tokens_per_s_per_gpu",
-                      "sec_per_step", "train_runtime_s"});
+  measured.CheckKeys({"peak_memory_gib", "peak_memory_gb", "counter", "includes_load", "tokens_per_s",
+                      "tokens_per_s_per_gpu", "sec_per_step", "train_runtime_s"});
   const Estimate e = EstimateScenario(m.scenario);
   std::vector<std::tuple<std::string, std::string, double, double>> metrics;  // kind, metric, measured, estimated
   for (const auto& [key, value] : measured.Members()) {
-    if (key == "counter") continue;
+    if (key == "counter" || key == "includes_load") continue;
     const double v = value.Number(0, 1e15);
     if (key == "peak_memory_gib" || key == "peak_memory_gb") {
       const std::optional<Field> counter = measured.Get("counter");
       if (!counter) measured.FailMember("counter", "", "device, reserved or allocated: what the figure counted");
       const double gib = key == "peak_memory_gib" ? v : v * kGB / kGiB;
-      metrics.emplace_back("memory", "gib_per_gpu_" + counter->String(), gib, CountedBytes(e.memory, *counter) / kGiB);
+      const std::optional<Field> load = measured.Get("includes_load");
+      const double fragmentation = GetFrameworkProfile(m.scenario.training.framework).allocator_fragmentation;
+      const double counted = CountedBytes(e.memory, *counter, load && load->Bool(), fragmentation);
+      metrics.emplace_back("memory", "gib_per_gpu_" + counter->String(), gib, counted / kGiB);
     } else if (key == "tokens_per_s") {
       metrics.emplace_back("throughput", "tokens_per_s", v, e.time.tokens_per_s);
     } else if (key == "tokens_per_s_per_gpu") {
@@ -512,6 +521,9 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
     }
   }
   if (metrics.size() != 1) measured.Fail(kMetricsAllowed);
+  if (const auto load = measured.Get("includes_load"); load && std::get<0>(metrics.front()) != "memory") {
+    load->Fail("only with a peak-memory figure");
+  }
   if (const auto engine = doc.Get("published_engine")) {
     m.note = fmt::format("{} has no profile: run as {}; ", engine->String(), ToString(m.scenario.training.framework));
   }
