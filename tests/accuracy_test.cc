@@ -2,13 +2,20 @@
 // within the tolerance stated here (the full table is docs/accuracy.md, from `make accuracy`).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "base/error.h"
+#include "core/estimate.h"
+#include "core/units.h"
 #include "io/accuracy.h"
+#include "io/scenario_reader.h"
 
 namespace trainplan {
 namespace {
@@ -101,7 +108,7 @@ TEST(Accuracy, ParameterCountsAreExact) {
 
 TEST(Accuracy, EveryRecordIsComparedOrSkippedWithAReason) {
   size_t lines = Report().rows.size() + Report().skipped.size();
-  EXPECT_GE(lines, 300u);
+  EXPECT_GE(lines, 400u);
   for (const auto& s : Report().skipped) EXPECT_NE(s.find(": "), std::string::npos) << s;
 }
 
@@ -135,6 +142,176 @@ TEST(Accuracy, MarkdownHasSummaryAndRows) {
   EXPECT_NE(md.find("## Summary"), std::string::npos);
   EXPECT_NE(md.find("| iteration_time | Korthikanti 2022, Table 5 | iteration_time_s | 9 |"), std::string::npos);
   EXPECT_NE(md.find("korthikanti2022_175B_selective_sp"), std::string::npos);
+}
+
+// The generic record form: a scenario document plus one measured metric.
+
+/// Writes `records` as a measurements.jsonl of its own and runs the harness on it.
+AccuracyReport RunOn(const std::vector<nlohmann::json>& records, const std::string& name) {
+  const auto path = std::filesystem::temp_directory_path() / ("trainplan_accuracy_" + name + ".jsonl");
+  std::ofstream out(path);
+  for (const auto& r : records) out << r.dump() << "\n";
+  out.close();
+  return RunAccuracy(path.string());
+}
+
+nlohmann::json LoraScenario() {
+  return {{"model", "llama-3.1-8b"},
+          {"training", {{"method", "lora"}, {"framework", "torchtune"}, {"seq_len", 2048}, {"micro_batch", 2},
+                        {"global_batch", 2}, {"lora_rank", 8}, {"lora_targets", {"q_proj", "v_proj"}}}},
+          {"hardware", {{"gpu", "rtx-a6000"}, {"gpus", 1}}},
+          {"strategy", {{"recompute", "full"}}}};
+}
+
+nlohmann::json Record(const std::string& id, nlohmann::json measured) {
+  return {{"id", id}, {"label", "test"}, {"source", "a test"}, {"role", "validation"},
+          {"scenario", LoraScenario()}, {"measured", std::move(measured)}};
+}
+
+TEST(AccuracyScenarioRecord, GivesTheEstimateOfTheSameScenario) {
+  const Estimate e = EstimateScenario(ScenarioFromJson(LoraScenario(), false));
+  const AccuracyReport report =
+      RunOn({Record("mem-device", {{"peak_memory_gib", 20.0}, {"counter", "device"}}),
+             Record("mem-allocated", {{"peak_memory_gb", 20.0}, {"counter", "allocated"}}),
+             Record("tps", {{"tokens_per_s", 4000}}), Record("step", {{"sec_per_step", 1.5}})},
+            "same");
+  ASSERT_EQ(report.rows.size(), 4u);
+  EXPECT_TRUE(report.skipped.empty());
+  const MemoryEstimate& m = e.memory;
+  EXPECT_DOUBLE_EQ(report.rows[0].estimated, m.per_gpu_bytes / kGiB);
+  EXPECT_EQ(report.rows[0].metric, "gib_per_gpu_device");
+  EXPECT_EQ(report.rows[0].kind, "memory");
+  EXPECT_EQ(report.rows[0].engine, "torchtune");
+  EXPECT_EQ(report.rows[0].method, "lora");
+  // The allocator's counter leaves out the CUDA context and its own cached blocks; decimal GB are converted.
+  EXPECT_DOUBLE_EQ(report.rows[1].estimated,
+                   (m.per_gpu_bytes - m[MemTerm::kRuntime] - m[MemTerm::kFragmentation] - m.pageable_bytes) / kGiB);
+  EXPECT_DOUBLE_EQ(report.rows[1].measured, 20.0 * kGB / kGiB);
+  EXPECT_LT(report.rows[1].estimated, report.rows[0].estimated - 1.0);
+  EXPECT_DOUBLE_EQ(report.rows[2].estimated, e.time.tokens_per_s);
+  EXPECT_DOUBLE_EQ(report.rows[2].error, (e.time.tokens_per_s - 4000) / 4000);
+  EXPECT_DOUBLE_EQ(report.rows[3].estimated, e.time.step_s);
+  EXPECT_EQ(report.rows[3].kind, "throughput");
+}
+
+TEST(AccuracyScenarioRecord, PublishedEngineWithoutProfileIsShownBesideTheProxy) {
+  nlohmann::json rec = Record("proxy", {{"tokens_per_s_per_gpu", 3000}});
+  rec["published_engine"] = "axolotl";
+  const AccuracyReport report = RunOn({rec}, "proxy");
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_EQ(report.rows[0].engine, "axolotl (as torchtune)");
+  EXPECT_NE(report.rows[0].note.find("axolotl has no profile: run as torchtune"), std::string::npos);
+}
+
+/// The InputError a malformed record raises; fails the test when none is raised.
+std::string ErrorField(const nlohmann::json& rec, const std::string& name) {
+  try {
+    RunOn({rec}, name);
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  ADD_FAILURE() << "no error for " << rec.dump();
+  return "";
+}
+
+TEST(AccuracyScenarioRecord, MalformedRecordNamesIdAndField) {
+  nlohmann::json bad_seq = Record("bad-seq", {{"tokens_per_s", 1000}});
+  bad_seq["scenario"]["training"]["seq_len"] = "long";
+  EXPECT_EQ(ErrorField(bad_seq, "seq"), "bad-seq.scenario.training.seq_len");
+  nlohmann::json bad_key = Record("bad-key", {{"tokens_per_s", 1000}});
+  bad_key["scenario"]["strategy"]["tensor_parallel"] = 2;
+  EXPECT_EQ(ErrorField(bad_key, "key"), "bad-key.scenario.strategy.tensor_parallel");
+  EXPECT_EQ(ErrorField(Record("two", {{"tokens_per_s", 1}, {"sec_per_step", 1}}), "two"), "two.measured");
+  EXPECT_EQ(ErrorField(Record("none", nlohmann::json::object()), "none"), "none.measured");
+  EXPECT_EQ(ErrorField(Record("unit", {{"tokens_per_minute", 1}}), "unit"), "unit.measured.tokens_per_minute");
+  EXPECT_EQ(ErrorField(Record("counter", {{"peak_memory_gib", 20}}), "counter"), "counter.measured.counter");
+  EXPECT_EQ(ErrorField(Record("smi", {{"peak_memory_gib", 20}, {"counter", "smi"}}), "smi"), "smi.measured.counter");
+  EXPECT_EQ(ErrorField(Record("zero", {{"sec_per_step", 0}}), "zero"), "zero.measured.sec_per_step");
+  // A run's wall time needs the tokens it trained on.
+  EXPECT_EQ(ErrorField(Record("runtime", {{"train_runtime_s", 600}}), "runtime"), "runtime.measured.train_runtime_s");
+  nlohmann::json bad_role = Record("bad-role", {{"tokens_per_s", 1000}});
+  bad_role["role"] = "fitted";
+  EXPECT_EQ(ErrorField(bad_role, "role"), "bad-role.role");
+  nlohmann::json wrong_kind = Record("wrong-kind", {{"tokens_per_s", 1000}});
+  wrong_kind["kind"] = "memory";  // a speed figure filed as memory
+  EXPECT_EQ(ErrorField(wrong_kind, "kind"), "wrong-kind.kind");
+  nlohmann::json numeric_id = Record("x", {{"tokens_per_s", 1000}});
+  numeric_id["id"] = 7;
+  EXPECT_NE(ErrorField(numeric_id, "numeric-id").find("line 1: id"), std::string::npos);
+  const nlohmann::json twice = Record("twice", {{"tokens_per_s", 1000}});
+  try {
+    RunOn({twice, twice}, "twice");
+    ADD_FAILURE() << "a repeated id is accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.field()).find("line 2: id"), std::string::npos) << e.field();
+  }
+  nlohmann::json no_label = Record("no-label", {{"tokens_per_s", 1000}});
+  no_label.erase("label");
+  EXPECT_EQ(ErrorField(no_label, "label"), "no-label.label");
+}
+
+TEST(AccuracyScenarioRecord, TrainRuntimeComparesTheTrainingTime) {
+  nlohmann::json rec = Record("runtime", {{"train_runtime_s", 600}});
+  rec["scenario"]["training"]["tokens"] = 4096 * 100;
+  const AccuracyReport report = RunOn({rec}, "runtime");
+  ASSERT_EQ(report.rows.size(), 1u);
+  const Estimate e = EstimateScenario(ScenarioFromJson(rec["scenario"], false));
+  EXPECT_DOUBLE_EQ(report.rows[0].estimated, e.time.training_s);
+  EXPECT_NEAR(report.rows[0].estimated, 100 * e.time.step_s, 1e-9 * e.time.training_s);
+}
+
+// A peak read over the whole run (never reset) is compared with the larger of the load-time and step peaks.
+TEST(AccuracyScenarioRecord, IncludesLoadComparesTheLargerOfLoadAndStepPeaks) {
+  nlohmann::json scenario = LoraScenario();
+  scenario["training"]["method"] = "qlora";
+  scenario["training"]["seq_len"] = 128;
+  scenario["training"]["micro_batch"] = 1;
+  scenario["training"]["global_batch"] = 1;
+  nlohmann::json step = Record("step-only", {{"peak_memory_gb", 10.0}, {"counter", "allocated"}});
+  step["scenario"] = scenario;
+  nlohmann::json whole = Record("whole-run", {{"peak_memory_gb", 10.0}, {"counter", "allocated"},
+                                             {"includes_load", true}});
+  whole["scenario"] = scenario;
+  const AccuracyReport report = RunOn({step, whole}, "load");
+  ASSERT_EQ(report.rows.size(), 2u);
+  const MemoryEstimate m = EstimateScenario(ScenarioFromJson(scenario, false)).memory;
+  const double step_allocated = m.per_gpu_bytes - m[MemTerm::kRuntime] - m[MemTerm::kFragmentation] - m.pageable_bytes;
+  const double load_allocated = (m.load_peak_bytes - m[MemTerm::kRuntime]) / 1.05;  // torchtune: 5% fragmentation
+  EXPECT_DOUBLE_EQ(report.rows[0].estimated, step_allocated / kGiB);
+  EXPECT_DOUBLE_EQ(report.rows[1].estimated, std::max(step_allocated, load_allocated) / kGiB);
+  nlohmann::json speed = Record("load-speed", {{"tokens_per_s", 1000}, {"includes_load", true}});
+  EXPECT_EQ(ErrorField(speed, "load-speed"), "load-speed.measured.includes_load");
+}
+
+// Published fine-tuning runs per engine (the generic records: torchtune README and tutorial tables, LitGPT's config
+// hub, the PEFT docs' DeepSpeed and FSDP runs). The bounds are a regression bound, set at what the
+// model meets today rounded up a little, not the goal; docs/accuracy.md lists the rows and the report names the
+// mechanisms behind the worst groups.
+TEST(Accuracy, PublishedFineTuningPerEngine) {
+  struct Bound {
+    const char* engine;
+    const char* kind;
+    size_t rows;
+    double median;
+  };
+  const Bound bounds[] = {
+      {"torchtune", "memory", 26, 0.14},      // today 12.6%
+      {"torchtune", "throughput", 17, 0.16},  // today 14.6%
+      {"litgpt", "memory", 23, 0.36},         // today 33.7%: QLoRA and full rows far off
+      {"deepspeed", "memory", 11, 0.09},      // today 8.5%: the PEFT-docs rows and Qwen-1 full (ZeRO-3, 1-2 GPUs)
+      {"fsdp", "memory", 2, 0.27},            // today 25.6%: FSDP gathers the QLoRA base as stored
+  };
+  for (const Bound& b : bounds) {
+    Group g;
+    for (const auto& r : Report().rows) {
+      const bool fine_tuning = r.method == "full" || r.method == "lora" || r.method == "qlora";
+      if (r.engine == b.engine && r.kind == b.kind && r.role == "validation" && fine_tuning) {
+        g.errors.push_back(std::abs(r.error));
+      }
+    }
+    EXPECT_EQ(g.errors.size(), b.rows) << b.engine << " " << b.kind;
+    EXPECT_LE(g.Median(), b.median) << b.engine << " " << b.kind;
+  }
 }
 
 }  // namespace

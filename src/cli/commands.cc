@@ -74,7 +74,7 @@ struct JobFlags {
     cmd->add_flag("--activation-offloading", activation_offloading, "move saved activations to host RAM (torchtune)");
     cmd->add_flag("--dora", dora, "DoRA adapters (PEFT use_dora)");
     cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
-    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron");
+    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron | litgpt");
     cmd->add_option("--seq-len", seq_len, "tokens per sequence");
     cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
     cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");

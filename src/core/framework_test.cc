@@ -13,12 +13,9 @@
 namespace trainplan {
 namespace {
 
-constexpr Framework kAll[] = {Framework::kHfTrainer, Framework::kTorchtune, Framework::kUnsloth,
-                              Framework::kDeepSpeed, Framework::kFsdp,      Framework::kMegatron};
-
 TEST(FrameworkTest, EveryProfileIsNamedAndSourced) {
   std::set<std::string> names;
-  for (Framework f : kAll) {
+  for (Framework f : kAllFrameworks) {
     const FrameworkProfile& p = GetFrameworkProfile(f);
     EXPECT_EQ(p.id, f);
     EXPECT_GT(std::string(p.source).size(), 40u) << p.name;
@@ -28,7 +25,7 @@ TEST(FrameworkTest, EveryProfileIsNamedAndSourced) {
     EXPECT_LT(p.allocator_fragmentation, 0.2);
     names.insert(p.name);
   }
-  EXPECT_EQ(names.size(), std::size(kAll));
+  EXPECT_EQ(names.size(), std::size(kAllFrameworks));
 }
 
 TEST(FrameworkTest, DefaultFramework) {
@@ -118,6 +115,24 @@ TEST(FrameworkTest, CommunicationBuffers) {
   ddp.hardware.gpus = 8;
   const MemoryEstimate m = Estimate(ddp);
   EXPECT_DOUBLE_EQ(m[MemTerm::kCommBuffers], m[MemTerm::kGradients]);
+}
+
+
+// LitGPT bf16-true: bf16 weights, adapters, gradients and AdamW moments (no master), chunked loss, no
+// activation checkpointing on one device.
+TEST(FrameworkTest, LitGptRunsPurelyInBf16) {
+  const FrameworkProfile& lit = GetFrameworkProfile(Framework::kLitGpt);
+  EXPECT_STREQ(FrameworkKey(lit.id), "litgpt");
+  EXPECT_EQ(lit.default_recompute, Recompute::kNone);
+  const Scenario job = Job(Framework::kLitGpt, Method::kLora);
+  const ParamCounts params = CountParams(job.model);
+  const double lora = CountTrainable(job, params).lora;
+  const MemoryEstimate m = Estimate(job);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kWeights], 2.0 * static_cast<double>(params.total) + 2 * lora);
+  EXPECT_EQ(m[MemTerm::kMasterWeights], 0);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kGradients], 2 * lora);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kOptimizerStates], 4 * lora);
+  EXPECT_EQ(EffectiveLoss(job.training), Loss::kChunked);
 }
 
 }  // namespace

@@ -195,6 +195,7 @@ struct Tally {
   double lora = 0;           // adapter parameters
   double factored = 0;       // Adafactor state elements for the trainable parameters and adapters
   double largest_layer = 0;  // base parameters of the biggest layer or embedding/head (ZeRO-3 gather unit)
+  double largest_layer_bytes = 0;  // the biggest gather unit as stored: layer linears at LayerWeightBytes
   double largest_trainable_layer = 0;  // trainable + adapter parameters of the biggest layer or matrix
   double largest_matrix = 0;           // of the layer linears held, the biggest weight tensor
 };
@@ -249,6 +250,9 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
     out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
                     PerGpu(layer.adapter_factored, par) * count;
     out.largest_layer = std::max(out.largest_layer, layer_params);
+    out.largest_layer_bytes =
+        std::max(out.largest_layer_bytes, layer.norm_params * ComputeBytes(tr.precision) +
+                                              linear_params * LayerWeightBytes(tr.method, tr.precision));
     out.largest_matrix = std::max(out.largest_matrix, layer.largest_matrix * par.inv_t);
     out.largest_trainable_layer =
         std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
@@ -277,6 +281,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     // A frozen vision tower feeds the first stage: held whole in the base weights' dtype (unquantised
     // under QLoRA), never trained.
     if (stage.first) tally.base += static_cast<double>(params.vision);
+    tally.largest_layer_bytes = std::max(tally.largest_layer_bytes, emb * ComputeBytes(tr.precision));
     if (trains) {
       tally.trainable += emb;
       tally.factored += vocab_rows_cols;
@@ -302,6 +307,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
         static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
     tally.base += head;
     tally.largest_layer = std::max(tally.largest_layer, head);
+    tally.largest_layer_bytes = std::max(tally.largest_layer_bytes, head * ComputeBytes(tr.precision));
     if (head_trains) {
       tally.trainable += head;
       if (params.lm_head > 0) tally.factored += vocab_rows_cols;
@@ -537,8 +543,11 @@ struct TrainingState {
   if (fw.ddp_gradient_buckets && st.zero == 0 && l.dpc > 1) comm += grads;
   if (st.zero >= 3) {
     // Gathered units (a layer, or the embedding / LM head): the one computing and the one prefetched,
-    // plus the gradients of one unit on their way to the reduce-scatter.
-    comm += tally.largest_layer * l.weight_bytes * 2 + tally.largest_trainable_layer * l.grad_bytes;
+    // plus the gradients of one unit on their way to the reduce-scatter. A QLoRA base is gathered as stored:
+    // torchao's NF4Tensor implements fsdp_pre_all_gather, so FSDP2 moves the NF4 data and scales
+    // (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are gathered as fp32.
+    const double gathered = sc.training.fp32_weights ? tally.largest_layer * l.weight_bytes : tally.largest_layer_bytes;
+    comm += gathered * 2 + tally.largest_trainable_layer * l.grad_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers
@@ -561,7 +570,9 @@ struct TrainingState {
 // Before the first step the weights are loaded: each tensor reaches the GPU in the checkpoint's 16 bits, so
 // QLoRA holds the largest matrix unquantised while bitsandbytes quantises it, and sharded weights (ZeRO-3,
 // FSDP) hold one whole unit while rank 0 broadcasts it from the full state dict it read into host RAM
-// (torchtune load_from_full_model_state_dict; accelerate cpu_ram_efficient_loading).
+// (torchtune load_from_full_model_state_dict; accelerate cpu_ram_efficient_loading). LitGPT's QLoRA also
+// quantises per tensor: Fabric's BitsandbytesPrecision quantises each Linear as it is created on the GPU and
+// again as its weight is loaded (_quantize_on_load_hook).
 [[gnu::always_inline]] inline void LoadPeak(const Scenario& sc, const FrameworkProfile& fw, const ParamCounts& params,
                                             const Tally& tally, const StateLayout& l, double weights,
                                             MemoryEstimate& m) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/estimate.h"
+#include "core/units.h"
 #include "core/framework.h"
 #include "core/model.h"
 #include "base/error.h"
@@ -900,6 +901,22 @@ TEST(MemoryTest, FrozenVisionTowerAddsWeightsOnly) {
     EXPECT_DOUBLE_EQ(with[MemTerm::kGradients], without[MemTerm::kGradients]);
     EXPECT_DOUBLE_EQ(with[MemTerm::kOptimizerStates], without[MemTerm::kOptimizerStates]);
   }
+}
+
+// FSDP2 gathers a QLoRA base as stored (torchao NF4Tensor.fsdp_pre_all_gather): with an 8k vocabulary a
+// Llama-3-8B layer outweighs the embedding, so the two gathered units shrink from bf16 to NF4 with absmax.
+TEST(MemoryTest, ShardedQloraGathersNf4Layers) {
+  Scenario lora = LlamaJob(Method::kLora, Framework::kFsdp, 8, 3);
+  lora.model.vocab_size = 8000;
+  lora.training.lora_targets = {"q_proj", "v_proj"};
+  Scenario qlora = lora;
+  qlora.training.method = Method::kQlora;
+  // Per layer: q, o 4096 x 4096; k, v 4096 x 1024; gate, up, down 4096 x 14336.
+  const double linears = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336;
+  ASSERT_DOUBLE_EQ(linears, 218103808.0);
+  ASSERT_GT(linears * kNf4BytesPerParam, 8000.0 * 4096 * 2);  // the NF4 layer still outweighs the embedding
+  EXPECT_NEAR(Estimate(lora)[MemTerm::kCommBuffers] - Estimate(qlora)[MemTerm::kCommBuffers],
+              2 * linears * (2 - kNf4BytesPerParam), 1.0);
 }
 
 }  // namespace

@@ -761,14 +761,15 @@ void AddEngineAlternatives(const Scenario& job, const PlanConstraints& c, std::v
 }
 
 /// The loss kernel an engine offers in place of the standard cross-entropy: Liger's fused linear
-/// cross-entropy through the HF Trainer (use_liger_kernel), torchtune's chunked loss, Unsloth's Cut
+/// cross-entropy through the HF Trainer (use_liger_kernel), torchtune's and LitGPT's chunked loss, Unsloth's Cut
 /// Cross-Entropy; none for Megatron, whose vocabulary-parallel loss is already chunked.
 std::optional<Loss> LighterLoss(Framework f) {
   switch (f) {
     case Framework::kHfTrainer:
     case Framework::kDeepSpeed:
     case Framework::kFsdp: return Loss::kFusedLinear;
-    case Framework::kTorchtune: return Loss::kChunked;
+    case Framework::kTorchtune:
+    case Framework::kLitGpt: return Loss::kChunked;
     case Framework::kUnsloth: return Loss::kCut;
     case Framework::kMegatron: return std::nullopt;
   }

@@ -1,6 +1,7 @@
 // The accuracy harness: every published measurement in tests/reference/measurements.jsonl mapped to the
 // scenario it describes, estimated, and compared. How each family of records is mapped, and what had to
-// be assumed, is written into each row's note and into docs/performance.md.
+// be assumed, is written into each row's note and into docs/performance.md. Records in the generic form carry
+// their scenario document and need no mapping here (tests/reference/README.md).
 #include "io/accuracy.h"
 
 #include <algorithm>
@@ -9,15 +10,19 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "base/document.h"
 #include "base/error.h"
+#include "catalog/frameworks.h"
 #include "core/estimate.h"
 #include "io/model_catalog.h"
+#include "io/scenario_reader.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -279,7 +284,11 @@ Mapped QwenRecord(const json& rec) {
   sc.training.method = Has(method, "qlora") ? Method::kQlora : (Has(method, "lora") ? Method::kLora : Method::kFull);
   if (Has(method, "embedding")) m.note += "trainable embedding and output layer not modelled (LoRA only); ";
   if (sc.training.method == Method::kQlora) m.note += "GPTQ-Int4 base read as 4-bit NF4; ";
-  sc.training.framework = Framework::kHfTrainer;
+  // Full fine-tuning runs finetune/finetune_ds.sh: the HF Trainer inside DeepSpeed ZeRO-3
+  // (finetune/ds_config_zero3.json, no offload), even on one GPU; the LoRA scripts use no DeepSpeed.
+  const bool full = sc.training.method == Method::kFull;
+  sc.training.framework = full ? Framework::kDeepSpeed : Framework::kHfTrainer;
+  if (full) m.note += "finetune_ds.sh: DeepSpeed ZeRO-3; ";
   sc.training.precision = Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
   sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
   sc.training.micro_batch = static_cast<int64_t>(Required(st, "micro_batch", "strategy"));
@@ -287,7 +296,7 @@ Mapped QwenRecord(const json& rec) {
   sc.training.global_batch = sc.training.micro_batch * static_cast<int64_t>(Number(st, "grad_accum").value_or(1)) * dp;
   sc.training.lora_rank = static_cast<int64_t>(Number(st, "lora_r").value_or(64));
   sc.strategy.dp = dp;
-  sc.strategy.zero = ReadZero(st);
+  sc.strategy.zero = full ? 3 : ReadZero(st);
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
   sc.training.attention = AttentionKernel::kFa2;  // the profile states FlashAttention-2
@@ -449,6 +458,90 @@ void Compare(AccuracyReport& report, const json& rec) {
   throw Skip{"no mapping for this record family"};
 }
 
+/// What a published peak-memory figure counted. nvidia-smi sees the whole process; the caching allocator's
+/// reserved bytes leave out the CUDA context and library workspaces; allocated (or torchtune's "active")
+/// bytes also leave out the allocator's cached free blocks. Paged optimizer states sit in CUDA unified
+/// memory, outside the allocator, so neither allocator counter sees them.
+/// A peak read over the whole run without resetting the counter (LitGPT prints max_memory_allocated() after
+/// fit) also covers loading the weights: the larger of the load-time peak and the step peak.
+double CountedBytes(const MemoryEstimate& mem, const Field& counter, bool includes_load, double fragmentation) {
+  const std::string c = counter.String();
+  const double load_device = includes_load ? mem.load_peak_bytes : 0;
+  if (c == "device") return std::max(mem.per_gpu_bytes, load_device);
+  const double load_reserved = std::max(0.0, load_device - mem[MemTerm::kRuntime]);
+  if (c == "reserved") return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem.pageable_bytes, load_reserved);
+  if (c == "allocated") {
+    return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem[MemTerm::kFragmentation] - mem.pageable_bytes,
+                    load_reserved / (1 + fragmentation));
+  }
+  counter.Fail("device (nvidia-smi), reserved (torch.cuda.max_memory_reserved) or allocated "
+               "(torch.cuda.max_memory_allocated, torchtune peak_memory_active)");
+}
+
+constexpr const char* kMetricsAllowed =
+    "exactly one of peak_memory_gib, peak_memory_gb (with counter), tokens_per_s (all GPUs), "
+    "tokens_per_s_per_gpu, sec_per_step, train_runtime_s";
+
+/// A record in the generic form: `scenario` is a scenario document, read by the scenario reader exactly as
+/// `trainplan estimate` reads it, and `measured` holds one metric. A malformed record is an input error
+/// naming the record's id and the field, never a skipped row.
+void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::string& id) {
+  const Field doc(rec, id);
+  doc.CheckKeys({"id", "label", "source", "role", "kind", "published_engine", "scenario", "measured", "notes"});
+  const std::string role = doc.At("role").String();
+  if (role != "calibration" && role != "validation") doc.At("role").Fail("calibration or validation");
+  if (doc.At("source").String().empty()) doc.At("source").Fail("the citation: URL, commit or date read, table");
+  Mapped m;
+  m.source = doc.At("label").String();
+  m.scenario = ScenarioFromDocument(doc.At("scenario"), /*allow_paths=*/false);
+  const Field measured = doc.At("measured");
+  measured.RequireObject();
+  measured.CheckKeys({"peak_memory_gib", "peak_memory_gb", "counter", "includes_load", "tokens_per_s",
+                      "tokens_per_s_per_gpu", "sec_per_step", "train_runtime_s"});
+  const Estimate e = EstimateScenario(m.scenario);
+  std::vector<std::tuple<std::string, std::string, double, double>> metrics;  // kind, metric, measured, estimated
+  for (const auto& [key, value] : measured.Members()) {
+    if (key == "counter" || key == "includes_load") continue;
+    const double v = value.Number(0, 1e15);
+    if (key == "peak_memory_gib" || key == "peak_memory_gb") {
+      const std::optional<Field> counter = measured.Get("counter");
+      if (!counter) measured.FailMember("counter", "", "device, reserved or allocated: what the figure counted");
+      const double gib = key == "peak_memory_gib" ? v : v * kGB / kGiB;
+      const std::optional<Field> load = measured.Get("includes_load");
+      const double fragmentation = GetFrameworkProfile(m.scenario.training.framework).allocator_fragmentation;
+      const double counted = CountedBytes(e.memory, *counter, load && load->Bool(), fragmentation);
+      metrics.emplace_back("memory", "gib_per_gpu_" + counter->String(), gib, counted / kGiB);
+    } else if (key == "tokens_per_s") {
+      metrics.emplace_back("throughput", "tokens_per_s", v, e.time.tokens_per_s);
+    } else if (key == "tokens_per_s_per_gpu") {
+      metrics.emplace_back("throughput", "tokens_per_s_per_gpu", v, e.time.tokens_per_s / m.scenario.hardware.gpus);
+    } else if (key == "sec_per_step") {
+      metrics.emplace_back("throughput", "sec_per_step", v, e.time.step_s);
+    } else {
+      if (m.scenario.training.tokens <= 0) {
+        value.Fail("a scenario that states training.tokens (or samples x mean_tokens_per_sample x epochs)");
+      }
+      metrics.emplace_back("throughput", "train_runtime_s", v, e.time.training_s);
+    }
+  }
+  if (metrics.size() != 1) measured.Fail(kMetricsAllowed);
+  if (const auto load = measured.Get("includes_load"); load && std::get<0>(metrics.front()) != "memory") {
+    load->Fail("only with a peak-memory figure");
+  }
+  if (const auto engine = doc.Get("published_engine")) {
+    m.note = fmt::format("{} has no profile: run as {}; ", engine->String(), ToString(m.scenario.training.framework));
+  }
+  if (const auto notes = doc.Get("notes")) m.note += notes->String();
+  const auto& [kind, metric, measured_value, estimated] = metrics.front();
+  if (const auto given = doc.Get("kind"); given && given->String() != kind) {
+    given->Fail(fmt::format("{}, the kind of the measured metric", kind));
+  }
+  AddRow(report, rec, m, kind, metric, measured_value, estimated);
+  if (const auto engine = doc.Get("published_engine")) {
+    report.rows.back().engine = fmt::format("{} (as {})", engine->String(), report.rows.back().engine);
+  }
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -484,6 +577,7 @@ AccuracyReport RunAccuracy(const std::string& measurements_path) {
   AccuracyReport report;
   std::string line;
   int line_no = 0;
+  std::set<std::string> generic_ids;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -493,7 +587,17 @@ AccuracyReport RunAccuracy(const std::string& measurements_path) {
     } catch (const json::parse_error& e) {
       throw InputError(fmt::format("{} line {}", measurements_path, line_no), line.substr(0, 40), e.what());
     }
-    const std::string id = rec.value("id", fmt::format("line {}", line_no));
+    if (rec.is_object() && rec.contains("scenario")) {
+      const json& id = rec.contains("id") ? rec.at("id") : json();
+      if (!id.is_string() || !generic_ids.insert(id.get<std::string>()).second) {
+        throw InputError(fmt::format("{} line {}: id", measurements_path, line_no), id.dump(),
+                         "a string naming the record, unique in the file");
+      }
+      CompareScenarioRecord(report, rec, id.get<std::string>());
+      continue;
+    }
+    const json id_value = rec.is_object() && rec.contains("id") ? rec.at("id") : json(fmt::format("line {}", line_no));
+    const std::string id = id_value.is_string() ? id_value.get<std::string>() : id_value.dump();
     try {
       Compare(report, rec);
     } catch (const Skip& s) {
@@ -515,7 +619,10 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
   }
   std::string out = "# Accuracy against published measurements\n\n";
   out += "Generated by `trainplan accuracy` from tests/reference/measurements.jsonl; error = "
-         "(estimate - measured) / measured.\n\n## Summary\n\n";
+         "(estimate - measured) / measured. Records in the generic form (a scenario document as `trainplan estimate` "
+         "reads it, one measured metric and what a memory figure counted: device, reserved or allocated) are "
+         "described in tests/reference/README.md; memory metrics name that counter (`gib_per_gpu_allocated`).\n\n"
+         "## Summary\n\n";
   out += "| kind | source | metric | rows | median abs error | mean abs error | max abs error |\n"
          "|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& [key, errors] : groups) {

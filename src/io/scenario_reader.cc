@@ -309,8 +309,9 @@ Framework ParseFramework(const std::string& s, const std::string& field) {
       {"fsdp", Framework::kFsdp},              {"fsdp2", Framework::kFsdp},
       {"pytorchfsdp", Framework::kFsdp},       {"megatron", Framework::kMegatron},
       {"megatronlm", Framework::kMegatron},    {"megatroncore", Framework::kMegatron},
-      {"mcore", Framework::kMegatron},         {"nemo", Framework::kMegatron}};
-  return ParseEnum(s, field, kSpellings, "hf, torchtune, unsloth, deepspeed, fsdp, megatron");
+      {"mcore", Framework::kMegatron},         {"nemo", Framework::kMegatron},
+      {"litgpt", Framework::kLitGpt},          {"lightning", Framework::kLitGpt}};
+  return ParseEnum(s, field, kSpellings, "hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt");
 }
 
 const GpuSpec& ReadGpu(const Field& v) {
