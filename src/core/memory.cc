@@ -91,6 +91,18 @@ double LinearAttentionBytesPerToken(const AttentionShape& at, double el) {
   return conv_in + kernel + gate_norm_out;
 }
 
+// torch.compile's training graphs (AOTAutograd's default min_cut_rematerialization_partition) save the inputs
+// of cheap pointwise and norm ops and recompute their outputs in backward: a gated MLP keeps gate and up (not
+// act(gate) nor the product), a plain MLP its first linear's output, and each norm its input but not its
+// output. torchtune's compile_model compiles every TransformerSelfAttentionLayer (torchtune/training/_compile.py
+// @1814feb17); its README's Llama 3.2 3B table shows the cut: 60.0 -> 51.0 GiB for '+ Compile'.
+double GatedMlpSaves(const FrameworkProfile& fw, const Training& tr) {
+  if (tr.compile) return 2;          // gate, up
+  return fw.fused_kernels ? 3 : 4;  // gate, up, (act(gate)), product
+}
+double PlainMlpSaves(const Training& tr) { return tr.compile ? 1 : 2; }  // act in, (act out)
+double NormOutputsSaved(const Training& tr) { return tr.compile ? 0 : 1; }
+
 // Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
 // tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
 // them by the strategy.
@@ -145,7 +157,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   } else if (at.num_heads > 0) {
     out.num_heads = static_cast<double>(at.num_heads);
     out.num_kv_heads = static_cast<double>(at.num_kv_heads);
-    whole += 2 * el * h;  // input norm's input, QKV input
+    whole += (1 + NormOutputsSaved(tr)) * el * h;  // input norm's input, QKV input (the norm's output)
     // Q and K at the qk width, V and the context (o_proj input) at the v width.
     out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
     out.act_lse_bytes = 4;  // flash attention: fp32 log-sum-exp per row; no s^2 tensor is kept
@@ -154,9 +166,9 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     if (hidden_dropout) whole += h;  // 1-byte mask
   }
   if (layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0) {
-    whole += (layer.parallel_attn_mlp ? 1 : 2) * el * h;  // norm input (shared if parallel), MLP input
-    const double gated_saves = fw.fused_kernels ? 3 : 4;  // gate, up, (act(gate)), product
-    const double per_width = layer.mlp == MlpKind::kGated ? gated_saves : 2;  // plain: act in, act out
+    // norm input (shared with attention in a parallel block), MLP input (the norm's output)
+    whole += ((layer.parallel_attn_mlp ? 0 : 1) + NormOutputsSaved(tr)) * el * h;
+    const double per_width = layer.mlp == MlpKind::kGated ? GatedMlpSaves(fw, tr) : PlainMlpSaves(tr);
     if (layer.is_moe()) {
       const double k = static_cast<double>(layer.experts_per_token);
       whole += 8 * static_cast<double>(layer.num_experts);  // fp32 router logits and probabilities

@@ -487,7 +487,8 @@ constexpr const char* kMetricsAllowed =
 /// naming the record's id and the field, never a skipped row.
 void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::string& id) {
   const Field doc(rec, id);
-  doc.CheckKeys({"id", "label", "source", "role", "kind", "published_engine", "scenario", "measured", "notes"});
+  doc.CheckKeys({"id", "label", "source", "role", "kind", "published_engine", "scenario", "measured", "notes",
+                 "excluded"});
   const std::string role = doc.At("role").String();
   if (role != "calibration" && role != "validation") doc.At("role").Fail("calibration or validation");
   if (doc.At("source").String().empty()) doc.At("source").Fail("the citation: URL, commit or date read, table");
@@ -540,6 +541,12 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
   if (const auto engine = doc.Get("published_engine")) {
     report.rows.back().engine = fmt::format("{} (as {})", engine->String(), report.rows.back().engine);
   }
+  if (const auto excluded = doc.Get("excluded")) {
+    report.rows.back().excluded = excluded->String();
+    if (report.rows.back().excluded.empty()) {
+      excluded->Fail("why the published figure contradicts the stated run (the arithmetic or the inconsistency)");
+    }
+  }
 }
 
 double Median(std::vector<double> v) {
@@ -554,7 +561,7 @@ double Median(std::vector<double> v) {
 std::string EngineSection(const AccuracyReport& report) {
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> groups;
   for (const auto& r : report.rows) {
-    if (r.kind == "param_count") continue;
+    if (r.kind == "param_count" || !r.excluded.empty()) continue;
     groups[{r.engine, r.method, r.kind, r.role}].push_back(std::abs(r.error));
   }
   std::string out = "\n## Error per engine and method\n\nCalibration rows fitted a constant of data/efficiency.json "
@@ -614,6 +621,7 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
   std::map<std::pair<std::string, std::string>, std::string> kinds;
   for (const auto& r : report.rows) {
+    if (!r.excluded.empty()) continue;
     groups[{r.source, r.metric}].push_back(std::abs(r.error));
     kinds[{r.source, r.metric}] = r.kind;
   }
@@ -634,9 +642,24 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
   out += EngineSection(report);
   out += "\n## Rows\n\n| id | role | source | metric | measured | estimated | error | note |\n"
          "|---|---|---|---|---:|---:|---:|---|\n";
+  std::vector<const AccuracyRow*> excluded;
   for (const auto& r : report.rows) {
+    if (!r.excluded.empty()) {
+      excluded.push_back(&r);
+      continue;
+    }
     out += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r.id, r.role, r.source, r.metric,
                        r.measured, r.estimated, 100 * r.error, r.note);
+  }
+  out += fmt::format("\n## Excluded rows ({})\n\nPublished figures that contradict the run their source states "
+                     "(arithmetic on the stated configuration, or the source disagreeing with itself): shown with "
+                     "the estimate, left out of every statistic above.\n\n", excluded.size());
+  if (!excluded.empty()) {
+    out += "| id | source | metric | measured | estimated | error | why excluded |\n|---|---|---|---:|---:|---:|---|\n";
+  }
+  for (const AccuracyRow* r : excluded) {
+    out += fmt::format("| {} | {} | {} | {:.4g} | {:.4g} | {:+.1f}% | {} |\n", r->id, r->source, r->metric, r->measured,
+                       r->estimated, 100 * r->error, r->excluded);
   }
   out += fmt::format("\n## Skipped records ({})\n\n", report.skipped.size());
   for (const auto& s : report.skipped) out += "- " + s + "\n";

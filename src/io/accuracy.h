@@ -17,6 +17,7 @@ struct AccuracyRow {
   std::string engine;    // the framework the scenario runs ("hf", "megatron"); "-" for parameter counts
   std::string method;    // the training method ("lora", "pretrain"); "-" for parameter counts
   std::string role;      // "calibration": a constant was fitted on it; "validation": compared only
+  std::string excluded;  // why the published figure cannot be the stated run's; empty: counted in the statistics
 };
 
 struct AccuracyReport {
