@@ -1,5 +1,6 @@
 #include "machine/launch.h"
 
+#include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -347,6 +348,10 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   p.seq_len = training.At("seq_len").Int(kCount);
   if (auto tokens = training.Get("tokens")) p.tokens = tokens->Number(0, 1e30, /*lo_inclusive=*/true);
   if (auto rank = training.Get("lora_rank")) p.lora_rank = rank->Int({0, 1'000'000});
+  if (auto v = training.Get("group_by_length")) p.group_by_length = v->Bool();
+  if (auto v = training.Get("liger")) p.liger = v->Bool();
+  if (auto v = training.Get("compile")) p.compile = v->Bool();
+  if (auto v = training.Get("dataloader_workers")) p.dataloader_workers = v->Int({0, 256});
   p.gpu_id = hardware.At("gpu").String();
   p.gpus = static_cast<int>(hardware.At("gpus").Int(kCount));
   p.gpus_per_node = static_cast<int>(hardware.At("gpus_per_node").Int(kCount));
@@ -536,6 +541,9 @@ std::vector<std::string> LitGptCommand(const LaunchPlan& p) {
                                                             : nullptr;
   if (precision == nullptr)
     throw InputError("training.precision", ToString(p.precision), "bf16, fp16 or fp32 with LitGPT");
+  if (p.liger || p.compile)
+    throw InputError(p.liger ? "training.liger" : "training.compile", "true",
+                     "false with LitGPT (its finetune and pretrain scripts take no kernel replacement)");
   std::vector<std::string> cmd = {"litgpt", subcommand, p.hf_id.empty() ? p.model : p.hf_id};
   auto add = [&](const std::string& flag, auto value) {
     cmd.push_back(flag);
@@ -581,11 +589,14 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
   if (p.framework == Framework::kLitGpt) return LitGptCommand(p);
   if (p.framework == Framework::kTorchtune) {
     // torchtune recipes take key=value overrides of their YAML config.
-    return {IsAdapterMethod(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config", "CONFIG.yaml",
-            fmt::format("batch_size={}", p.micro_batch),
-            fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
-            fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),
-            fmt::format("dtype={}", p.precision == Precision::kFp32 ? "fp32" : "bf16")};
+    std::vector<std::string> cmd = {
+        IsAdapterMethod(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config",
+        "CONFIG.yaml", fmt::format("batch_size={}", p.micro_batch),
+        fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
+        fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),
+        fmt::format("dtype={}", p.precision == Precision::kFp32 ? "fp32" : "bf16")};
+    if (p.compile) cmd.push_back("compile=True");
+    return cmd;
   }
   // Hugging Face TrainingArguments flags (Trainer, TRL and Unsloth scripts).
   std::vector<std::string> cmd = {o.script, "--per_device_train_batch_size", std::to_string(p.micro_batch),
@@ -593,9 +604,19 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
   if (p.precision == Precision::kBf16 || p.precision == Precision::kFp8) cmd.push_back("--bf16");
   if (p.precision == Precision::kFp16) cmd.push_back("--fp16");
   if (s.recompute != Recompute::kNone) cmd.push_back("--gradient_checkpointing");
-  static constexpr const char* kOptim[] = {"adamw_torch", "adamw_bnb_8bit", "sgd", "adafactor"};
+  // TrainingArguments.optim names, by Optimizer.
+  static constexpr const char* kOptim[] = {"adamw_torch", "adamw_bnb_8bit",    "sgd",
+                                           "adafactor",   "paged_adamw_32bit", "paged_adamw_8bit"};
+  static_assert(std::size(kOptim) == static_cast<size_t>(Optimizer::kPagedAdamW8bit) + 1);
   cmd.push_back("--optim");
   cmd.push_back(kOptim[static_cast<int>(p.optimizer)]);
+  if (p.group_by_length) cmd.push_back("--group_by_length");
+  if (p.liger) cmd.push_back("--use_liger_kernel");
+  if (p.compile) cmd.push_back("--torch_compile");
+  if (p.dataloader_workers > 0) {
+    cmd.push_back("--dataloader_num_workers");
+    cmd.push_back(std::to_string(p.dataloader_workers));
+  }
   if (UsesDeepSpeed(p)) {
     cmd.push_back("--deepspeed");
     cmd.push_back(o.deepspeed_config);

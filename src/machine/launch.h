@@ -21,6 +21,11 @@ struct LaunchPlan {
   int64_t seq_len = 0;
   double tokens = 0;
   int64_t lora_rank = 0;  // 0 unless LoRA or QLoRA
+  // Input pipeline and kernel options (absent from documents written before they existed: off, 0 workers).
+  bool group_by_length = false;
+  bool liger = false;
+  bool compile = false;
+  int64_t dataloader_workers = 0;
   std::string gpu_id;
   int gpus = 1;
   int gpus_per_node = 1;

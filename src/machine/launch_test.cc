@@ -422,5 +422,46 @@ TEST(Launch, LitGptLoraAndQloraCommands) {
   EXPECT_EQ(ValueOf(EngineCommand(bad, {}), "--optimizer"), "bitsandbytes.optim.AdamW8bit");
 }
 
+TEST(Launch, DataAndKernelOptionsReachTheEngineFlags) {
+  json job = {{"model", "llama-3-8b"},
+              {"training",
+               {{"method", "lora"},
+                {"framework", "hf"},
+                {"optimizer", "paged_adamw_8bit"},
+                {"group_by_length", true},
+                {"liger", true},
+                {"compile", true},
+                {"dataloader_workers", 4},
+                {"sample_mean_tokens", 400},
+                {"sample_max_tokens", 2048}}},
+              {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
+  const LaunchPlan hf = LaunchPlanFromJson(EstimateDoc(job), "estimate.json");
+  EXPECT_TRUE(hf.group_by_length && hf.liger && hf.compile);
+  const std::vector<std::string> cmd = EngineCommand(hf, {});
+  auto has = [&](const std::string& flag) { return std::find(cmd.begin(), cmd.end(), flag) != cmd.end(); };
+  EXPECT_TRUE(has("--group_by_length"));
+  EXPECT_TRUE(has("--use_liger_kernel"));
+  EXPECT_TRUE(has("--torch_compile"));
+  EXPECT_EQ(ValueOf(cmd, "--dataloader_num_workers"), "4");
+  EXPECT_EQ(ValueOf(cmd, "--optim"), "paged_adamw_8bit");
+  // Off, and a document written before these keys existed: no flags.
+  json plain = EstimateDoc({{"model", "llama-3-8b"},
+                            {"training", {{"method", "lora"}, {"framework", "hf"}}},
+                            {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}});
+  for (const char* key : {"group_by_length", "liger", "compile", "dataloader_workers"}) plain["training"].erase(key);
+  const std::vector<std::string> bare = EngineCommand(LaunchPlanFromJson(plain, "old.json"), {});
+  for (const char* flag : {"--group_by_length", "--use_liger_kernel", "--torch_compile", "--dataloader_num_workers"})
+    EXPECT_EQ(std::find(bare.begin(), bare.end(), flag), bare.end()) << flag;
+  // torchtune's recipes take compile=True; LitGPT's scripts have neither Liger nor compile.
+  job["training"]["framework"] = "torchtune";
+  job["training"]["optimizer"] = "adamw";
+  job["training"].erase("group_by_length");
+  const std::vector<std::string> tune = EngineCommand(LaunchPlanFromJson(EstimateDoc(job), "e"), {});
+  EXPECT_EQ(tune.back(), "compile=True");
+  LaunchPlan litgpt = LaunchPlanFromJson(EstimateDoc(LitGptJob("lora", "h100-sxm", 1)), "e");
+  litgpt.liger = true;
+  EXPECT_THROW(EngineCommand(litgpt, {}), InputError);
+}
+
 }  // namespace
 }  // namespace trainplan
