@@ -64,6 +64,13 @@ TEST(Writers, EstimatesShowTheFrozenVisionTowerAndItsWeightsLoad) {
                                           " (" + std::to_string(e.params.vision) + ")"),
             std::string::npos)
       << RenderEstimate(gemma, e);
+  // Rank 0 reads the whole checkpoint into host RAM before sharding it (ZeRO-3 / FSDP): tower included.
+  const Scenario sharded = ScenarioFromJson({{"model", "gemma-3-4b"},
+                                             {"training", {{"method", "full"}, {"framework", "fsdp"}}},
+                                             {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 2}}},
+                                             {"strategy", {{"zero", 3}}}},
+                                            false);
+  EXPECT_DOUBLE_EQ(EstimateScenario(sharded).memory.load_host_bytes, 2.0 * 4'300'079'472);
   const Scenario llama = job("llama-3-8b");
   const Estimate text_only = EstimateScenario(llama);
   EXPECT_EQ(EstimateToJson(llama, text_only)["params"]["vision"], 0);
