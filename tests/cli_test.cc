@@ -295,4 +295,18 @@ TEST(Cli, AModelIsRequiredNamesTheFlag) {
   EXPECT_NE(run.out.find("--model"), std::string::npos) << run.out;
 }
 
+TEST(Cli, DataAndKernelFlagsAreNamedInErrors) {
+  CliRun grouped = RunCli("estimate --model llama-3-8b --method lora --group-by-length --packing");
+  EXPECT_EQ(grouped.status, 2);
+  EXPECT_EQ(grouped.out,
+            "error: invalid --group-by-length: 'true'; false with packing (packed rows are all seq_len long)\n");
+  CliRun workers = RunCli("estimate --model llama-3-8b --dataloader-workers 999");
+  EXPECT_EQ(workers.status, 2);
+  EXPECT_EQ(workers.out, "error: invalid --dataloader-workers: '999'; an integer from 0 to 256\n");
+  // In a file the same fields keep their document paths.
+  const std::string path = WriteTemp(
+      "grouped.json", R"({"model": "llama-3-8b", "training": {"packing": true, "group_by_length": true}})");
+  EXPECT_NE(RunCli("estimate " + path).out.find("invalid training.group_by_length"), std::string::npos);
+}
+
 }  // namespace

@@ -378,7 +378,9 @@ async function init() {
   const [models, gpus] = await Promise.all([fetch('/api/models').then((r) => r.json()),
                                             fetch('/api/gpus').then((r) => r.json())]);
   const list = $('#model-list');
-  for (const m of models) list.append(el('option', {value: m.id, text: `${m.hf_id} (${(m.params.total / 1e9).toFixed(1)} B)`}));
+  // Image-text checkpoints: the frozen vision tower is loaded and held beside the trained language model.
+  const size = (p) => `${(p.total / 1e9).toFixed(1)} B` + (p.vision > 0 ? ` + ${(p.vision / 1e9).toFixed(2)} B frozen vision` : '');
+  for (const m of models) list.append(el('option', {value: m.id, text: `${m.hf_id} (${size(m.params)})`}));
   const select = $('#gpu');
   for (const g of gpus) select.append(el('option', {value: g.id, text: `${g.name} (${fmt.gib(g.memory_bytes)})`}));
   select.value = 'h100-sxm';

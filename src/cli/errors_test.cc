@@ -17,6 +17,9 @@ TEST(CliErrors, AFieldIsSpeltAsTheFlagOnlyWhenTheFlagWasGiven) {
   EXPECT_EQ(FieldAsGiven("training.methods", {"estimate", "--method", "x"}), "training.methods");
   EXPECT_EQ(FieldAsGiven("output", {"snapshot", "-o", "/absent/x.json"}), "-o");
   EXPECT_EQ(FieldAsGiven("output", {"recommend", "--output", "/absent/x.json"}), "-o");
+  EXPECT_EQ(FieldAsGiven("training.sample_lengths[2][1]", {"estimate", "--sample-lengths", "l.txt"}), "--sample-lengths");
+  EXPECT_EQ(FieldAsGiven("training.liger", {"estimate", "--liger"}), "--liger");
+  EXPECT_EQ(FieldAsGiven("training.compile", {"estimate", "--compile"}), "--compile");
 }
 
 int Status(std::exception_ptr e) {

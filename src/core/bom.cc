@@ -183,7 +183,7 @@ BomInputs BomInputsOf(const Scenario& job, const Plan& plan) {
                    in.gpu.form_factor.find("passive") == std::string::npos;
   const ParamCounts params = CountParams(job.model);
   const TrainableParams trainable = CountTrainable(job, params);
-  in.params = static_cast<double>(params.total);
+  in.params = static_cast<double>(params.with_vision());
   in.weight_bytes = ComputeBytes(job.training.precision);
   in.trainable = trainable.trainable;
   in.grad_bytes = GradientBytes(job.training.precision, GetFrameworkProfile(job.training.framework));

@@ -593,7 +593,7 @@ struct TrainingState {
   if (sc.training.method == Method::kQlora) in_flight = tally.largest_matrix * checkpoint_bytes;
   if (l.shard_weights > 1) {
     in_flight = std::max(in_flight, tally.largest_layer * checkpoint_bytes);
-    m.load_host_bytes = static_cast<double>(params.total) * checkpoint_bytes;
+    m.load_host_bytes = static_cast<double>(params.with_vision()) * checkpoint_bytes;
   }
   m.load_peak_bytes = (weights + in_flight) * (1 + fw.allocator_fragmentation) + fw.runtime_overhead_bytes;
 }

@@ -708,7 +708,7 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
   const double node_share = std::min(1.0, static_cast<double>(sc.hardware.gpus_per_node) / (l.t * l.p));
   const double weights = sc.training.method == Method::kPretrain
                              ? 0
-                             : static_cast<double>(params.total) * kPublishedWeightBytesPerParam * node_share;
+                             : static_cast<double>(params.with_vision()) * kPublishedWeightBytesPerParam * node_share;
   out[FixedTerm::kProvisioning] = c.provisioning_s.value;
   out[FixedTerm::kImagePull] = c.image_bytes.value / c.image_extract_bytes_per_s.value;
   out[FixedTerm::kProcessStart] = c.process_start_s.value;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/efficiency.h"
 #include "core/sequences.h"
 #include "core/units.h"
 #include "text/explain.h"
@@ -24,7 +25,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                  {"frozen", static_cast<int64_t>(e.trainable.frozen)},
                  {"lora", static_cast<int64_t>(e.trainable.lora)},
                  {"components", ParamComponentsToJson(e.params)},
-                 {"checkpoint_extra", e.params.checkpoint_extra}};
+                 {"checkpoint_extra", e.params.checkpoint_extra},
+                 {"vision", e.params.vision}};
   json mem_components = json::object();
   for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i)
     mem_components[MemTermName(static_cast<MemTerm>(i))] = e.memory.bytes[i];
@@ -106,6 +108,18 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   if (s.training.method == Method::kQlora) training["double_quant"] = s.training.double_quant;
   training["objective"] = ToString(s.training.objective);
   training["packing"] = s.training.packing;
+  training["group_by_length"] = s.training.group_by_length;
+  training["liger"] = s.training.liger;
+  training["compile"] = s.training.compile;
+  training["dataloader_workers"] =
+      s.training.dataloader_workers.value_or(Efficiency().Engine(s.training.framework).dataloader_workers);
+  // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.
+  if (!s.training.sample_lengths.empty()) {
+    training["sample_lengths"] = s.training.sample_lengths;
+  } else if (s.training.sample_mean_tokens > 0) {
+    training["sample_mean_tokens"] = s.training.sample_mean_tokens;
+    if (s.training.sample_max_tokens > 0) training["sample_max_tokens"] = s.training.sample_max_tokens;
+  }
   if (const SequenceShape shape = ShapeOf(s.training); shape.described) {
     training["sequences"] = {{"mean_sample_tokens", shape.mean_sample_tokens},
                              {"peak_row_tokens", shape.peak_row_tokens},

@@ -170,6 +170,7 @@ json ModelToJson(const ModelSpec& m, const ParamCounts& p) {
             {"active", p.active},
             {"trainable", p.total},
             {"checkpoint_extra", p.checkpoint_extra},
+            {"vision", p.vision},
             {"components", ParamComponentsToJson(p)}}}};
 }
 

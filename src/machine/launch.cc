@@ -1,5 +1,6 @@
 #include "machine/launch.h"
 
+#include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -37,10 +38,19 @@ std::string ShellQuote(const std::string& arg) {
   return out + "'";
 }
 
-/// Quoted arguments with each "--flag value" pair kept together, one element per pair.
+/// Quoted arguments with each "--flag value" pair kept together, one element per pair, and the words before the
+/// first flag (program, subcommand, positional arguments) as the first element.
 std::vector<std::string> PairedArgs(const std::vector<std::string>& args) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
+  size_t i = 0;
+  for (; i < args.size() && args[i].rfind("--", 0) != 0; ++i) {
+    if (out.empty()) {
+      out.push_back(ShellQuote(args[i]));
+    } else {
+      out.back().append(1, ' ').append(ShellQuote(args[i]));
+    }
+  }
+  for (; i < args.size(); ++i) {
     std::string item = ShellQuote(args[i]);
     if (args[i].rfind("--", 0) == 0 && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
       item += " " + ShellQuote(args[++i]);
@@ -93,7 +103,19 @@ std::string LauncherLine(const std::vector<std::string>& launcher) {
 
 /// The launcher and the engine's command, one argument pair per line.
 std::string CommandLine(const std::vector<std::string>& launcher, const std::vector<std::string>& engine) {
-  return LauncherLine(launcher) + " \\\n  " + Join(engine, " \\\n  ");
+  const std::string body = Join(engine, " \\\n  ");
+  return launcher.empty() ? body : LauncherLine(launcher) + " \\\n  " + body;
+}
+
+/// LitGPT starts its own workers: Lightning Fabric spawns one process per device on each node and takes the
+/// node's place from MASTER_ADDR, MASTER_PORT and NODE_RANK (LightningEnvironment), or from SLURM under srun.
+bool SelfLaunched(const LaunchPlan& p) { return p.framework == Framework::kLitGpt; }
+
+/// What LitGPT needs before its command on a node started by hand: nothing on one node.
+std::vector<std::string> FabricNodeEnvironment(const LaunchPlan& p, const LaunchOptions& o) {
+  if (p.nodes == 1) return {};
+  return {"MASTER_ADDR=${MASTER_ADDR:?set to the first node}", fmt::format("MASTER_PORT={}", o.master_port),
+          fmt::format("NODE_RANK=${{NODE_RANK:?0 on the first node, {} on the last}}", p.nodes - 1)};
 }
 
 /// The rendezvous endpoint on the first node for a script started by hand on every node; "" on one node.
@@ -198,32 +220,42 @@ std::string RenderAccelerate(const LaunchPlan& p) {
 }
 
 std::string RenderSlurm(const LaunchPlan& p, const LaunchOptions& o) {
+  // Lightning Fabric under srun wants one task per GPU (its SLURMEnvironment checks the task count).
+  const bool fabric = SelfLaunched(p);
   const std::vector<std::string> launcher =
-      Launcher(p, "$SLURM_NNODES", "$MASTER_ADDR:$MASTER_PORT", "$SLURM_JOB_ID");
+      fabric ? std::vector<std::string>{} : Launcher(p, "$SLURM_NNODES", "$MASTER_ADDR:$MASTER_PORT", "$SLURM_JOB_ID");
   return fmt::format(
       "#!/bin/bash\n"
       "#SBATCH --job-name={}\n"
       "#SBATCH --nodes={}\n"
-      "#SBATCH --ntasks-per-node=1\n"
+      "#SBATCH --ntasks-per-node={}\n"
       "#SBATCH --gpus-per-node={}\n"
       "#SBATCH --exclusive\n"
       "# {}\n"
       "set -euo pipefail\n"
       "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
       "export MASTER_PORT={}\n"
-      "# one torchrun per node; the c10d rendezvous on the first node assigns the ranks\n"
+      "# {}\n"
       "srun {}\n",
-      o.job_name, p.nodes, std::min(p.gpus, p.gpus_per_node), Summary(p), o.master_port,
+      o.job_name, p.nodes, fabric ? std::min(p.gpus, p.gpus_per_node) : 1, std::min(p.gpus, p.gpus_per_node),
+      Summary(p), o.master_port,
+      fabric ? "one task per GPU; Lightning Fabric reads each task's rank from SLURM"
+             : "one torchrun per node; the c10d rendezvous on the first node assigns the ranks",
       CommandLine(launcher, EngineCommand(p, o)));
 }
 
 std::string RenderKubernetes(const LaunchPlan& p, const LaunchOptions& o) {
   // The training operator sets MASTER_ADDR, MASTER_PORT and RANK (the pod's index) in every pod; the
   // shell expands them at start.
-  std::vector<std::string> launcher = Launcher(p, std::to_string(p.nodes), "", "");
-  launcher.push_back("--node_rank=${RANK}");
-  launcher.push_back("--master_addr=${MASTER_ADDR}");
-  launcher.push_back("--master_port=${MASTER_PORT}");
+  std::vector<std::string> launcher;
+  if (SelfLaunched(p)) {
+    launcher = {"NODE_RANK=${RANK}"};  // Fabric reads MASTER_ADDR and MASTER_PORT as the operator sets them
+  } else {
+    launcher = Launcher(p, std::to_string(p.nodes), "", "");
+    launcher.push_back("--node_rank=${RANK}");
+    launcher.push_back("--master_addr=${MASTER_ADDR}");
+    launcher.push_back("--master_port=${MASTER_PORT}");
+  }
   const std::string command = LauncherLine(launcher) + " " + Join(EngineCommand(p, o), " ");
   const int gpus_per_pod = std::min(p.gpus, p.gpus_per_node);
   auto replica = [&](const char* role, int replicas) {
@@ -316,6 +348,10 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   p.seq_len = training.At("seq_len").Int(kCount);
   if (auto tokens = training.Get("tokens")) p.tokens = tokens->Number(0, 1e30, /*lo_inclusive=*/true);
   if (auto rank = training.Get("lora_rank")) p.lora_rank = rank->Int({0, 1'000'000});
+  if (auto v = training.Get("group_by_length")) p.group_by_length = v->Bool();
+  if (auto v = training.Get("liger")) p.liger = v->Bool();
+  if (auto v = training.Get("compile")) p.compile = v->Bool();
+  if (auto v = training.Get("dataloader_workers")) p.dataloader_workers = v->Int({0, 256});
   p.gpu_id = hardware.At("gpu").String();
   p.gpus = static_cast<int>(hardware.At("gpus").Int(kCount));
   p.gpus_per_node = static_cast<int>(hardware.At("gpus_per_node").Int(kCount));
@@ -482,6 +518,64 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   return args;
 }
 
+/// LitGPT's CLI as Lightning-AI/litgpt @00af8b0d defines it: the subcommands of litgpt/__main__.py, the
+/// setup() arguments of litgpt/finetune/{full,lora}.py and litgpt/pretrain.py, and TrainArgs
+/// (litgpt/args.py) as --train.*. The model is the Hugging Face id, which finetune downloads to checkpoints/
+/// (auto_download_checkpoint) and pretrain resolves to its config (Config.from_name). One device runs
+/// strategy "auto" and several run FSDP with activation checkpointing on every Block, so neither takes a
+/// recomputation flag.
+std::vector<std::string> LitGptCommand(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  const char* subcommand = p.method == Method::kPretrain ? "pretrain"
+                           : p.method == Method::kFull   ? "finetune_full"
+                           : IsAdapterMethod(p.method)   ? "finetune_lora"
+                                                         : nullptr;
+  if (subcommand == nullptr)
+    throw InputError("training.method", ToString(p.method), "pretrain, full, lora or qlora with LitGPT");
+  if (s.offload != Offload::kNone)
+    throw InputError("strategy.offload", ToString(s.offload),
+                     "none with LitGPT (its FSDPStrategy runs with cpu_offload=False)");
+  const char* precision = p.precision == Precision::kBf16   ? "bf16-true"
+                          : p.precision == Precision::kFp16 ? "16-true"
+                          : p.precision == Precision::kFp32 ? "32-true"
+                                                            : nullptr;
+  if (precision == nullptr)
+    throw InputError("training.precision", ToString(p.precision), "bf16, fp16 or fp32 with LitGPT");
+  if (p.liger || p.compile)
+    throw InputError(p.liger ? "training.liger" : "training.compile", "true",
+                     "false with LitGPT (its finetune and pretrain scripts take no kernel replacement)");
+  std::vector<std::string> cmd = {"litgpt", subcommand, p.hf_id.empty() ? p.model : p.hf_id};
+  auto add = [&](const std::string& flag, auto value) {
+    cmd.push_back(flag);
+    cmd.push_back(fmt::format("{}", value));
+  };
+  add("--devices", std::min(p.gpus, p.gpus_per_node));
+  add("--num_nodes", p.nodes);
+  add("--precision", precision);
+  if (p.method == Method::kQlora) {
+    // finetune/lora.py raises NotImplementedError for --quantize on more than one device.
+    if (p.gpus > 1)
+      throw InputError("hardware.gpus", std::to_string(p.gpus), "1 for a LitGPT QLoRA plan (no multi-GPU quantization)");
+    add("--quantize", "bnb.nf4");  // its optimizer is then bitsandbytes PagedAdamW (instantiate_bnb_optimizer)
+  } else if (p.optimizer != Optimizer::kAdamW) {
+    // instantiate_torch_optimizer imports a dotted class path; torch.optim.AdamW is the default.
+    const char* optimizer = p.optimizer == Optimizer::kAdamW8bit        ? "bitsandbytes.optim.AdamW8bit"
+                            : p.optimizer == Optimizer::kPagedAdamW     ? "bitsandbytes.optim.PagedAdamW"
+                            : p.optimizer == Optimizer::kPagedAdamW8bit ? "bitsandbytes.optim.PagedAdamW8bit"
+                                                                        : nullptr;
+    if (optimizer == nullptr)
+      throw InputError("training.optimizer", ToString(p.optimizer),
+                       "adamw, adamw8bit, paged_adamw or paged_adamw8bit with LitGPT");
+    add("--optimizer", optimizer);
+  }
+  if (IsAdapterMethod(p.method) && p.lora_rank > 0) add("--lora_r", p.lora_rank);
+  add("--train.micro_batch_size", p.micro_batch);
+  add("--train.global_batch_size", p.global_batch);  // across ranks: accumulation = global / (devices x nodes x micro)
+  add("--train.max_seq_length", p.seq_len);
+  if (p.method == Method::kPretrain && p.tokens > 0) add("--train.max_tokens", fmt::format("{:.0f}", p.tokens));
+  return cmd;
+}
+
 std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions& o) {
   const Strategy& s = p.strategy;
   if (p.framework == Framework::kMegatron) {
@@ -492,13 +586,17 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
   if (s.tp > 1 || s.pp > 1 || s.cp > 1)
     throw InputError("training.framework", ToString(p.framework),
                      "megatron for a plan with tensor, pipeline or context parallelism");
+  if (p.framework == Framework::kLitGpt) return LitGptCommand(p);
   if (p.framework == Framework::kTorchtune) {
     // torchtune recipes take key=value overrides of their YAML config.
-    return {IsAdapterMethod(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config", "CONFIG.yaml",
-            fmt::format("batch_size={}", p.micro_batch),
-            fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
-            fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),
-            fmt::format("dtype={}", p.precision == Precision::kFp32 ? "fp32" : "bf16")};
+    std::vector<std::string> cmd = {
+        IsAdapterMethod(p.method) ? "lora_finetune_distributed" : "full_finetune_distributed", "--config",
+        "CONFIG.yaml", fmt::format("batch_size={}", p.micro_batch),
+        fmt::format("gradient_accumulation_steps={}", p.grad_accum_steps),
+        fmt::format("enable_activation_checkpointing={}", s.recompute != Recompute::kNone ? "True" : "False"),
+        fmt::format("dtype={}", p.precision == Precision::kFp32 ? "fp32" : "bf16")};
+    if (p.compile) cmd.push_back("compile=True");
+    return cmd;
   }
   // Hugging Face TrainingArguments flags (Trainer, TRL and Unsloth scripts).
   std::vector<std::string> cmd = {o.script, "--per_device_train_batch_size", std::to_string(p.micro_batch),
@@ -506,9 +604,19 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
   if (p.precision == Precision::kBf16 || p.precision == Precision::kFp8) cmd.push_back("--bf16");
   if (p.precision == Precision::kFp16) cmd.push_back("--fp16");
   if (s.recompute != Recompute::kNone) cmd.push_back("--gradient_checkpointing");
-  static constexpr const char* kOptim[] = {"adamw_torch", "adamw_bnb_8bit", "sgd", "adafactor"};
+  // TrainingArguments.optim names, by Optimizer.
+  static constexpr const char* kOptim[] = {"adamw_torch", "adamw_bnb_8bit",    "sgd",
+                                           "adafactor",   "paged_adamw_32bit", "paged_adamw_8bit"};
+  static_assert(std::size(kOptim) == static_cast<size_t>(Optimizer::kPagedAdamW8bit) + 1);
   cmd.push_back("--optim");
   cmd.push_back(kOptim[static_cast<int>(p.optimizer)]);
+  if (p.group_by_length) cmd.push_back("--group_by_length");
+  if (p.liger) cmd.push_back("--use_liger_kernel");
+  if (p.compile) cmd.push_back("--torch_compile");
+  if (p.dataloader_workers > 0) {
+    cmd.push_back("--dataloader_num_workers");
+    cmd.push_back(std::to_string(p.dataloader_workers));
+  }
   if (UsesDeepSpeed(p)) {
     cmd.push_back("--deepspeed");
     cmd.push_back(o.deepspeed_config);
@@ -522,6 +630,10 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
 }
 
 std::string RenderLaunch(const LaunchPlan& p, LaunchFormat format, const LaunchOptions& o) {
+  if (SelfLaunched(p) && (format == LaunchFormat::kDeepSpeed || format == LaunchFormat::kAccelerate))
+    throw InputError("format", ToString(format),
+                     "torchrun (a script), slurm or k8s for a LitGPT plan (litgpt starts its processes through "
+                     "Lightning Fabric, without DeepSpeed or Accelerate)");
   switch (format) {
     case LaunchFormat::kDeepSpeed:
       return DeepSpeedConfig(p).dump(2) + "\n";
@@ -545,12 +657,16 @@ std::string RenderLaunch(const LaunchPlan& p, LaunchFormat format, const LaunchO
     case LaunchFormat::kTorchrun: {
       const std::string rendezvous = ManualRendezvous(p, o);
       std::string out = fmt::format("#!/bin/bash\n# {}\n", Summary(p));
-      if (p.nodes > 1) out += fmt::format("# run on each of the {} nodes with MASTER_ADDR set to the first one\n", p.nodes);
+      if (p.nodes > 1)
+        out += fmt::format("# run on each of the {} nodes with MASTER_ADDR set to the first one{}\n", p.nodes,
+                           SelfLaunched(p) ? " and NODE_RANK to the node's index" : "");
       if (UsesDeepSpeed(p))
         out += fmt::format("# {} comes from: trainplan launch PLAN.json --format deepspeed -o {}\n", o.deepspeed_config,
                            o.deepspeed_config);
-      return out + "set -euo pipefail\n" +
-             CommandLine(Launcher(p, std::to_string(p.nodes), rendezvous, o.job_name), EngineCommand(p, o)) + "\n";
+      const std::vector<std::string> launcher = SelfLaunched(p)
+                                                    ? FabricNodeEnvironment(p, o)
+                                                    : Launcher(p, std::to_string(p.nodes), rendezvous, o.job_name);
+      return out + "set -euo pipefail\n" + CommandLine(launcher, EngineCommand(p, o)) + "\n";
     }
   }
   return "";

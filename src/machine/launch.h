@@ -21,6 +21,11 @@ struct LaunchPlan {
   int64_t seq_len = 0;
   double tokens = 0;
   int64_t lora_rank = 0;  // 0 unless LoRA or QLoRA
+  // Input pipeline and kernel options (absent from documents written before they existed: off, 0 workers).
+  bool group_by_length = false;
+  bool liger = false;
+  bool compile = false;
+  int64_t dataloader_workers = 0;
   std::string gpu_id;
   int gpus = 1;
   int gpus_per_node = 1;
@@ -62,7 +67,9 @@ nlohmann::json DeepSpeedConfig(const LaunchPlan& plan);
 std::vector<std::string> MegatronArguments(const LaunchPlan& plan);
 
 /// The training script and its arguments for the plan's engine (HF Trainer flags, --deepspeed,
-/// FSDP, torchtune recipe overrides or Megatron arguments).
+/// FSDP, torchtune recipe overrides or Megatron arguments), or LitGPT's whole `litgpt finetune_*` command,
+/// which starts its own processes (throws InputError for what litgpt cannot run: multi-GPU QLoRA, offload,
+/// fp8, freeze, SGD or Adafactor).
 std::vector<std::string> EngineCommand(const LaunchPlan& plan, const LaunchOptions& options);
 
 /// The whole generated file for `format`: a shell script (torchrun, megatron, slurm), JSON (deepspeed)

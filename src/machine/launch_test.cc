@@ -330,5 +330,138 @@ TEST(Launch, PlansThatDoNotAddUpAreBadInput) {
   EXPECT_THROW(ParseLaunchFormat("docker"), InputError);
 }
 
+/// The value after `flag` in an argument list, or "(absent)".
+std::string ValueOf(const std::vector<std::string>& args, const std::string& flag) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == flag) return args[i + 1];
+  return "(absent)";
+}
+
+json LitGptJob(const std::string& method, const std::string& gpu, int gpus) {
+  return {{"model", "llama-3-8b"},
+          {"training", {{"method", method}, {"framework", "litgpt"}, {"global_batch", 16}, {"seq_len", 2048}}},
+          {"hardware", {{"gpu", gpu}, {"gpus", gpus}, {"gpus_per_node", 8}}}};
+}
+
+TEST(Launch, LitGptFullFineTuneRunsTheLitGptCli) {
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(LitGptJob("full", "h100-sxm", 16)), "estimate.json");
+  const std::vector<std::string> cmd = EngineCommand(p, {});
+  ASSERT_GE(cmd.size(), 3u);
+  EXPECT_EQ(cmd[0], "litgpt");
+  EXPECT_EQ(cmd[1], "finetune_full");
+  EXPECT_EQ(cmd[2], "meta-llama/Meta-Llama-3-8B");
+  EXPECT_EQ(ValueOf(cmd, "--devices"), "8");
+  EXPECT_EQ(ValueOf(cmd, "--num_nodes"), "2");
+  EXPECT_EQ(ValueOf(cmd, "--precision"), "bf16-true");
+  EXPECT_EQ(ValueOf(cmd, "--train.micro_batch_size"), std::to_string(p.micro_batch));
+  EXPECT_EQ(ValueOf(cmd, "--train.global_batch_size"), "16");
+  EXPECT_EQ(ValueOf(cmd, "--train.max_seq_length"), "2048");
+  EXPECT_EQ(ValueOf(cmd, "--quantize"), "(absent)");
+  EXPECT_EQ(ValueOf(cmd, "--lora_r"), "(absent)");
+  // No Hugging Face Trainer flags and no torchrun: Fabric spawns the processes.
+  const std::string script = RenderLaunch(p, LaunchFormat::kTorchrun, {});
+  EXPECT_EQ(script.find("torchrun"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--per_device_train_batch_size"), std::string::npos) << script;
+  EXPECT_NE(script.find("MASTER_ADDR=${MASTER_ADDR:?set to the first node} MASTER_PORT=29500 "
+                        "NODE_RANK=${NODE_RANK:?0 on the first node, 1 on the last} \\\n  litgpt finetune_full"),
+            std::string::npos)
+      << script;
+  const std::string slurm = RenderLaunch(p, LaunchFormat::kSlurm, {});
+  EXPECT_NE(slurm.find("#SBATCH --ntasks-per-node=8\n"), std::string::npos) << slurm;
+  EXPECT_NE(slurm.find("srun litgpt finetune_full meta-llama/Meta-Llama-3-8B \\\n  --devices 8"), std::string::npos) << slurm;
+  const auto yaml = YamlPaths(RenderLaunch(p, LaunchFormat::kK8s, {}));
+  // Each pod is one node: Fabric takes its rank from the operator's RANK and the master from MASTER_ADDR/PORT.
+  int commands = 0;
+  for (const auto& [path, value] : yaml)
+    if (path.ends_with("template.spec.containers.args") &&
+        value.rfind("\"NODE_RANK=${RANK} litgpt finetune_full meta-llama/Meta-Llama-3-8B --devices 8 --num_nodes 2", 0) == 0)
+      ++commands;
+  EXPECT_EQ(commands, 2);  // the master's and the worker's
+  EXPECT_THROW(RenderLaunch(p, LaunchFormat::kAccelerate, {}), InputError);
+  EXPECT_THROW(RenderLaunch(p, LaunchFormat::kDeepSpeed, {}), InputError);
+}
+
+TEST(Launch, LitGptLoraAndQloraCommands) {
+  LaunchPlan p = LaunchPlanFromJson(EstimateDoc(LitGptJob("lora", "h100-sxm", 2)), "estimate.json");
+  std::vector<std::string> cmd = EngineCommand(p, {});
+  EXPECT_EQ(cmd[1], "finetune_lora");
+  EXPECT_EQ(ValueOf(cmd, "--lora_r"), std::to_string(p.lora_rank));
+  EXPECT_GT(p.lora_rank, 0);
+  EXPECT_EQ(ValueOf(cmd, "--devices"), "2");
+  EXPECT_EQ(ValueOf(cmd, "--num_nodes"), "1");
+  EXPECT_EQ(ValueOf(cmd, "--quantize"), "(absent)");
+  const std::string script = RenderLaunch(p, LaunchFormat::kTorchrun, {});
+  EXPECT_NE(script.find("set -euo pipefail\nlitgpt finetune_lora meta-llama/Meta-Llama-3-8B \\\n  --devices 2"),
+            std::string::npos)
+      << script;
+  EXPECT_EQ(script.find("NODE_RANK"), std::string::npos);  // one node: nothing to set
+  p = LaunchPlanFromJson(EstimateDoc(LitGptJob("qlora", "rtx-4090", 1)), "estimate.json");
+  cmd = EngineCommand(p, {});
+  EXPECT_EQ(cmd[1], "finetune_lora");
+  EXPECT_EQ(ValueOf(cmd, "--quantize"), "bnb.nf4");
+  EXPECT_EQ(ValueOf(cmd, "--precision"), "bf16-true");
+  EXPECT_EQ(ValueOf(cmd, "--optimizer"), "(absent)");  // QLoRA runs bitsandbytes PagedAdamW whatever is asked
+  // litgpt refuses --quantize on more than one device, and has no fp8, offload or freeze fine-tuning.
+  LaunchPlan bad = p;
+  bad.gpus = 2;
+  bad.strategy.dp = 2;
+  EXPECT_THROW(EngineCommand(bad, {}), InputError);
+  bad = p;
+  bad.precision = Precision::kFp8;
+  EXPECT_THROW(EngineCommand(bad, {}), InputError);
+  bad = p;
+  bad.method = Method::kFull;
+  bad.strategy.offload = Offload::kOptimizer;
+  EXPECT_THROW(EngineCommand(bad, {}), InputError);
+  bad = p;
+  bad.method = Method::kFreeze;
+  EXPECT_THROW(EngineCommand(bad, {}), InputError);
+  bad = p;
+  bad.method = Method::kFull;
+  bad.optimizer = Optimizer::kAdamW8bit;
+  EXPECT_EQ(ValueOf(EngineCommand(bad, {}), "--optimizer"), "bitsandbytes.optim.AdamW8bit");
+}
+
+TEST(Launch, DataAndKernelOptionsReachTheEngineFlags) {
+  json job = {{"model", "llama-3-8b"},
+              {"training",
+               {{"method", "lora"},
+                {"framework", "hf"},
+                {"optimizer", "paged_adamw_8bit"},
+                {"group_by_length", true},
+                {"liger", true},
+                {"compile", true},
+                {"dataloader_workers", 4},
+                {"sample_mean_tokens", 400},
+                {"sample_max_tokens", 2048}}},
+              {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
+  const LaunchPlan hf = LaunchPlanFromJson(EstimateDoc(job), "estimate.json");
+  EXPECT_TRUE(hf.group_by_length && hf.liger && hf.compile);
+  const std::vector<std::string> cmd = EngineCommand(hf, {});
+  auto has = [&](const std::string& flag) { return std::find(cmd.begin(), cmd.end(), flag) != cmd.end(); };
+  EXPECT_TRUE(has("--group_by_length"));
+  EXPECT_TRUE(has("--use_liger_kernel"));
+  EXPECT_TRUE(has("--torch_compile"));
+  EXPECT_EQ(ValueOf(cmd, "--dataloader_num_workers"), "4");
+  EXPECT_EQ(ValueOf(cmd, "--optim"), "paged_adamw_8bit");
+  // Off, and a document written before these keys existed: no flags.
+  json plain = EstimateDoc({{"model", "llama-3-8b"},
+                            {"training", {{"method", "lora"}, {"framework", "hf"}}},
+                            {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}});
+  for (const char* key : {"group_by_length", "liger", "compile", "dataloader_workers"}) plain["training"].erase(key);
+  const std::vector<std::string> bare = EngineCommand(LaunchPlanFromJson(plain, "old.json"), {});
+  for (const char* flag : {"--group_by_length", "--use_liger_kernel", "--torch_compile", "--dataloader_num_workers"})
+    EXPECT_EQ(std::find(bare.begin(), bare.end(), flag), bare.end()) << flag;
+  // torchtune's recipes take compile=True; LitGPT's scripts have neither Liger nor compile.
+  job["training"]["framework"] = "torchtune";
+  job["training"]["optimizer"] = "adamw";
+  job["training"].erase("group_by_length");
+  const std::vector<std::string> tune = EngineCommand(LaunchPlanFromJson(EstimateDoc(job), "e"), {});
+  EXPECT_EQ(tune.back(), "compile=True");
+  LaunchPlan litgpt = LaunchPlanFromJson(EstimateDoc(LitGptJob("lora", "h100-sxm", 1)), "e");
+  litgpt.liger = true;
+  EXPECT_THROW(EngineCommand(litgpt, {}), InputError);
+}
+
 }  // namespace
 }  // namespace trainplan

@@ -93,6 +93,7 @@ std::string RenderModel(const ModelSpec& m, const ParamCounts& p) {
   row("total", p.total);
   if (p.active != p.total) row("active/token", p.active);
   row("MTP (ckpt only)", p.checkpoint_extra);
+  row("vision (frozen)", p.vision);
   for (const auto& w : m.warnings) out += fmt::format("  warning: {}\n", w);
   return out;
 }
@@ -113,6 +114,10 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
                      ToString(s.training.precision), ToString(s.training.optimizer), ToString(s.training.framework));
   out += fmt::format("\nparameters: total {} ({}), trainable {}, active/token {}\n", HumanCount(e.params.total),
                      e.params.total, HumanCount(e.trainable.trainable), HumanCount(e.params.active));
+  // Image-text checkpoints: the tower is loaded and held with the weights but never trained.
+  if (e.params.vision > 0)
+    out += fmt::format("  vision tower (frozen) {} ({}): in the checkpoint and on the first stage, not trained\n",
+                       HumanCount(static_cast<double>(e.params.vision)), e.params.vision);
 
   out += fmt::format("\nmemory per GPU (busiest GPU):\n");
   for (size_t i = 0; i < e.memory.bytes.size(); ++i) {

@@ -64,6 +64,12 @@ test('the page loads its catalogs from the server and nothing else', async (brow
   const gpus = cli('gpus', '--json');
   assert.equal(await page.locator('#model-list option').count(), models.length);
   assert.equal(await page.locator('#gpu option').count(), gpus.length);
+  // A frozen vision tower is named beside the language model's size, from the CLI's params.vision.
+  const gemma = models.find((m) => m.id === 'gemma-3-4b');
+  assert.ok(gemma.params.vision > 0);
+  assert.equal(await page.$eval('#model-list option[value="gemma-3-4b"]', (o) => o.textContent),
+               `${gemma.hf_id} (${(gemma.params.total / 1e9).toFixed(1)} B + ${(gemma.params.vision / 1e9).toFixed(2)} B frozen vision)`);
+  assert.ok(!(await page.$eval('#model-list option[value="llama-3-8b"]', (o) => o.textContent)).includes('vision'));
   assert.deepEqual(page.foreign, []);
   assert.deepEqual(page.jsErrors, []);
 });
