@@ -441,7 +441,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.zero3_prefetch = engine.zero3_prefetch;
   r.zero3_host_s_per_module = engine.zero3_host_s_per_module;
   r.dataloader_s_per_row = eff.dataloader_s_per_row;
-  r.dataloader_workers = static_cast<int>(sc.training.dataloader_workers.value_or(engine.dataloader_workers));
+  r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
   return r;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "catalog/efficiency.h"
 #include "core/limits.h"
 #include "core/units.h"
 
@@ -367,6 +368,10 @@ Loss EffectiveLoss(const Training& training) {
   if (training.liger) return Loss::kFusedLinear;  // apply_liger_kernel_to_*: fused_linear_cross_entropy=True
   if (fw.chunked_cross_entropy) return Loss::kChunked;
   return Loss::kStandard;
+}
+
+int64_t EffectiveDataloaderWorkers(const Training& training) {
+  return training.dataloader_workers.value_or(Efficiency().Engine(training.framework).dataloader_workers);
 }
 
 bool EffectiveOptimizerInBackward(const Training& training, int gpus) {

@@ -87,8 +87,10 @@ bool IsLoraTarget(const Training& training, const Linear& linear);
 /// (PEFT's all-linear leaves the head out).
 bool AdaptsModule(const Training& training, const char* name);
 
-/// The loss, optimizer-in-backward and activation offloading in effect: the job's choice, else the engine's.
+/// The loss, optimizer-in-backward, activation offloading and DataLoader workers in effect: the job's choice,
+/// else the engine's.
 Loss EffectiveLoss(const Training& training);
+int64_t EffectiveDataloaderWorkers(const Training& training);
 bool EffectiveOptimizerInBackward(const Training& training, int gpus);
 bool EffectiveActivationOffloading(const Training& training, Recompute recompute);
 

@@ -252,6 +252,8 @@ class TaskSearch {
     SmallInts zeros;
     if (megatron_) {
       zeros.push(single_replica ? 0 : 1);
+    } else if (LitGptSharded()) {
+      zeros.push(3);
     } else {
       for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
     }
@@ -268,8 +270,9 @@ class TaskSearch {
           std::array<Offload, 3> offloads;
           size_t offload_count = 0;
           if (!(single_replica && zero > 0)) offloads[offload_count++] = Offload::kNone;
-          if (c_.allow_offload && !megatron_ && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
-          if (c_.allow_offload && !megatron_ && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
+          const bool offloads_through_zero = c_.allow_offload && !megatron_ && !LitGptSharded();
+          if (offloads_through_zero && zero >= 1) offloads[offload_count++] = Offload::kOptimizer;
+          if (offloads_through_zero && zero == 3) offloads[offload_count++] = Offload::kOptimizerAndParams;
           for (size_t o = 0; o < offload_count; ++o) {
             st.ep = ep;
             st.zero = zero;
@@ -281,6 +284,10 @@ class TaskSearch {
       }
     }
   }
+
+  /// LitGPT on more than one device always runs Fabric's FSDPStrategy (full sharding, no CPU offload) with
+  /// activation checkpointing per Block (litgpt/finetune/*.py, Lightning-AI/litgpt @00af8b0d).
+  bool LitGptSharded() const { return framework_ == Framework::kLitGpt && gpus_ > 1; }
 
   /// Recomputation and micro-batch sizes for the strategy in s_.strategy, after a memory bound.
   void Batches(int64_t per_replica) {
@@ -300,6 +307,7 @@ class TaskSearch {
       return;
     }
     for (Recompute recompute : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      if (LitGptSharded() && recompute != Recompute::kFull) continue;
       st.recompute = recompute;
       for (int64_t mb = 1; mb <= per_replica; mb *= 2) {
         if (per_replica % mb != 0) continue;
@@ -387,6 +395,8 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   TaskSearch search(space, s, gpus, gpn, quote);
   for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
+    // litgpt finetune_lora refuses bnb quantisation on more than one device (NotImplementedError).
+    if (framework == Framework::kLitGpt && gpus > 1 && space.job->training.method == Method::kQlora) continue;
     s.training.framework = framework;
     search.Walk(framework, worker.Prepared(framework, space.params, space.trainable), result);
   }

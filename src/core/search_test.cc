@@ -424,5 +424,29 @@ TEST(Search, BadConstraintsAreInputErrors) {
   EXPECT_THROW(ParseObjective("fastest"), InputError);
 }
 
+// LitGPT on several devices runs only Fabric's FSDP full sharding with per-Block checkpointing, and refuses
+// bnb-quantised fine-tuning there: the search offers no plan litgpt would not run.
+TEST(Search, LitGptPlansAreWhatLitGptRuns) {
+  PlanConstraints c;
+  c.gpu_types = {"a100-80gb-sxm"};
+  c.gpus = 4;
+  c.framework_fixed = true;
+  Scenario full = Job("llama-3-8b", "full", 1e7, 2048, 64);
+  full.training.framework = Framework::kLitGpt;
+  const PlanResult r = SearchPlans(full, c, 2);
+  ASSERT_TRUE(r.feasible);
+  for (const Plan& p : r.plans) {
+    EXPECT_EQ(p.framework, Framework::kLitGpt);
+    EXPECT_EQ(p.strategy.zero, 3) << PlanWhy(p);
+    EXPECT_EQ(p.strategy.recompute, Recompute::kFull) << PlanWhy(p);
+    EXPECT_EQ(p.strategy.offload, Offload::kNone) << PlanWhy(p);
+  }
+  Scenario qlora = Job("llama-3-8b", "qlora", 1e7, 2048, 64);
+  qlora.training.framework = Framework::kLitGpt;
+  EXPECT_FALSE(SearchPlans(qlora, c, 2).feasible);
+  c.gpus = 1;
+  EXPECT_TRUE(SearchPlans(qlora, c, 2).feasible);
+}
+
 }  // namespace
 }  // namespace trainplan

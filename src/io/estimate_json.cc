@@ -111,8 +111,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   training["group_by_length"] = s.training.group_by_length;
   training["liger"] = s.training.liger;
   training["compile"] = s.training.compile;
-  training["dataloader_workers"] =
-      s.training.dataloader_workers.value_or(Efficiency().Engine(s.training.framework).dataloader_workers);
+  training["dataloader_workers"] = EffectiveDataloaderWorkers(s.training);
   // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.
   if (!s.training.sample_lengths.empty()) {
     training["sample_lengths"] = s.training.sample_lengths;

@@ -199,7 +199,7 @@ std::string HostTimeText(const Scenario& s) {
                        eff.compile.host_factor, eff.compile_s);
   if (s.strategy.zero >= 3 && engine.zero3_host_s_per_module > 0)
     out += fmt::format("; ZeRO-3 hooks {:.2f} ms per module and pass", 1e3 * engine.zero3_host_s_per_module);
-  const int64_t workers = s.training.dataloader_workers.value_or(engine.dataloader_workers);
+  const int64_t workers = EffectiveDataloaderWorkers(s.training);
   if (workers == 0) return out + fmt::format("; batches built in the training process ({:g} ms per row, no DataLoader workers)",
                                              1e3 * eff.dataloader_s_per_row);
   return out + fmt::format("; batches built by {} DataLoader workers", workers);
