@@ -103,7 +103,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     training["lora_rank"] = s.training.lora_rank;
     training["dora"] = s.training.dora;
   }
-  if (s.training.method == Method::kQlora) training["double_quant"] = s.training.double_quant;
+  if (s.training.method == Method::kQlora) {
+    training["double_quant"] = s.training.double_quant;
+    training["quantization"] = s.training.quantization == Quantization::kGptq4 ? "gptq" : "nf4";
+  }
   training["objective"] = ToString(s.training.objective);
   training["packing"] = s.training.packing;
   if (const SequenceShape shape = ShapeOf(s.training); shape.described) {
