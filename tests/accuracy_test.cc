@@ -133,7 +133,9 @@ TEST(Accuracy, PerEngineAndRole) {
   EXPECT_EQ(lora_calibration.errors.size(), 10u);
   EXPECT_LE(lora_calibration.Median(), 0.11);
   const Group lora_memory = EngineRows("hf", "lora", "memory", "validation");
-  EXPECT_LE(lora_memory.Median(), 0.05);
+  // Qwen-1's own loss skips the fp32 upcast: 1.8B at 8192 tokens went from +12% to +1%, the mid-length rows
+  // lost the over-count that had offset an under-count elsewhere (1.8B at 4096 tokens: -14%).
+  EXPECT_LE(lora_memory.Median(), 0.06);
   const std::string md = AccuracyMarkdown(Report());
   EXPECT_NE(md.find("| hf | lora | throughput | validation | 20 |"), std::string::npos);
 }
@@ -345,7 +347,7 @@ TEST(Accuracy, PublishedFineTuningPerEngine) {
       {"torchtune", "memory", 24, 0.09},      // today 8.1% (the A6000 rows excluded)
       {"torchtune", "throughput", 15, 0.12},  // today 10.7%
       {"litgpt", "memory", 20, 0.34},         // today 32.7%: QLoRA rows far off (the full rows excluded)
-      {"deepspeed", "memory", 11, 0.09},      // today 8.5%: the PEFT-docs rows and Qwen-1 full (ZeRO-3, 1-2 GPUs)
+      {"deepspeed", "memory", 35, 0.09},      // the PEFT-docs rows, Qwen-1 full (ZeRO-3) and Q-LoRA (ZeRO-2)
       {"fsdp", "memory", 2, 0.27},            // today 25.6%: FSDP gathers the QLoRA base as stored
   };
   for (const Bound& b : bounds) {

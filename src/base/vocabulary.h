@@ -42,6 +42,10 @@ constexpr const char* FrameworkKey(Framework f) {
 /// response labelled desirable or not (KTO).
 enum class TrainingObjective { kSft, kDpo, kOrpo, kKto, kSimpo };
 
+/// How a QLoRA base is stored: bitsandbytes NF4 (the QLoRA paper's recipe) or a GPTQ 4-bit checkpoint loaded
+/// through AutoGPTQ (the Qwen-1 `-Int4` models, transformers GPTQConfig).
+enum class Quantization { kNf4, kGptq4 };
+
 }  // namespace trainplan
 
 namespace trainplan {

@@ -236,7 +236,7 @@ TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
       {Framework::kUnsloth, "Unsloth", false, false, true, false, true, true, false, false, false, true, false, true,
        false, 4, 0, 0, Recompute::kFull},
       {Framework::kDeepSpeed, "DeepSpeed ZeRO", true, false, false, false, false, false, false, false, false, true,
-       false, false, false, 4, 1e9, 2 * 5e8 * 2, Recompute::kNone},
+       false, false, false, 6, 1e9, 2 * 5e8 * 2, Recompute::kNone},
       {Framework::kFsdp, "PyTorch FSDP", true, false, false, false, false, false, false, false, false, true, false,
        false, false, 4, 0, 0, Recompute::kNone},
       {Framework::kMegatron, "Megatron-LM / NeMo", false, false, false, false, false, true, true, true, false, false,

@@ -48,7 +48,7 @@ struct JobFlags {
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
   std::string loss, optimizer_in_backward;
   bool dora = false, no_double_quant = false, activation_offloading = false;
-  std::string attention;
+  std::string attention, quantization;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
@@ -74,6 +74,7 @@ struct JobFlags {
     cmd->add_flag("--activation-offloading", activation_offloading, "move saved activations to host RAM (torchtune)");
     cmd->add_flag("--dora", dora, "DoRA adapters (PEFT use_dora)");
     cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
+    cmd->add_option("--quantization", quantization, "QLoRA base: nf4 (bitsandbytes, default) | gptq (4-bit, group 128)");
     cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron | litgpt");
     cmd->add_option("--seq-len", seq_len, "tokens per sequence");
     cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
@@ -158,6 +159,7 @@ struct JobFlags {
     if (activation_offloading) doc["training"]["activation_offloading"] = true;
     if (dora) doc["training"]["dora"] = true;
     if (no_double_quant) doc["training"]["double_quant"] = false;
+    set("training", "quantization", quantization);
     set("training", "objective", training_objective);
     set("training", "sample_mean_tokens", sample_mean_tokens);
     set("training", "sample_max_tokens", sample_max_tokens);

@@ -264,7 +264,7 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
     out.largest_layer = std::max(out.largest_layer, layer_params);
     out.largest_layer_bytes =
         std::max(out.largest_layer_bytes, layer.norm_params * ComputeBytes(tr.precision) +
-                                              linear_params * LayerWeightBytes(tr.method, tr.precision));
+                                              linear_params * LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant));
     out.largest_matrix = std::max(out.largest_matrix, layer.largest_matrix * par.inv_t);
     out.largest_trainable_layer =
         std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
@@ -415,6 +415,16 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   return out;
 }
 
+// Bytes per logit of a model whose forward takes the loss on the logits as they are: the logits, the shifted
+// contiguous copy, and log-softmax with its gradient. Those two run in fp32 under torch.autocast (HF Trainer's
+// mixed precision; log_softmax is on autocast's fp32 list) but in the logits' dtype where the engine casts the
+// module itself (DeepSpeed bf16/fp16 engines run no autocast).
+double LossInLogitsDtypeBytes(const Training& tr) {
+  const double el = ComputeBytes(tr.precision);
+  const double softmax = tr.framework == Framework::kDeepSpeed ? el : 4;
+  return el + el + 2 * softmax;
+}
+
 // The loss head on the last stage: final-norm and LM-head inputs plus what the loss keeps for one
 // micro-batch (vocabulary-parallel over TP).
 double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
@@ -430,7 +440,8 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
       // The model's own loss. HF models: bf16 logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss
       // + fp32 gradient. An engine with none of the loss kernels (Megatron vocab-parallel CE): bf16 logits +
       // an fp32 shard with softmax and gradient computed in place + a bf16 gradient.
-      per_value = fw.logits_fp32_upcast || fw.chunked_cross_entropy || fw.fused_linear_cross_entropy
+      per_value = fw.logits_fp32_upcast && sc.model.loss_in_logits_dtype ? LossInLogitsDtypeBytes(tr)
+                  : fw.logits_fp32_upcast || fw.chunked_cross_entropy || fw.fused_linear_cross_entropy
                       ? el + 4 + 4 + 4
                       : 2 + 4 + 2;
       break;
@@ -485,8 +496,10 @@ struct StateLayout {
 // Weights: compute precision; QLoRA layer linears in NF4, embeddings, head and norms in bf16 (fp32 when the
 // engine prepares the model for k-bit training); FP8 adds its cached weight copies.
 [[gnu::always_inline]] inline double WeightBytes(const Training& tr, const FrameworkProfile& fw, const Tally& tally, const StateLayout& l) {
-  const double unquantized_bytes = fw.kbit_fp32_unquantized ? 4 : l.weight_bytes;
-  const double nf4 = tr.double_quant ? kNf4BytesPerParam : kNf4SingleQuantBytesPerParam;
+  // PEFT prepare_model_for_kbit_training leaves a GPTQ model's unquantised parameters in their dtype.
+  const double unquantized_bytes =
+      fw.kbit_fp32_unquantized && tr.quantization != Quantization::kGptq4 ? 4 : l.weight_bytes;
+  const double nf4 = QuantizedBytesPerParam(tr.quantization, tr.double_quant);
   double weights = tr.method == Method::kQlora ? tally.quantized * nf4 +
                                                      (tally.base - tally.quantized) * unquantized_bytes
                                                : tally.base * l.weight_bytes;

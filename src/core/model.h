@@ -86,6 +86,9 @@ struct ModelSpec {
   int64_t embedding_norm_params = 0;  // BLOOM's word_embeddings_layernorm
   int64_t final_norm_params = 0;
   bool lm_head_bias = false;
+  /// The model's own forward takes CrossEntropyLoss on the logits in their dtype, with no `.float()` first
+  /// (Qwen-1 remote code, modeling_qwen.py QWenLMHeadModel.forward); an engine's logits upcast does not apply.
+  bool loss_in_logits_dtype = false;
   std::vector<LayerGroup> layers;
   /// Dropout probabilities active in training (GPT-2 resid_pdrop/attn_pdrop, Megatron GPT 0.1;
   /// Llama-family configs: 0). Dropout masks are saved for backward only when these are > 0.

@@ -63,6 +63,17 @@ double PagedOptimizerSeconds(double spill_bytes, double migration_bytes_per_s) {
   return spill_bytes / migration_bytes_per_s;
 }
 
+// HBM bytes per weight of one dequantisation of a QLoRA base. bitsandbytes NF4: read 0.5, write 2. GPTQ through
+// AutoGPTQ's CUDA QuantLinear (exllama disabled for training, transformers GPTQConfig(disable_exllama=True)): at
+// 128 or more rows (kernel_switch_threshold) forward unpacks in torch ops, qlinear_cuda.py QuantLinear.forward:
+// bitwise_right_shift of the expanded qweight (read 0.5, write int32 4), .to(int8) (4, 1), bitwise_and in place
+// (1, 1), minus the zeros (1, 1), times the fp16 scales (1, 2), then torch.matmul with the fp16 weight.
+namespace {
+double DequantBytesPerParam(Quantization q) {
+  return q == Quantization::kGptq4 ? 0.5 + 4 + 4 + 1 + 1 + 1 + 1 + 1 + 1 + 2 : 0.5 + 2;
+}
+}  // namespace
+
 // PEFT DoraLinearLayer.get_lora_weight and get_weight_norm (src/peft/tuners/lora/dora.py): torch.eye(in) in the
 // adapter dtype, written and read by lora_A; lora_B writes B @ A [out, in], cast to the input dtype when the
 // adapters are fp32 (read 4, write 2); then per weight element: scaling * lora_weight (read 2, write 2), weight +
@@ -365,7 +376,8 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
 
   double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
   CostGemms(sc, r, layers, index, backward, tokens, adapter_casts, out, cast_fwd_bytes, cast_bwd_bytes);
-  if (tr.method == Method::kQlora) out.dequant_bytes = 2.5 * layer.params / (sc.strategy.tp * sc.strategy.ep);
+  if (tr.method == Method::kQlora)
+    out.dequant_bytes = DequantBytesPerParam(tr.quantization) * layer.params / (sc.strategy.tp * sc.strategy.ep);
   const double attn_flops_per_seq = CostAttention(sc, r, layer, backward, out);
   const double fwd_bytes = ElementwiseBytes(sc, r, layer, tokens);
   out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
@@ -507,8 +519,10 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
         x.recompute_s += n * lc.fwd_attn_s;
         x.recompute_flops += n * lc.recompute_flops_selective;
       }
-      // QLoRA dequantises every NF4 weight before each forward, backward and recomputed forward.
-      const double passes = 1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0);
+      // bitsandbytes dequantises every NF4 weight before each forward, backward and recomputed forward; GPTQ's
+      // torch path dequantises in the forward and autograd keeps that weight for the backward.
+      const bool bwd_dequant = has_bwd && sc.training.quantization == Quantization::kNf4;
+      const double passes = 1 + (bwd_dequant ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0);
       x.dequant_bytes += n * lc.dequant_bytes * passes;
     }
   }
@@ -546,7 +560,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
                            ? std::min(d, std::max(1, hw.gpus_per_node / (l.t * l.c)))
                            : 1;
   if (st.zero >= 3) {
-    const double weight_bytes = LayerWeightBytes(sc.training.method, sc.training.precision);
+    const Training& tr = sc.training;
+    const double weight_bytes = LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant);
     const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
     const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
     const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
@@ -775,7 +790,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
   // Liger's fused linear cross-entropy replaces the model's forward, and with it the fp32 copy of the logits.
-  const double upcast = fw.logits_fp32_upcast && !tr.liger ? 8 : 0;
+  // A model that takes the loss on its logits as they are (Qwen-1) makes no fp32 copy either.
+  const double upcast = fw.logits_fp32_upcast && !tr.liger && !model.loss_in_logits_dtype ? 8 : 0;
   const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + upcast));
   const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + upcast));
   const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));

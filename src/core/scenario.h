@@ -33,6 +33,7 @@ struct Training {
   std::optional<bool> activation_offloading;   // torchtune enable_activation_offloading
   bool dora = false;            // PEFT use_dora: a trained magnitude vector per adapted linear
   bool double_quant = true;     // QLoRA: bitsandbytes bnb_4bit_use_double_quant
+  Quantization quantization = Quantization::kNf4;  // QLoRA: how the 4-bit base is stored
   bool fp32_weights = false;    // Lightning precision="bf16-mixed": fp32 parameters, autocast compute
   // Samples as they are (core/sequences.h): every sequence is seq_len tokens long unless lengths are given,
   // by mean and maximum or as a histogram of [tokens, fraction]; 0 / empty: not given.

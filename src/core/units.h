@@ -23,9 +23,23 @@ inline constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256))
 /// NF4 without double quantisation: an fp32 absmax per 64-weight block, 32/64 = 0.5 bits (QLoRA, sec. 3).
 inline constexpr double kNf4SingleQuantBytesPerParam = (4.0 + 32.0 / 64) / 8;
 
-/// Bytes of one frozen or trained base-layer weight as held on the GPU: NF4 under QLoRA, else the compute
+/// GPTQ 4-bit with group_size 128 (AutoGPTQ QuantLinear buffers): qweight packs eight 4-bit weights per int32,
+/// and each group of 128 input rows keeps an fp16 scale (`scales`) and a 4-bit zero point packed eight per
+/// int32 (`qzeros`) per output column: (4 + 16/128 + 4/128) bits. The int32 `g_idx` per input row is
+/// 4/out_features bytes a weight, under 0.001 B: left out.
+inline constexpr double kGptq4BytesPerParam = (4.0 + 16.0 / 128 + 4.0 / 128) / 8;
+
+/// Bytes of one quantised weight of a QLoRA base as stored.
+inline double QuantizedBytesPerParam(Quantization q, bool double_quant) {
+  if (q == Quantization::kGptq4) return kGptq4BytesPerParam;
+  return double_quant ? kNf4BytesPerParam : kNf4SingleQuantBytesPerParam;
+}
+
+/// Bytes of one frozen or trained base-layer weight as held on the GPU: 4-bit under QLoRA, else the compute
 /// dtype.
-inline double LayerWeightBytes(Method m, Precision p) { return m == Method::kQlora ? kNf4BytesPerParam : ComputeBytes(p); }
+inline double LayerWeightBytes(Method m, Precision p, Quantization q, bool double_quant) {
+  return m == Method::kQlora ? QuantizedBytesPerParam(q, double_quant) : ComputeBytes(p);
+}
 
 /// Mixed precision keeps an fp32 master copy of what trains; fp32 training and engines running purely in
 /// the compute dtype (torchtune `dtype: bf16`) do not.

@@ -283,20 +283,27 @@ Mapped QwenRecord(const json& rec) {
   const std::string method = Text(st, "method");
   sc.training.method = Has(method, "qlora") ? Method::kQlora : (Has(method, "lora") ? Method::kLora : Method::kFull);
   if (Has(method, "embedding")) m.note += "trainable embedding and output layer not modelled (LoRA only); ";
-  if (sc.training.method == Method::kQlora) m.note += "GPTQ-Int4 base read as 4-bit NF4; ";
   // Full fine-tuning runs finetune/finetune_ds.sh: the HF Trainer inside DeepSpeed ZeRO-3
-  // (finetune/ds_config_zero3.json, no offload), even on one GPU; the LoRA scripts use no DeepSpeed.
+  // (finetune/ds_config_zero3.json, no offload), even on one GPU. Q-LoRA runs finetune_qlora_single_gpu.sh:
+  // the GPTQ-Int4 chat checkpoint (GPTQConfig(bits=4, disable_exllama=True)) in fp16 under DeepSpeed ZeRO-2
+  // (ds_config_zero2.json). The LoRA script uses no DeepSpeed.
   const bool full = sc.training.method == Method::kFull;
-  sc.training.framework = full ? Framework::kDeepSpeed : Framework::kHfTrainer;
+  const bool qlora = sc.training.method == Method::kQlora;
+  sc.training.framework = full || qlora ? Framework::kDeepSpeed : Framework::kHfTrainer;
   if (full) m.note += "finetune_ds.sh: DeepSpeed ZeRO-3; ";
-  sc.training.precision = Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
+  if (qlora) {
+    sc.training.quantization = Quantization::kGptq4;
+    m.note += "finetune_qlora_single_gpu.sh: GPTQ-Int4 base, DeepSpeed ZeRO-2, fp16; ";
+  }
+  sc.training.precision =
+      qlora || Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
   sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
   sc.training.micro_batch = static_cast<int64_t>(Required(st, "micro_batch", "strategy"));
   const int dp = static_cast<int>(Number(st, "dp").value_or(1));
   sc.training.global_batch = sc.training.micro_batch * static_cast<int64_t>(Number(st, "grad_accum").value_or(1)) * dp;
   sc.training.lora_rank = static_cast<int64_t>(Number(st, "lora_r").value_or(64));
   sc.strategy.dp = dp;
-  sc.strategy.zero = full ? 3 : ReadZero(st);
+  sc.strategy.zero = full ? 3 : (qlora ? 2 : ReadZero(st));
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
   sc.training.attention = AttentionKernel::kFa2;  // the profile states FlashAttention-2

@@ -105,7 +105,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
     training["lora_rank"] = s.training.lora_rank;
     training["dora"] = s.training.dora;
   }
-  if (s.training.method == Method::kQlora) training["double_quant"] = s.training.double_quant;
+  if (s.training.method == Method::kQlora) {
+    training["double_quant"] = s.training.double_quant;
+    training["quantization"] = s.training.quantization == Quantization::kGptq4 ? "gptq" : "nf4";
+  }
   training["objective"] = ToString(s.training.objective);
   training["packing"] = s.training.packing;
   training["group_by_length"] = s.training.group_by_length;

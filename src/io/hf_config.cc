@@ -841,6 +841,7 @@ ModelSpec QwenV1(const ConfigReader& c) {
   layer.norm_params = 2 * m.hidden_size;
   m.layers.push_back({std::move(layer), m.num_layers});
   m.final_norm_params = m.hidden_size;
+  m.loss_in_logits_dtype = true;  // modeling_qwen.py: shift_logits = lm_logits[..., :-1, :].contiguous(), no upcast
   return m;
 }
 

@@ -150,6 +150,14 @@ const LinkSpec& ReadLink(const Field& v, const GpuSpec& gpu) {
   }
 }
 
+/// training.quantization: how a QLoRA base is stored ("nf4": bitsandbytes, "gptq": a GPTQ 4-bit checkpoint
+/// with group size 128).
+Quantization ParseQuantization(const std::string& s, const std::string& field) {
+  static constexpr Spelling<Quantization> kSpellings[] = {
+      {"nf4", Quantization::kNf4}, {"gptq", Quantization::kGptq4}, {"gptqint4", Quantization::kGptq4}};
+  return ParseEnum(s, field, kSpellings, "nf4, gptq");
+}
+
 AttentionKernel ParseAttention(const std::string& s, const std::string& field) {
   static constexpr Spelling<AttentionKernel> kSpellings[] = {
       {"auto", AttentionKernel::kAuto},         {"default", AttentionKernel::kAuto},
@@ -206,6 +214,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   t.CheckKeys({"method", "precision", "optimizer", "framework", "seq_len", "micro_batch", "global_batch", "tokens",
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
+               "quantization",
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
                "liger", "compile", "dataloader_workers"});
@@ -222,6 +231,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   if (const auto v = t.Get("activation_offloading")) tr.activation_offloading = v->Bool();
   if (const auto v = t.Get("dora")) tr.dora = v->Bool();
   if (const auto v = t.Get("double_quant")) tr.double_quant = v->Bool();
+  if (const auto v = t.Get("quantization")) tr.quantization = ParseQuantization(v->String(), v->path());
   if (const auto v = t.Get("liger")) tr.liger = v->Bool();
   if (const auto v = t.Get("compile")) tr.compile = v->Bool();
   if (const auto v = t.Get("dataloader_workers")) tr.dataloader_workers = v->Int({0, 256});
