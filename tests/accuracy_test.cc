@@ -134,8 +134,9 @@ TEST(Accuracy, PerEngineAndRole) {
   EXPECT_LE(lora_calibration.Median(), 0.11);
   const Group lora_memory = EngineRows("hf", "lora", "memory", "validation");
   // Qwen-1's own loss skips the fp32 upcast: 1.8B at 8192 tokens went from +12% to +1%, the mid-length rows
-  // lost the over-count that had offset an under-count elsewhere (1.8B at 4096 tokens: -14%).
-  EXPECT_LE(lora_memory.Median(), 0.06);
+  // lost the over-count that had offset an under-count elsewhere (1.8B at 4096 tokens: -14%); one adapter on
+  // the fused c_attn (not three) trims the adapter states a little more.
+  EXPECT_LE(lora_memory.Median(), 0.065);
   const std::string md = AccuracyMarkdown(Report());
   EXPECT_NE(md.find("| hf | lora | throughput | validation | 20 |"), std::string::npos);
 }

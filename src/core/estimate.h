@@ -260,7 +260,8 @@ struct TimeLayerSummary {
   double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
   double adapter_flops_per_token = 0;  // LoRA A and B, forward
   double params = 0;                   // sum of params x copies (QLoRA dequantisation traffic)
-  double linears = 0;                  // weight matrices (ZeRO-3 gathers per module)
+  double linears = 0;                  // canonical weight matrices (ZeRO-3 gathers per module)
+  double modules = 0;                  // weight-holding linear modules, a fused one once (ZeRO-3 hooks)
   size_t gemm_begin = 0, gemm_end = 0;  // its shapes in PreparedModel::gemms
 };
 

@@ -121,13 +121,14 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   out.norm_params = static_cast<double>(layer.norm_params);
 
   double& whole = out.act_whole_bytes;
-  for (const Linear& linear : layer.linears) {
+  // Per module: a fused one (c_attn) is one matrix, one adapter (A r x in once, B sum-of-outputs x r).
+  ForEachModule(layer, [&](const Linear& linear, std::span<const Linear> members) {
     const double copies = static_cast<double>(linear.copies);
     const double in_out = static_cast<double>(linear.in + linear.out);
     ShareOf(out.params, linear) += static_cast<double>(linear.ParamsPerCopy()) * copies;
     ShareOf(out.rows_cols, linear) += in_out * copies;
     out.largest_matrix = std::max(out.largest_matrix, static_cast<double>(linear.ParamsPerCopy()));
-    if (peft && IsLoraTarget(tr, linear)) {
+    if (peft && IsLoraTarget(tr, members)) {
       const double width = static_cast<double>(linear.out);
       ShareOf(out.adapters, linear) += (rank * in_out + (dora ? width : 0)) * copies;
       ShareOf(out.adapter_factored, linear) += (in_out + 2 * rank + (dora ? width : 0)) * copies;
@@ -147,7 +148,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
         (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
       whole += 2 * el * static_cast<double>(linear.out);
     }
-  }
+  });
 
   const AttentionShape& at = layer.attention;
   if (at.linear) {

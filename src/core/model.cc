@@ -4,13 +4,12 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/error.h"
 
 namespace trainplan {
 
-/// q/k/v/o projections. Fused layouts (GPT-2 c_attn, Falcon/NeoX query_key_value, Phi-3 qkv_proj) hold
-/// the same weights, so they are expressed as the separate canonical matrices.
 void AddAttention(LayerSpec& layer, const AttentionDims& d) {
   const int64_t q_width = d.heads * d.head_dim;
   const int64_t kv_width = d.kv_heads * d.head_dim;
@@ -30,6 +29,28 @@ void AddMlp(LayerSpec& layer, Module module, MlpKind kind, int64_t hidden, int64
   if (kind == MlpKind::kGated) layer.linears.push_back({"gate_proj", module, hidden, width, bias, copies, active});
   layer.linears.push_back({"up_proj", module, hidden, width, bias, copies, active});
   layer.linears.push_back({"down_proj", module, width, hidden, bias, copies, active});
+}
+
+void FuseLinears(LayerSpec& layer, std::initializer_list<std::string_view> names) {
+  std::vector<Linear>& ls = layer.linears;
+  auto first = std::find_if(ls.begin(), ls.end(), [&](const Linear& l) { return l.name == *names.begin(); });
+  const auto fits = [&](std::string_view name, const Linear& l) {
+    return l.name == name && l.in == first->in && l.bias == first->bias && l.copies == first->copies &&
+           l.module == first->module && !l.fused_with_previous;
+  };
+  if (first == ls.end() || static_cast<size_t>(ls.end() - first) < names.size() ||
+      !std::equal(names.begin(), names.end(), first, fits)) {
+    throw InternalError(fmt::format("fusing {}: no adjacent linears of one input width, bias and copy count",
+                                    fmt::join(names, ", ")));
+  }
+  const auto end = first + static_cast<std::ptrdiff_t>(names.size());
+  for (auto it = first + 1; it != end; ++it) it->fused_with_previous = true;
+}
+
+int64_t ModuleCount(const LayerSpec& layer) {
+  int64_t modules = 0;
+  for (const Linear& l : layer.linears) modules += l.fused_with_previous ? 0 : 1;
+  return modules;
 }
 
 int64_t LayerParams(const LayerSpec& layer) {

@@ -1,6 +1,9 @@
 #pragma once
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainplan {
@@ -20,6 +23,9 @@ struct Linear {
   bool bias = false;
   int64_t copies = 1;
   int64_t active_copies = 1;
+  /// Stored in one matrix with the linear before it (GPT-2 c_attn holds q, k and v; Phi-3 gate_up_proj holds
+  /// gate and up): engines and PEFT see one module, with the shared input and the summed outputs.
+  bool fused_with_previous = false;
 
   int64_t ParamsPerCopy() const { return in * out + (bias ? out : 0); }
 };
@@ -139,13 +145,41 @@ struct AttentionDims {
 };
 
 
-/// q/k/v/o projections. Fused layouts (GPT-2 c_attn, Falcon/NeoX query_key_value, Phi-3 qkv_proj) hold
-/// the same weights, so they are expressed as the separate canonical matrices.
+/// q/k/v/o projections as the separate canonical matrices; readers of fused layouts (GPT-2 c_attn,
+/// Falcon/NeoX query_key_value, Phi-3 qkv_proj) then mark q, k and v as one module with FuseLinears.
 void AddAttention(LayerSpec& layer, const AttentionDims& d);
 
 /// A feed-forward block: gate/up/down (gated) or up/down (plain), `copies` of it with `active` used per token.
 void AddMlp(LayerSpec& layer, Module module, MlpKind kind, int64_t hidden, int64_t width, bool bias,
             int64_t copies = 1, int64_t active = 1);
+
+/// Marks the named linears of `layer` (adjacent, in this order, with one input width, bias and copy count) as
+/// one fused module, as the checkpoint stores them. A layout that does not match is a reader defect.
+void FuseLinears(LayerSpec& layer, std::initializer_list<std::string_view> names);
+
+/// Calls f(module, members) for each weight-holding linear module of the layer as engines and PEFT wrap it: a
+/// linear on its own, or a fused run of them as one matrix (the first member's name, the shared input, the
+/// summed outputs); `members` are the canonical linears it holds.
+template <typename F>
+void ForEachModule(const LayerSpec& layer, F&& f) {
+  const std::vector<Linear>& ls = layer.linears;
+  for (size_t i = 0; i < ls.size();) {
+    size_t end = i + 1;
+    while (end < ls.size() && ls[end].fused_with_previous) ++end;
+    const std::span<const Linear> members(ls.data() + i, end - i);
+    if (members.size() == 1) {
+      f(ls[i], members);
+    } else {
+      Linear fused = ls[i];
+      for (size_t j = i + 1; j < end; ++j) fused.out += ls[j].out;
+      f(static_cast<const Linear&>(fused), members);
+    }
+    i = end;
+  }
+}
+
+/// Weight-holding linear modules of one layer (a fused run counts once).
+int64_t ModuleCount(const LayerSpec& layer);
 
 /// Parameters of one layer group's layer (all copies of all linears plus norms).
 int64_t LayerParams(const LayerSpec& layer);

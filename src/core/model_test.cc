@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "catalog/hardware.h"
+#include "core/estimate.h"
 #include "io/hf_config.h"
 
 namespace trainplan {
@@ -109,7 +111,7 @@ TEST(ModelCount, Gemma2FourNormsAndAlternatingWindows) {
   EXPECT_EQ(CountParams(m).total - 256000LL * 3584, 8324201984LL);
 }
 
-TEST(ModelCount, Phi3FusedProjectionsCountAsSeparate) {
+TEST(ModelCount, Phi3FusedProjectionsHoldTheSplitWeights) {
   const json config = {{"model_type", "phi3"},    {"hidden_size", 3072},       {"intermediate_size", 8192},
                        {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 32},
                        {"vocab_size", 32064},     {"tie_word_embeddings", false}};
@@ -118,6 +120,153 @@ TEST(ModelCount, Phi3FusedProjectionsCountAsSeparate) {
   EXPECT_EQ(p.attention, 32LL * (3072 * 9216 + 3072 * 3072));
   EXPECT_EQ(p.mlp, 32LL * (3072 * 16384 + 8192 * 3072));
   EXPECT_EQ(p.total, 2LL * 32064 * 3072 + p.attention + p.mlp + 65LL * 3072);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fused modules: one matrix (GPT-2 c_attn, Qwen-1 c_attn) is one module and carries one LoRA adapter.
+
+json Qwen1_1_8B() {  // Qwen/Qwen-1_8B config.json
+  return {{"model_type", "qwen"},      {"hidden_size", 2048},        {"num_hidden_layers", 24},
+          {"num_attention_heads", 16}, {"intermediate_size", 11008}, {"vocab_size", 151936}};
+}
+
+json Gpt2Small() {
+  return {{"model_type", "gpt2"}, {"n_embd", 768}, {"n_layer", 12}, {"n_head", 12}, {"n_positions", 1024},
+          {"vocab_size", 50257}};
+}
+
+Scenario LoraJob(const json& config, int64_t rank, std::vector<std::string> targets) {
+  Scenario sc;
+  sc.model = Read(config);
+  sc.hardware.gpu = FindGpu("a100-80gb-sxm");
+  sc.training.method = Method::kLora;
+  sc.training.lora_rank = rank;
+  sc.training.lora_targets = std::move(targets);
+  return sc;
+}
+
+double LoraParams(const Scenario& sc) { return CountTrainable(sc, CountParams(sc.model)).lora; }
+
+// Qwen-1 blocks hold c_attn [2048, 6144], attn.c_proj, w1, w2 and mlp.c_proj: five weight modules.
+TEST(ModelFused, Qwen1HasFiveModulesPerLayer) {
+  const ModelSpec m = Read(Qwen1_1_8B());
+  const LayerSpec& layer = m.layers[0].spec;
+  EXPECT_EQ(layer.linears.size(), 7u);  // canonical q, k, v, o, gate, up, down
+  EXPECT_EQ(ModuleCount(layer), 5);
+  std::vector<int64_t> outs;
+  ForEachModule(layer, [&](const Linear& l, std::span<const Linear> members) {
+    outs.push_back(l.out);
+    if (members.size() > 1) {
+      EXPECT_EQ(l.in, 2048);
+    }
+  });
+  EXPECT_EQ(outs, (std::vector<int64_t>{6144, 2048, 5504, 5504, 2048}));
+  // The time model's per-module engine costs (ZeRO-3 hooks) count the same five.
+  Scenario sc = LoraJob(Qwen1_1_8B(), 64, {});
+  const ParamCounts params = CountParams(sc.model);
+  const PreparedModel prepared = PrepareModel(sc, params, CountTrainable(sc, params));
+  EXPECT_EQ(prepared.time_layers[0].modules, 5);
+}
+
+// finetune.py's LoRA recipe: r=64 on c_attn, c_proj, w1, w2 (every linear of the blocks). Per layer: c_attn
+// A 64 x 2048 + B 6144 x 64, attn.c_proj 64 x (2048 + 2048), w1, w2 and mlp.c_proj 64 x (2048 + 5504) each.
+TEST(ModelFused, Qwen1LoraRecipeCountsCAttnOnce) {
+  const int64_t c_attn = 64 * 2048 + 6144 * 64, c_proj = 64 * (2048 + 2048), mlp = 3 * 64 * (2048 + 5504);
+  EXPECT_EQ(c_attn + c_proj + mlp, 2236416);
+  const Scenario all = LoraJob(Qwen1_1_8B(), 64, {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                                  "down_proj"});
+  EXPECT_EQ(LoraParams(all), 24.0 * 2236416);  // 53,673,984
+  EXPECT_EQ(LoraParams(LoraJob(Qwen1_1_8B(), 64, {})), 24.0 * 2236416);
+  // PEFT can only target c_attn: naming one of q, k, v adapts the whole fused module.
+  EXPECT_EQ(LoraParams(LoraJob(Qwen1_1_8B(), 64, {"q_proj"})), 24.0 * c_attn);
+  EXPECT_EQ(LoraParams(LoraJob(Qwen1_1_8B(), 64, {"k_proj", "v_proj"})), 24.0 * c_attn);
+}
+
+// PEFT's print_trainable_parameters for GPT-2 with r=8 on c_attn: 294,912 (12 x (8 x 768 + 2304 x 8)).
+TEST(ModelFused, Gpt2CAttnAdapter) {
+  EXPECT_EQ(LoraParams(LoraJob(Gpt2Small(), 8, {"q_proj", "k_proj", "v_proj"})), 294912);
+  EXPECT_EQ(LoraParams(LoraJob(Gpt2Small(), 8, {"v_proj"})), 294912);
+  // Adapter GEMM FLOPs count c_attn's input once: 2 r (768 + 2304) per token and layer.
+  Scenario sc = LoraJob(Gpt2Small(), 8, {"q_proj"});
+  const ParamCounts params = CountParams(sc.model);
+  const PreparedModel prepared = PrepareModel(sc, params, CountTrainable(sc, params));
+  EXPECT_EQ(prepared.time_layers[0].adapter_flops_per_token, 2.0 * 8 * (768 + 2304));
+  EXPECT_EQ(prepared.time_layers[0].modules, 4);  // c_attn, attn.c_proj, c_fc, mlp.c_proj
+}
+
+// Readers mark each fused layout; Phi-1/2 (separate q/k/v) and Llama keep separate modules.
+TEST(ModelFused, ReadersMarkFusedLayouts) {
+  const auto modules = [](json config) { return ModuleCount(Read(config).layers.back().spec); };
+  EXPECT_EQ(modules(Gpt2Small()), 4);
+  EXPECT_EQ(modules(Llama3_8B()), 7);
+  EXPECT_EQ(modules({{"model_type", "phi3"}, {"hidden_size", 3072}, {"intermediate_size", 8192},
+                     {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"vocab_size", 32064}}),
+            4);  // qkv_proj, o_proj, gate_up_proj, down_proj
+  EXPECT_EQ(modules({{"model_type", "glm4"}, {"hidden_size", 4096}, {"intermediate_size", 13696},
+                     {"num_hidden_layers", 40}, {"num_attention_heads", 32}, {"num_key_value_heads", 2},
+                     {"head_dim", 128}, {"vocab_size", 151552}}),
+            6);  // q, k, v, o, gate_up_proj, down_proj
+  EXPECT_EQ(modules({{"model_type", "internlm2"}, {"hidden_size", 4096}, {"intermediate_size", 14336},
+                     {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                     {"vocab_size", 92544}}),
+            5);  // wqkv, wo, w1, w3, w2
+  EXPECT_EQ(modules({{"model_type", "chatglm"}, {"hidden_size", 4096}, {"num_layers", 28},
+                     {"num_attention_heads", 32}, {"ffn_hidden_size", 13696}, {"padded_vocab_size", 65024}}),
+            4);  // query_key_value, dense, dense_h_to_4h, dense_4h_to_h
+  EXPECT_EQ(modules({{"model_type", "phi"}, {"hidden_size", 2560}, {"intermediate_size", 10240},
+                     {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"vocab_size", 51200}}),
+            6);
+  for (const json& config : {json{{"model_type", "gpt_neox"}, {"hidden_size", 512}, {"num_hidden_layers", 2},
+                                  {"num_attention_heads", 8}, {"intermediate_size", 2048}, {"vocab_size", 1000}},
+                             json{{"model_type", "falcon"}, {"hidden_size", 512}, {"num_hidden_layers", 2},
+                                  {"num_attention_heads", 8}, {"vocab_size", 1000}},
+                             json{{"model_type", "bloom"}, {"hidden_size", 512}, {"n_layer", 2}, {"n_head", 8},
+                                  {"vocab_size", 1000}},
+                             json{{"model_type", "mpt"}, {"d_model", 512}, {"n_layers", 2}, {"n_heads", 8},
+                                  {"max_seq_len", 2048}, {"vocab_size", 1000}}})
+    EXPECT_EQ(modules(config), 4) << config["model_type"];
+}
+
+// Property: fusing never raises adapter parameters: against the split layout adapting the same matrices (every
+// member of each fused module that is adapted), A is shared and B is the same, for any target list and rank.
+TEST(ModelFused, FusingNeverRaisesAdapterParams) {
+  const std::vector<std::vector<std::string>> target_lists = {
+      {}, {"q_proj"}, {"v_proj"}, {"q_proj", "v_proj"}, {"o_proj"}, {"gate_proj", "up_proj", "down_proj"},
+      {"up_proj"}};
+  const json phi3 = {{"model_type", "phi3"}, {"hidden_size", 3072}, {"intermediate_size", 8192},
+                     {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"vocab_size", 32064}};
+  int strictly_fewer = 0;
+  for (const json& config : {Qwen1_1_8B(), Gpt2Small(), phi3}) {
+    for (const std::vector<std::string>& targets : target_lists) {
+      for (int64_t rank : {1, 8, 64, 256}) {
+        const Scenario fused = LoraJob(config, rank, targets);
+        Scenario split = fused;
+        std::vector<std::string> adapted;
+        ForEachModule(fused.model.layers[0].spec, [&](const Linear&, std::span<const Linear> members) {
+          if (!IsLoraTarget(fused.training, members)) return;
+          for (const Linear& l : members) adapted.push_back(l.name);
+        });
+        split.training.lora_targets = adapted;
+        for (Linear& l : split.model.layers[0].spec.linears) l.fused_with_previous = false;
+        EXPECT_LE(LoraParams(fused), LoraParams(split)) << config["model_type"] << " r=" << rank;
+        strictly_fewer += LoraParams(fused) < LoraParams(split);
+      }
+    }
+  }
+  EXPECT_GT(strictly_fewer, 0);
+}
+
+// A fused layout the reader describes wrongly is our defect, not the user's.
+TEST(ModelFused, FuseLinearsRefusesNonAdjacentOrMismatchedLinears) {
+  LayerSpec layer;
+  AddAttention(layer, {512, 8, 8, 64});
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, 512, 2048, false);
+  EXPECT_THROW(FuseLinears(layer, {"q_proj", "v_proj"}), InternalError);        // k between them
+  EXPECT_THROW(FuseLinears(layer, {"o_proj", "gate_proj"}), InternalError);     // other input width
+  EXPECT_THROW(FuseLinears(layer, {"down_proj", "nothing"}), InternalError);    // past the end
+  FuseLinears(layer, {"gate_proj", "up_proj"});
+  EXPECT_EQ(ModuleCount(layer), 6);
+  EXPECT_THROW(FuseLinears(layer, {"gate_proj", "up_proj"}), InternalError);    // already fused
 }
 
 TEST(ModelCount, MixtralActiveExcludesUnusedExperts) {

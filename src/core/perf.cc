@@ -162,14 +162,16 @@ Rows RowsOf(const Training& tr) {
 bool IsRowParallel(const Linear& l) { return l.name == "o_proj" || l.name == "down_proj"; }
 
 
-GemmShape GemmOf(const Linear& l, const Training& tr) {
+// One GEMM per canonical linear; an adapter on each member of an adapted module (a fused module's shared A is
+// still timed per member here).
+GemmShape GemmOf(const Linear& l, std::span<const Linear> members, const Training& tr) {
   GemmShape g;
   g.in = static_cast<double>(l.in);
   g.out = static_cast<double>(l.out);
   g.copies = static_cast<double>(l.copies);
   g.active_copies = static_cast<double>(l.active_copies);
   g.row_parallel = IsRowParallel(l);
-  g.lora_target = IsAdapterMethod(tr.method) && IsLoraTarget(tr, l);
+  g.lora_target = IsAdapterMethod(tr.method) && IsLoraTarget(tr, members);
   return g;
 }
 
@@ -186,12 +188,13 @@ TimeLayerSummary SummarizeLayer(const LayerGroup& group, const Training& tr) {
       static_cast<double>(layer.mlp_intermediate) * (layer.is_moe() ? layer.experts_per_token : 1) +
       static_cast<double>(layer.shared_expert_intermediate);
   out.linears = static_cast<double>(layer.linears.size());
-  for (const Linear& l : layer.linears) {
-    const GemmShape g = GemmOf(l, tr);
+  out.modules = static_cast<double>(ModuleCount(layer));
+  ForEachModule(layer, [&](const Linear& l, std::span<const Linear> members) {
+    const GemmShape g = GemmOf(l, members, tr);
     out.linear_flops_per_token += 2.0 * g.in * g.out * g.active_copies;
     if (g.lora_target) out.adapter_flops_per_token += 2.0 * tr.lora_rank * (g.in + g.out) * g.active_copies;
     out.params += static_cast<double>(l.ParamsPerCopy()) * g.copies;
-  }
+  });
   return out;
 }
 
@@ -203,7 +206,9 @@ struct LiveLayers {
   TimeLayerSummary operator[](size_t i) const { return SummarizeLayer(sc.model.layers[i], sc.training); }
   template <typename F>
   void ForEachGemm(size_t i, F&& f) const {
-    for (const Linear& l : sc.model.layers[i].spec.linears) f(GemmOf(l, sc.training));
+    ForEachModule(sc.model.layers[i].spec, [&](const Linear&, std::span<const Linear> members) {
+      for (const Linear& l : members) f(GemmOf(l, members, sc.training));
+    });
   }
 };
 struct PreparedLayers {
@@ -493,7 +498,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       const bool has_bwd = pass == 0;
       const double layer_passes = n * (1 + (has_bwd ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0));
       x.layer_passes += layer_passes;
-      x.module_passes += layer_passes * (layer.linears + 2.0);
+      x.module_passes += layer_passes * (layer.modules + 2.0);
       x.zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
       x.fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
       x.bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
@@ -855,8 +860,9 @@ void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
     TimeLayerSummary layer = SummarizeLayer(group, scenario.training);
     // Identical matrices (k and v, gate and up) cost the same: one shape with a multiplicity.
     layer.gemm_begin = prepared.gemms.size();
-    for (const Linear& l : group.spec.linears) {
-      const GemmShape g = GemmOf(l, scenario.training);
+    ForEachModule(group.spec, [&](const Linear&, std::span<const Linear> members) {
+     for (const Linear& l : members) {
+      const GemmShape g = GemmOf(l, members, scenario.training);
       auto same = std::find_if(prepared.gemms.begin() + static_cast<std::ptrdiff_t>(layer.gemm_begin),
                                prepared.gemms.end(), [&](const GemmShape& o) {
                                  return o.in == g.in && o.out == g.out && o.copies == g.copies &&
@@ -868,7 +874,8 @@ void PrepareTimeModel(const Scenario& scenario, PreparedModel& prepared) {
       } else {
         prepared.gemms.push_back(g);
       }
-    }
+     }
+    });
     layer.gemm_end = prepared.gemms.size();
     prepared.time_layers.push_back(layer);
   }

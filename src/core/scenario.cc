@@ -355,6 +355,10 @@ bool IsLoraTarget(const Training& training, const Linear& linear) {
   return false;
 }
 
+bool IsLoraTarget(const Training& training, std::span<const Linear> members) {
+  return std::any_of(members.begin(), members.end(), [&](const Linear& l) { return IsLoraTarget(training, l); });
+}
+
 bool AdaptsModule(const Training& training, const char* name) {
   if (!IsAdapterMethod(training.method)) return false;
   return std::find(training.lora_targets.begin(), training.lora_targets.end(), name) != training.lora_targets.end();

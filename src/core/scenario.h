@@ -84,6 +84,9 @@ void ValidateScenario(Scenario& scenario);
 /// empty or holds PEFT's "all-linear", else the named ones; never the MoE router (LLaMA-Factory, Unsloth
 /// and torchtune target lists omit it).
 bool IsLoraTarget(const Training& training, const Linear& linear);
+/// Whether LoRA adapts a module (ForEachModule): PEFT wraps a fused module whole (it can target c_attn, not q
+/// within it), so naming any of its members adapts all of them with one adapter.
+bool IsLoraTarget(const Training& training, std::span<const Linear> members);
 /// Whether PEFT adapts the input embedding (`embed_tokens`) or the LM head (`lm_head`): named in lora_targets
 /// (PEFT's all-linear leaves the head out).
 bool AdaptsModule(const Training& training, const char* name);

@@ -339,6 +339,8 @@ ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
   auto make = [&](int kind) {
     LayerSpec layer;
     AddAttention(layer, attn);
+    // Phi3Attention.qkv_proj and InternLM2Attention.wqkv hold q, k and v in one linear.
+    if (type == "phi3" || type == "internlm2") FuseLinears(layer, {"q_proj", "k_proj", "v_proj"});
     layer.attention.sliding_window = (kind & kSliding) ? window : 0;
     layer.mlp = MlpKind::kGated;
     layer.parallel_attn_mlp = type == "cohere2";
@@ -357,6 +359,8 @@ ModelSpec LlamaStyle(const ConfigReader& c, const std::string& type) {
       layer.shared_expert_intermediate = moe.shared_width;
     } else {
       AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, dense_width, mlp_bias);
+      // Phi3MLP, GlmMLP and Glm4MLP hold gate and up in one gate_up_proj.
+      if (type == "phi3" || type == "glm" || type == "glm4") FuseLinears(layer, {"gate_proj", "up_proj"});
       layer.mlp_intermediate = dense_width;
     }
     layer.norm_params = norm_params;
@@ -638,6 +642,7 @@ struct GptShape {
   int64_t norms_per_layer;
   bool parallel;
   bool tie;
+  bool fused_qkv = true;  // one query_key_value / c_attn / Wqkv linear (all but Phi-1/2)
 };
 
 ModelSpec GptStyle(const ConfigReader& c, const GptShape& s) {
@@ -654,6 +659,7 @@ ModelSpec GptStyle(const ConfigReader& c, const GptShape& s) {
   LayerSpec layer;
   const int64_t head_dim = DerivedHeadDim(c, s.hidden, s.heads, "num_attention_heads");
   AddAttention(layer, {s.hidden, s.heads, s.kv_heads, head_dim, s.bias, s.bias});
+  if (s.fused_qkv) FuseLinears(layer, {"q_proj", "k_proj", "v_proj"});
   AddMlp(layer, Module::kMlp, MlpKind::kPlain, s.hidden, s.ffn, s.bias);
   layer.mlp = MlpKind::kPlain;
   layer.mlp_intermediate = s.ffn;
@@ -747,7 +753,8 @@ ModelSpec Phi(const ConfigReader& c) {
   const int64_t kv_heads = c.PositiveOr("num_key_value_heads", heads);
   CheckKvHeads(c, heads, kv_heads, "num_key_value_heads");
   ModelSpec m = GptStyle(c, {h, c.Positive("num_hidden_layers"), heads, kv_heads, c.Positive("intermediate_size"),
-                          c.Positive("vocab_size"), 0, true, true, 1, true, c.BoolOr("tie_word_embeddings", false)});
+                          c.Positive("vocab_size"), 0, true, true, 1, true, c.BoolOr("tie_word_embeddings", false),
+                          false});
   if (c.BoolOr("qk_layernorm", false)) m.layers.front().spec.norm_params += 4 * (h / heads);
   m.lm_head_bias = true;
   m.max_position_embeddings = c.PositiveOr("max_position_embeddings", 0);
@@ -772,7 +779,9 @@ ModelSpec Phi3Small(const ConfigReader& c) {
   m.norm = NormKind::kLayerNorm;
   LayerSpec layer;
   AddAttention(layer, {m.hidden_size, heads, kv_heads, head_dim, true, true});
+  FuseLinears(layer, {"q_proj", "k_proj", "v_proj"});
   AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, true);
+  FuseLinears(layer, {"gate_proj", "up_proj"});
   layer.mlp_intermediate = ffn;
   layer.norm_params = 2 * NormWidth(m.norm, m.hidden_size);
   m.layers.push_back({std::move(layer), m.num_layers});
@@ -812,7 +821,9 @@ ModelSpec ChatGlm(const ConfigReader& c) {
   m.norm = c.BoolOr("rmsnorm", true) ? NormKind::kRmsNorm : NormKind::kLayerNorm;
   LayerSpec layer;
   AddAttention(layer, {m.hidden_size, heads, kv_heads, head_dim, qkv_bias, linear_bias});
-  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, linear_bias);  // dense_h_to_4h holds gate+up
+  FuseLinears(layer, {"q_proj", "k_proj", "v_proj"});  // query_key_value
+  AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, linear_bias);
+  FuseLinears(layer, {"gate_proj", "up_proj"});  // dense_h_to_4h
   layer.mlp_intermediate = ffn;
   layer.norm_params = 2 * NormWidth(m.norm, m.hidden_size);
   m.layers.push_back({std::move(layer), m.num_layers});
@@ -836,6 +847,7 @@ ModelSpec QwenV1(const ConfigReader& c) {
   LayerSpec layer;
   // c_attn always has a bias; c_proj has one unless no_bias (default true).
   AddAttention(layer, {m.hidden_size, heads, heads, head_dim, true, !c.BoolOr("no_bias", true)});
+  FuseLinears(layer, {"q_proj", "k_proj", "v_proj"});  // c_attn
   AddMlp(layer, Module::kMlp, MlpKind::kGated, m.hidden_size, ffn, false);
   layer.mlp_intermediate = ffn;
   layer.norm_params = 2 * m.hidden_size;

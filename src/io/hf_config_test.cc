@@ -367,6 +367,8 @@ TEST(HfConfig, Phi3SmallHasBiasesLayerNormsAndATiedHead) {
   EXPECT_TRUE(m.warnings.empty());
   EXPECT_EQ(CountParams(m).total, 7392272384);
   EXPECT_NEAR(static_cast<double>(CountParams(m).total), 7.39e9, 0.005e9);
+  // query_key_value, dense, up_proj (gate and up in one matrix), down_proj: four modules.
+  EXPECT_EQ(ModuleCount(m.layers[0].spec), 4);
 }
 
 TEST(HfConfig, Glm4MoeHasSharedExpertsAndLeadingDenseLayers) {
