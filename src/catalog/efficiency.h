@@ -42,6 +42,7 @@ struct EfficiencyCatalog {
   KernelTiming liger, compile;
   double compile_s = 60;                // once per job: tracing and kernel compilation
   double dataloader_s_per_row = 0.001;  // fetch, pad and collate one row in a Python process
+  double gptq_dequant_host_s_per_module = 0;  // eager torch ops unpacking a GPTQ weight, per module and pass
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated

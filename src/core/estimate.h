@@ -290,6 +290,7 @@ struct TimeRates {
   bool zero3_prefetch = true;
   double zero3_host_s_per_module = 0;  // ZeRO-3 hooks per module per pass (with zero 3), even on one GPU
   double dataloader_s_per_row = 0;     // host time to build one row
+  double gptq_dequant_host_s_per_module = 0;  // host ops unpacking a GPTQ weight, per module and pass
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
   double compile_s = 0;                // once per job; 0 without torch.compile
 };

@@ -458,6 +458,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.zero3_prefetch = engine.zero3_prefetch;
   r.zero3_host_s_per_module = engine.zero3_host_s_per_module;
   r.dataloader_s_per_row = eff.dataloader_s_per_row;
+  r.gptq_dequant_host_s_per_module = eff.gptq_dequant_host_s_per_module;
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
   return r;
@@ -470,6 +471,7 @@ struct LayerTotals {
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
   double module_passes = 0;      // weight-holding modules (linears and two norms) x passes
+  double dequant_module_passes = 0;  // quantised modules x passes that dequantise them
 };
 
 template <typename Layers>
@@ -529,6 +531,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       const bool bwd_dequant = has_bwd && sc.training.quantization == Quantization::kNf4;
       const double passes = 1 + (bwd_dequant ? 1 : 0) + (has_bwd && st.recompute == Recompute::kFull ? 1 : 0);
       x.dequant_bytes += n * lc.dequant_bytes * passes;
+      if (tr.method == Method::kQlora) x.dequant_module_passes += n * layer.modules * passes;
     }
   }
   return x;
@@ -813,7 +816,10 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
-  const double mb_dispatch = stage_share * x.layer_passes * r.host_s_per_layer_pass;
+  // GPTQ's training path unpacks each weight in eager torch ops dispatched from Python, beside the layer's own.
+  const double dequant_host_s =
+      sc.training.quantization == Quantization::kGptq4 ? x.dequant_module_passes * r.gptq_dequant_host_s_per_module : 0;
+  const double mb_dispatch = stage_share * (x.layer_passes * r.host_s_per_layer_pass + dequant_host_s);
   const double mb_launch = std::max(0.0, mb_dispatch - mb_gpu);
   const double mb_total = mb_gpu + mb_launch;
 
