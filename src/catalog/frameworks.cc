@@ -27,7 +27,7 @@ void CheckSource(const Field& e, std::string_view key, const Field* sources) {
 }
 
 FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources) {
-  e.CheckKeys({"name", "source", "logits_fp32_upcast", "chunked_cross_entropy", "fused_linear_cross_entropy",
+  e.CheckKeys({"name", "source", "logits_fp32_upcast", "autocast", "autocast_source", "chunked_cross_entropy", "fused_linear_cross_entropy",
                "optimizer_in_backward", "offload_checkpoints", "fused_kernels", "distributed_optimizer",
                "fp32_grad_accumulation", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
                "ddp_gradient_buckets", "ddp_gradient_buckets_source", "adam_step_temp_bytes_per_param",
@@ -40,6 +40,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.name = e.At("name").String();
   p.source = e.At("source").String();
   p.logits_fp32_upcast = e.At("logits_fp32_upcast").Bool();
+  p.autocast = e.At("autocast").Bool();
   p.chunked_cross_entropy = e.At("chunked_cross_entropy").Bool();
   p.fused_linear_cross_entropy = e.At("fused_linear_cross_entropy").Bool();
   p.optimizer_in_backward = e.At("optimizer_in_backward").Bool();

@@ -17,6 +17,9 @@ struct FrameworkProfile {
   /// The loss is computed on logits upcast to fp32 (HF Trainer: `logits.float()` in the model's
   /// forward); the fp32 copy and its gradient live at the peak.
   bool logits_fp32_upcast = false;
+  /// The forward runs under torch.autocast (ops on its fp32 list, log_softmax among them, compute in fp32)
+  /// rather than on a module cast to the low-precision dtype.
+  bool autocast = false;
   /// Cross-entropy computed in vocabulary chunks so full-size fp32 logits never materialise
   /// (torchtune CEWithChunkedOutputLoss, Unsloth fused CE, Megatron vocab-parallel CE).
   bool chunked_cross_entropy = false;

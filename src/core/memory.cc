@@ -417,12 +417,11 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
 }
 
 // Bytes per logit of a model whose forward takes the loss on the logits as they are: the logits, the shifted
-// contiguous copy, and log-softmax with its gradient. Those two run in fp32 under torch.autocast (HF Trainer's
-// mixed precision; log_softmax is on autocast's fp32 list) but in the logits' dtype where the engine casts the
-// module itself (DeepSpeed bf16/fp16 engines run no autocast).
-double LossInLogitsDtypeBytes(const Training& tr) {
+// contiguous copy, and log-softmax with its gradient. Those two run in fp32 under torch.autocast (log_softmax is
+// on autocast's fp32 list) but in the logits' dtype where the engine casts the module itself.
+double LossInLogitsDtypeBytes(const Training& tr, const FrameworkProfile& fw) {
   const double el = ComputeBytes(tr.precision);
-  const double softmax = tr.framework == Framework::kDeepSpeed ? el : 4;
+  const double softmax = fw.autocast ? 4 : el;
   return el + el + 2 * softmax;
 }
 
@@ -441,7 +440,7 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
       // The model's own loss. HF models: bf16 logits + fp32 copy + fp32 log-softmax saved by CrossEntropyLoss
       // + fp32 gradient. An engine with none of the loss kernels (Megatron vocab-parallel CE): bf16 logits +
       // an fp32 shard with softmax and gradient computed in place + a bf16 gradient.
-      per_value = fw.logits_fp32_upcast && sc.model.loss_in_logits_dtype ? LossInLogitsDtypeBytes(tr)
+      per_value = fw.logits_fp32_upcast && sc.model.loss_in_logits_dtype ? LossInLogitsDtypeBytes(tr, fw)
                   : fw.logits_fp32_upcast || fw.chunked_cross_entropy || fw.fused_linear_cross_entropy
                       ? el + 4 + 4 + 4
                       : 2 + 4 + 2;
