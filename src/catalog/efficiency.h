@@ -43,6 +43,7 @@ struct EfficiencyCatalog {
   double compile_s = 60;                // once per job: tracing and kernel compilation
   double dataloader_s_per_row = 0.001;  // fetch, pad and collate one row in a Python process
   double gptq_dequant_host_s_per_module = 0;  // eager torch ops unpacking a GPTQ weight, per module and pass
+  double gpu_speed_cv = 0;  // spread of same-SKU GPU speeds (coefficient of variation): the straggler term
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated

@@ -75,6 +75,7 @@ enum class TimeTerm {
   kPagedOptimizer,     // paged optimizer states spilled to host, migrated back and out every step
   kDora,               // DoRA's weight norm rebuilt every forward and its rescaling of the output
   kDataloader,       // batches built in the training process (no DataLoader workers), not hidden
+  kStraggler,        // waiting for the slowest of the step's GPUs at its synchronisations (core/scale.h)
   kCount
 };
 const char* TimeTermName(TimeTerm term);
@@ -107,7 +108,10 @@ struct TimeEstimate {
   double training_s = 0;  // steps x step time
   std::array<double, static_cast<size_t>(FixedTerm::kCount)> fixed{};
   double fixed_s = 0;     // sum of `fixed`
-  double total_s = 0;     // training + fixed: the wall time a job holds its GPUs
+  // Expected wall time failures cost over the training (core/reliability.h): restarts, work redone since the
+  // last checkpoint and the periodic checkpoint writes at Daly's interval.
+  double interruption_s = 0;
+  double total_s = 0;     // training + fixed + interruptions: the wall time a job holds its GPUs
   double gpu_hours = 0;   // total x GPUs
   // Samples as they are (core/sequences.h): tokens_per_step counts the samples' own tokens; padded ones cost
   // time but are not counted. Reference forward passes are part of the compute term.
@@ -293,6 +297,7 @@ struct TimeRates {
   double gptq_dequant_host_s_per_module = 0;  // host ops unpacking a GPTQ weight, per module and pass
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
   double compile_s = 0;                // once per job; 0 without torch.compile
+  double gpu_speed_cv = 0;             // spread of same-SKU GPU speeds (data/efficiency.json "scale")
 };
 
 /// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU

@@ -11,6 +11,7 @@
 #include "core/feature_time.h"
 #include "core/framework.h"
 #include "core/reliability.h"
+#include "core/scale.h"
 #include "core/sequences.h"
 #include "core/units.h"
 
@@ -32,6 +33,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kPagedOptimizer: return "paged_optimizer";
     case TimeTerm::kDora: return "dora";
     case TimeTerm::kDataloader: return "dataloader";
+    case TimeTerm::kStraggler: return "straggler";
     case TimeTerm::kCount: break;
   }
   return "";
@@ -461,6 +463,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.gptq_dequant_host_s_per_module = eff.gptq_dequant_host_s_per_module;
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
+  r.gpu_speed_cv = eff.gpu_speed_cv;
   return r;
 }
 
@@ -722,7 +725,8 @@ void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micr
 constexpr double kPublishedWeightBytesPerParam = 2;
 
 /// The once-per-job terms: start-up before the first step and the final checkpoint after the last, each
-/// node working in parallel at the rates of data/job_costs.json. Then the totals that include them.
+/// node working in parallel at the rates of data/job_costs.json; what failures cost over the training. Then
+/// the totals that include them.
 void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& params, const TrainableParams& trainable,
                    const Layout& l, TimeEstimate& out) {
   const JobCosts& c = JobCostCatalog();
@@ -737,12 +741,17 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
   out[FixedTerm::kProcessStart] = c.process_start_s.value;
   out[FixedTerm::kWeightsLoad] = weights / c.weights_read_bytes_per_s.value;
   out[FixedTerm::kNcclInit] = l.gpus > 1 ? c.nccl_init_base_s.value + c.nccl_init_s_per_node.value * nodes : 0;
-  out[FixedTerm::kFinalCheckpoint] =
-      CheckpointBytes(sc, params, trainable) / (nodes * c.checkpoint_write_bytes_per_s.value);
+  const double checkpoint_bytes = CheckpointBytes(sc, params, trainable);
+  const double write_bytes_per_s = nodes * c.checkpoint_write_bytes_per_s.value;
+  out[FixedTerm::kFinalCheckpoint] = checkpoint_bytes / write_bytes_per_s;
   out[FixedTerm::kCompile] = r.compile_s;
   out.fixed_s = 0;
   for (double term : out.fixed) out.fixed_s += term;
-  out.total_s = out.training_s + out.fixed_s;
+  // Interruptions at the rate of the largest published run, the checkpoint read back like the weights.
+  out.interruption_s = EstimateReliability(static_cast<int>(l.gpus), out.training_s, checkpoint_bytes,
+                                           write_bytes_per_s, nodes * c.weights_read_bytes_per_s.value)
+                           .expected_lost_s;
+  out.total_s = out.training_s + out.fixed_s + out.interruption_s;
   out.gpu_hours = out.total_s * l.gpus / 3600;
 }
 
@@ -851,6 +860,9 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
+  // Every GPU of the step meets the others at its collectives and pipeline sends: the slowest sets the pace.
+  out[TimeTerm::kStraggler] = StragglerSeconds(
+      out[TimeTerm::kCompute] + out[TimeTerm::kMemoryBound] + out[TimeTerm::kRecompute], l.gpus, r.gpu_speed_cv);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   AddFixedCosts(sc, r, params, trainable, l, out);
   return out;

@@ -504,3 +504,38 @@ TEST(PerfFlops, DeltaRuleCoreIsChunkedAndLinearInTokens) {
 
 }  // namespace
 }  // namespace trainplan
+
+namespace trainplan {
+namespace {
+
+/// Weak scaling: the same tp8 replica with 8 micro-batches, repeated over `gpus / 8` data-parallel ranks.
+Scenario WeakScaled(int gpus) {
+  Scenario sc = Base(Gpt(8192, 64, 16, 51200), gpus);
+  sc.strategy.tp = 8;
+  sc.strategy.dp = gpus / 8;
+  sc.training.global_batch = 8 * sc.strategy.dp;
+  return sc;
+}
+
+TEST(PerfScale, MoreRanksNeverRaiseEfficiency) {
+  double last = 1e30;
+  for (int gpus : {8, 16, 64, 256, 1024, 4096, 12288, 16384}) {
+    const TimeEstimate te = Time(WeakScaled(gpus));
+    EXPECT_LE(te.model_tflops_per_gpu, last) << gpus;
+    last = te.model_tflops_per_gpu;
+  }
+}
+
+TEST(PerfScale, ThousandsOfGpusWaitForTheSlowest) {
+  // Same-SKU GPUs spread in speed (data/efficiency.json "scale"): at 12,288 GPUs the slowest of the step is
+  // ~3.9 standard deviations out, at 16 GPUs ~1.8, so per-GPU throughput falls by > 1.5% in between.
+  const TimeEstimate small = Time(WeakScaled(16)), large = Time(WeakScaled(12288));
+  EXPECT_LT(large.model_tflops_per_gpu, 0.985 * small.model_tflops_per_gpu);
+  const double busy = large[TimeTerm::kCompute] + large[TimeTerm::kMemoryBound] + large[TimeTerm::kRecompute];
+  EXPECT_GT(large[TimeTerm::kStraggler], 0.03 * busy);
+  EXPECT_LT(large[TimeTerm::kStraggler], 0.06 * busy);
+  EXPECT_EQ(Time(Base(Gpt(2048, 16, 8, 32000), 1))[TimeTerm::kStraggler], 0);  // one GPU waits for no one
+}
+
+}  // namespace
+}  // namespace trainplan

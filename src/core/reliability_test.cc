@@ -82,5 +82,24 @@ TEST(Reliability, CheckpointBytesPerParameter) {
   EXPECT_LT(Checkpoint(lora), 1e9);
 }
 
+// The estimate's total holds what failures cost over the training: small on one node, ~6-10% at 16k GPUs.
+TEST(Reliability, TotalsIncludeInterruptions) {
+  auto run = [](int gpus) {
+    Scenario s = ScenarioFromJson({{"model", "llama-3.1-8b"},
+                                   {"training", {{"method", "pretrain"}, {"tokens", 15e12}, {"global_batch", 2 * gpus}}},
+                                   {"hardware", {{"gpu", "h100-sxm"}, {"gpus", gpus}}}},
+                                  false);
+    return EstimateScenario(s).time;
+  };
+  const TimeEstimate node = run(8), large = run(16384);
+  for (const TimeEstimate& t : {node, large}) {
+    EXPECT_DOUBLE_EQ(t.total_s, t.training_s + t.fixed_s + t.interruption_s);
+    EXPECT_GT(t.interruption_s, 0);
+  }
+  EXPECT_LT(node.interruption_s / node.training_s, 0.01);
+  EXPECT_GT(large.interruption_s / large.training_s, 0.03);
+  EXPECT_LT(large.interruption_s / large.training_s, 0.12);
+}
+
 }  // namespace
 }  // namespace trainplan

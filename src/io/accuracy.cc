@@ -487,7 +487,7 @@ double CountedBytes(const MemoryEstimate& mem, const Field& counter, bool includ
 
 constexpr const char* kMetricsAllowed =
     "exactly one of peak_memory_gib, peak_memory_gb (with counter), tokens_per_s (all GPUs), "
-    "tokens_per_s_per_gpu, sec_per_step, train_runtime_s";
+    "tokens_per_s_per_gpu, sec_per_step, train_runtime_s, gpu_hours";
 
 /// A record in the generic form: `scenario` is a scenario document, read by the scenario reader exactly as
 /// `trainplan estimate` reads it, and `measured` holds one metric. A malformed record is an input error
@@ -505,7 +505,7 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
   const Field measured = doc.At("measured");
   measured.RequireObject();
   measured.CheckKeys({"peak_memory_gib", "peak_memory_gb", "counter", "includes_load", "tokens_per_s",
-                      "tokens_per_s_per_gpu", "sec_per_step", "train_runtime_s"});
+                      "tokens_per_s_per_gpu", "sec_per_step", "train_runtime_s", "gpu_hours"});
   const Estimate e = EstimateScenario(m.scenario);
   std::vector<std::tuple<std::string, std::string, double, double>> metrics;  // kind, metric, measured, estimated
   for (const auto& [key, value] : measured.Members()) {
@@ -525,6 +525,9 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
       metrics.emplace_back("throughput", "tokens_per_s_per_gpu", v, e.time.tokens_per_s / m.scenario.hardware.gpus);
     } else if (key == "sec_per_step") {
       metrics.emplace_back("throughput", "sec_per_step", v, e.time.step_s);
+    } else if (key == "gpu_hours") {  // the whole run: steps, start-up, failures and restarts
+      if (m.scenario.training.tokens <= 0) value.Fail("a scenario that states training.tokens");
+      metrics.emplace_back("gpu_hours", "gpu_hours", v, e.time.gpu_hours);
     } else {
       if (m.scenario.training.tokens <= 0) {
         value.Fail("a scenario that states training.tokens (or samples x mean_tokens_per_sample x epochs)");

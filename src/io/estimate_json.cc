@@ -68,6 +68,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                {"fixed_s", t.fixed_s},
                {"fixed_breakdown_s", fixed},
                {"fixed_text", FixedCostsText(t)},
+               {"interruption_s", t.interruption_s},
                {"total_s", t.total_s},
                {"gpu_hours", t.gpu_hours},
                {"duration", FormatDuration(t.total_s)},
