@@ -159,7 +159,7 @@ enum class ConfidenceReason {
   kSecondaryGpuData,   // the GPU's figures come partly from secondary sources
   kNonNvidia,          // the efficiency model is calibrated on NVIDIA measurements
   kLibraryDependent,   // QLoRA and Unsloth speeds vary with library versions
-  kLargeScale,         // stragglers and congestion above 1024 GPUs are not modelled
+  kLargeScale,         // congestion and outlier GPUs above 1024 GPUs are not modelled
 };
 enum class ConfidenceLevel { kLow, kMedium, kHigh };
 

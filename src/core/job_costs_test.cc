@@ -106,7 +106,7 @@ TEST(JobCosts, FixedTermsFollowTheCatalogRates) {
   EXPECT_DOUBLE_EQ(e8.time[FixedTerm::kNcclInit], 10 + 0.27 * 8);
   EXPECT_DOUBLE_EQ(t[FixedTerm::kFinalCheckpoint], CheckpointBytes(one, e1.params, e1.trainable) / 2e9);
   EXPECT_DOUBLE_EQ(e8.time[FixedTerm::kFinalCheckpoint], t[FixedTerm::kFinalCheckpoint] / 8);  // nodes in parallel
-  EXPECT_NEAR(t.total_s, t.training_s + t.fixed_s, 1e-9);
+  EXPECT_NEAR(t.total_s, t.training_s + t.fixed_s + t.interruption_s, 1e-9);
   EXPECT_NEAR(t.gpu_hours, t.total_s * 8 / 3600, 1e-9);
   // Pre-training loads no weights; one GPU initialises no communicator.
   const Estimate pre = EstimateScenario(Estimated("llama-3-8b", "pretrain", "h100-sxm", 1));
@@ -201,7 +201,9 @@ TEST(JobCosts, TextAndJsonShowTheFixedTermsAndThePriceSource) {
   EXPECT_EQ(plan["cost"]["price_text"], "$4.76/GPU-h, RunPod on-demand (aggregator), 2026-03, billed per-second");
   EXPECT_DOUBLE_EQ(plan["time"]["fixed_breakdown_s"]["provisioning"].get<double>(), 300);
   EXPECT_NEAR(plan["time"]["total_s"].get<double>(),
-              plan["time"]["training_s"].get<double>() + plan["time"]["fixed_s"].get<double>(), 1e-6);
+              plan["time"]["training_s"].get<double>() + plan["time"]["fixed_s"].get<double>() +
+                  plan["time"]["interruption_s"].get<double>(),
+              1e-6);
   const std::string text = RenderPlan(r.job, result);
   EXPECT_NE(text.find("fixed"), std::string::npos);
   EXPECT_NE(text.find("RunPod on-demand (aggregator), 2026-03"), std::string::npos) << text;

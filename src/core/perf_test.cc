@@ -289,7 +289,7 @@ TEST(PerfProperties, ComputeIsBoundedByPeakAndTotalsAreConsistent) {
   EXPECT_LT(te.mfu, 1.0);
   EXPECT_DOUBLE_EQ(te.steps, 1e10 / te.tokens_per_step);
   EXPECT_DOUBLE_EQ(te.training_s, te.steps * te.step_s);
-  EXPECT_DOUBLE_EQ(te.total_s, te.training_s + te.fixed_s);
+  EXPECT_DOUBLE_EQ(te.total_s, te.training_s + te.fixed_s + te.interruption_s);
   EXPECT_DOUBLE_EQ(te.gpu_hours, te.total_s * 8 / 3600);
   EXPECT_DOUBLE_EQ(te.tokens_per_s, te.tokens_per_step / te.step_s);
   // Large GEMMs: compute time between the FLOPs at peak and at a third of the peak.

@@ -425,6 +425,14 @@ void Compare(AccuracyReport& report, const json& rec) {
            mem[MemTerm::kActivations] / kGiB);
     return;
   }
+  if (starts("llama3_gpu_hours")) {  // the whole run at Table 4's 16k-GPU layout, with its tokens
+    Mapped m = Llama3Record(rec);
+    m.source = "Published pre-training GPU-hours";
+    m.scenario.training.tokens = Required(measured, "tokens", "measured");
+    const Estimate e = EstimateScenario(m.scenario);
+    AddRow(report, rec, m, kind, "gpu_hours", Required(measured, "gpu_hours", "measured"), e.time.gpu_hours);
+    return;
+  }
   if (starts("llama3_t4")) {
     const Mapped m = Llama3Record(rec);
     const Estimate e = EstimateScenario(m.scenario);

@@ -69,7 +69,7 @@ const char* ReasonText(ConfidenceReason r) {
     case ConfidenceReason::kSecondaryGpuData: return "GPU figures partly from secondary sources";
     case ConfidenceReason::kNonNvidia: return "efficiency model calibrated on NVIDIA measurements";
     case ConfidenceReason::kLibraryDependent: return "4-bit and fused-kernel speeds vary with library versions";
-    case ConfidenceReason::kLargeScale: return "at this scale stragglers and network congestion are not modelled";
+    case ConfidenceReason::kLargeScale: return "at this scale network congestion and outlier GPUs are not modelled";
   }
   return "";
 }

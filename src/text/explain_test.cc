@@ -55,7 +55,7 @@ TEST(Explain, EdgeAndHostRamSentences) {
 TEST(Explain, ConfidenceGivesTheLevelAndEveryReason) {
   EXPECT_EQ(ConfidenceText({}), "high: dense model, datasheet figures, calibrated efficiency model");
   EXPECT_EQ(ConfidenceText({ConfidenceLevel::kLow, {ConfidenceReason::kGenericModel, ConfidenceReason::kLargeScale}}),
-            "low: generic model shape; at this scale stragglers and network congestion are not modelled");
+            "low: generic model shape; at this scale network congestion and outlier GPUs are not modelled");
 }
 
 TEST(Explain, EveryNoPlanCodeHasItsSentence) {
