@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,20 @@ TEST(Accuracy, KorthikantiTable5IterationTimes) {
 }
 
 TEST(Accuracy, MegatronTable1) { ExpectWithin("Megatron-LM 2021, Table 1", "tflops_per_gpu", 10, 0.06, 0.09); }
+
+// The pipelined rows at 1,024-3,072 GPUs (76B-1T) read 8-10% too fast without the wait for the slowest GPU.
+TEST(Accuracy, MegatronLargeRunsWaitForTheirSlowestGpu) {
+  const std::set<std::string> large = {"megatron2021_t1_76.1B", "megatron2021_t1_145.6B", "megatron2021_t1_310.1B",
+                                       "megatron2021_t1_529.6B", "megatron2021_t1_1008.0B"};
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (!large.contains(r.id)) continue;
+    ++rows;
+    EXPECT_LT(r.error, 0.07) << r.id;
+    EXPECT_GT(r.error, 0.0) << r.id;  // the rest of the gap: docs/performance.md "Megatron-LM 2021"
+  }
+  EXPECT_EQ(rows, 5u);
+}
 
 TEST(Accuracy, MegatronTable2) {
   ExpectWithin("Megatron-LM 2021, Table 2 PTD-P", "tflops_per_gpu", 6, 0.04, 0.06);

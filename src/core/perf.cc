@@ -699,11 +699,14 @@ void AddMemoryFeatureTime(const Scenario& sc, const TimeRates& r, const Layers& 
   out[TimeTerm::kDora] = micro_batches * DoraSeconds(sc, r, groups, stage_share);
 }
 
-/// Step time, throughput, FLOPs, MFU/HFU and totals from the step's terms.
+/// The wait for the slowest GPU, then step time, throughput, FLOPs, MFU/HFU and totals from the step's terms.
 void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micro_batches, double model_flops,
             double recompute_flops, TimeEstimate& out) {
   const SequenceShape shape = ShapeOf(sc.training);
   const auto [b, s] = RowsOf(sc.training);
+  // Every GPU of the step meets the others at its collectives and pipeline sends: the slowest sets the pace.
+  out[TimeTerm::kStraggler] = StragglerSeconds(
+      out[TimeTerm::kCompute] + out[TimeTerm::kMemoryBound] + out[TimeTerm::kRecompute], l.gpus, r.gpu_speed_cv);
   for (double term : out.seconds) out.step_s += term;
   const double global_batch = micro_batches * b * l.d;  // rows
   out.padded_tokens_per_step = global_batch * s;
@@ -860,9 +863,6 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
-  // Every GPU of the step meets the others at its collectives and pipeline sends: the slowest sets the pace.
-  out[TimeTerm::kStraggler] = StragglerSeconds(
-      out[TimeTerm::kCompute] + out[TimeTerm::kMemoryBound] + out[TimeTerm::kRecompute], l.gpus, r.gpu_speed_cv);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
   AddFixedCosts(sc, r, params, trainable, l, out);
   return out;
