@@ -321,11 +321,14 @@ TEST(AccuracyScenarioRecord, ExcludedRowIsListedApartAndLeftOutOfStatistics) {
   EXPECT_GT(md.find(excluded_line), heading);
   // Only the kept row's error enters the summary and the engine table: one row each.
   const std::string kept_error = fmt::format("{:.1f}%", 100 * std::abs(report.rows[0].error));
-  EXPECT_NE(md.find(fmt::format("| throughput | test | tokens_per_s | 1 | {} | {} | {} |", kept_error, kept_error,
-                                kept_error)),
+  const std::string kept_signed = fmt::format("{:+.1f}% ({})", 100 * report.rows[0].error,
+                                              report.rows[0].error < 0 ? "slow" : "fast");
+  EXPECT_NE(md.find(fmt::format("| throughput | test | tokens_per_s | 1 | {} | {} | {} | {} |", kept_error, kept_signed,
+                                kept_error, kept_error)),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find(fmt::format("| torchtune | lora | throughput | validation | 1 | {} | {} |", kept_error, kept_error)),
+  EXPECT_NE(md.find(fmt::format("| torchtune | lora | throughput | validation | 1 | {} | {} | {} |", kept_error,
+                                kept_signed, kept_error)),
             std::string::npos);
   EXPECT_EQ(md.find("| contradicted | validation"), std::string::npos);  // not among the compared rows
   nlohmann::json empty_reason = Record("empty-reason", {{"tokens_per_s", 400}});
