@@ -339,11 +339,14 @@ TEST(AccuracyScenarioRecord, ExcludedRowIsListedApartAndLeftOutOfStatistics) {
   EXPECT_GT(md.find(excluded_line), heading);
   // Only the kept row's error enters the summary and the engine table: one row each.
   const std::string kept_error = fmt::format("{:.1f}%", 100 * std::abs(report.rows[0].error));
-  EXPECT_NE(md.find(fmt::format("| throughput | test | tokens_per_s | 1 | {} | {} | {} |", kept_error, kept_error,
-                                kept_error)),
+  const std::string kept_signed = fmt::format("{:+.1f}% ({})", 100 * report.rows[0].error,
+                                              report.rows[0].error < 0 ? "slow" : "fast");
+  EXPECT_NE(md.find(fmt::format("| throughput | test | tokens_per_s | 1 | {} | {} | {} | {} |", kept_error, kept_signed,
+                                kept_error, kept_error)),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find(fmt::format("| torchtune | lora | throughput | validation | 1 | {} | {} |", kept_error, kept_error)),
+  EXPECT_NE(md.find(fmt::format("| torchtune | lora | throughput | validation | 1 | {} | {} | {} |", kept_error,
+                                kept_signed, kept_error)),
             std::string::npos);
   EXPECT_EQ(md.find("| contradicted | validation"), std::string::npos);  // not among the compared rows
   nlohmann::json empty_reason = Record("empty-reason", {{"tokens_per_s", 400}});
@@ -380,6 +383,43 @@ TEST(Accuracy, PublishedFineTuningPerEngine) {
     EXPECT_EQ(g.errors.size(), b.rows) << b.engine << " " << b.kind;
     EXPECT_LE(g.Median(), b.median) << b.engine << " " << b.kind;
   }
+}
+
+AccuracyRow SignedRow(const std::string& source, const std::string& kind, const std::string& metric, double error) {
+  AccuracyRow r;
+  r.id = source + std::to_string(error);
+  r.kind = kind;
+  r.metric = metric;
+  r.source = source;
+  r.measured = 100;
+  r.estimated = 100 * (1 + error);
+  r.error = error;
+  r.engine = "megatron";
+  r.method = "pretrain";
+  r.role = "validation";
+  return r;
+}
+
+// The summary's signed column is the median signed error per source and reads the same way for a rate and a
+// duration: a rate above the measurement or a step time below it is an estimate too fast.
+TEST(Accuracy, SummaryShowsMedianSignedErrorPerSource) {
+  AccuracyReport report;
+  for (double e : {0.08, 0.12, -0.02}) report.rows.push_back(SignedRow("Rate source", "throughput", "tflops_per_gpu", e));
+  for (double e : {0.10, 0.20, 0.30}) report.rows.push_back(SignedRow("Step source", "throughput", "sec_per_step", e));
+  for (double e : {-0.05, -0.07}) report.rows.push_back(SignedRow("Memory source", "memory", "gib_per_gpu", e));
+  report.rows.push_back(SignedRow("Tokens source", "throughput", "tokens_per_s", -0.2));
+  const std::string md = AccuracyMarkdown(report);
+  EXPECT_NE(md.find("| throughput | Rate source | tflops_per_gpu | 3 | 8.0% | +8.0% (fast) | 7.3% | 12.0% |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| throughput | Step source | sec_per_step | 3 | 20.0% | +20.0% (slow) | 20.0% | 30.0% |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| memory | Memory source | gib_per_gpu | 2 | 6.0% | -6.0% (under) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| throughput | Tokens source | tokens_per_s | 1 | 20.0% | -20.0% (slow) |"), std::string::npos)
+      << md;
+  // Per engine the step times count as rates: 1/1.1 - 1, 1/1.2 - 1, 1/1.3 - 1 beside the four rate rows
+  // (+8%, +12%, -2%, -20%); the median of the seven is -9.1%.
+  EXPECT_NE(md.find("| megatron | pretrain | throughput | validation | 7 | 12.0% | -9.1% (slow) | 30.0% |"),
+            std::string::npos) << md;
 }
 
 }  // namespace

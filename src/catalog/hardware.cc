@@ -102,6 +102,12 @@ struct Catalogs {
 constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "turing", "ampere", "ada",
                                                            "hopper",  "blackwell", "cdna2",  "cdna3",  "davinci"};
 
+std::string ReadBasis(const Field& f) {
+  std::string basis = f.String();
+  if (basis != "datasheet" && basis != "announced" && basis != "measured") f.Fail("datasheet, announced or measured");
+  return basis;
+}
+
 LinkSpec ReadLink(const Field& e) {
   LinkSpec l;
   l.id = e.At("id").String();
@@ -110,6 +116,7 @@ LinkSpec ReadLink(const Field& e) {
   l.efficiency = e.At("efficiency").Number(0, 1);
   l.latency_s = e.At("latency_us").Number(0, 1e6) * kSecondsPerUs;
   l.source = e.At("source").String();
+  l.basis = ReadBasis(e.At("basis"));
   return l;
 }
 
@@ -145,6 +152,9 @@ GpuSpec ReadGpu(const Field& e) {
   g.confidence = e.At("confidence").String();
   if (g.confidence != "high" && g.confidence != "medium" && g.confidence != "low")
     e.At("confidence").Fail("high, medium or low");
+  g.basis = ReadBasis(e.At("basis"));
+  // 72: the largest node the time model and the search take (core/limits.h kGpusPerNode).
+  if (e.Has("nvlink_domain_gpus")) g.nvlink_domain_gpus = static_cast<int>(e.At("nvlink_domain_gpus").Int({9, 72}));
   return g;
 }
 
@@ -227,6 +237,8 @@ double GpuSpec::PeakTflops(bool fp8, bool fp32) const {
   if (fp32) return fp32_tflops;
   return bf16_tflops > 0 ? bf16_tflops : fp16_tflops;
 }
+
+int DefaultGpusPerNode(const GpuSpec& gpu) { return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : 8; }
 
 const std::vector<GpuSpec>& GpuCatalog() { return Get().gpus; }
 double DefaultUsableMemoryFraction() { return Get().usable_memory_fraction; }

@@ -43,9 +43,20 @@ struct GpuSpec {
   std::vector<std::string> sources;
   std::string date;        // when the figures were read
   std::string confidence;  // high | medium | low
+  /// Where the figures come from: "datasheet" (a shipping part's datasheet or a faithful copy), "announced"
+  /// (a vendor's announcement of a part not yet shipping: preliminary, may change) or "measured".
+  std::string basis;
+  /// GPUs one NVLink fabric joins as sold when it spans more than an 8-GPU board (GB200/GB300 NVL72: 72);
+  /// 0 otherwise. Such a rack is the node a job is planned on by default, so TP and EP groups inside it use
+  /// NVLink.
+  int nvlink_domain_gpus = 0;
 
   double PeakTflops(bool fp8, bool fp32) const;
 };
+
+/// The GPUs per node a job on `gpu` is planned with when the user does not say: its NVLink domain when that
+/// spans a rack, else an 8-GPU server.
+int DefaultGpusPerNode(const GpuSpec& gpu);
 
 /// A link between GPUs: NVLink/NVSwitch or PCIe inside a node, InfiniBand/RoCE/Ethernet between nodes.
 struct LinkSpec {
@@ -57,6 +68,9 @@ struct LinkSpec {
   double efficiency = 0.8;
   double latency_s = 5e-6;
   std::string source;
+  /// "measured" (the efficiency reproduces an NCCL measurement on this link), "datasheet" (line rate of a
+  /// shipping part, efficiency assumed or carried over) or "announced" (a part not yet shipping).
+  std::string basis;
 };
 
 /// The share of a GPU's memory a training job can plan to fill (data/gpus.json "usable_memory"): above it a

@@ -264,7 +264,7 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--max-gpus", o.max_gpus, "largest GPU count to consider");
   cmd->add_option("--max-rent-gpus", o.max_rent_gpus,
                   "most GPUs you can rent, e.g. a contract's size (default: each offer's self-serve limit)");
-  cmd->add_option("--gpus-per-node", o.plan_gpus_per_node, "GPUs per node (default 8)");
+  cmd->add_option("--gpus-per-node", o.plan_gpus_per_node, "GPUs per node (default 8, or the 72 of an NVL72 rack)");
   cmd->add_option("--inter-link", o.plan_inter_link, "network between nodes (e.g. ib-ndr400)");
   cmd->add_option("--deadline", o.deadline, "finish within this time: 15d, 36h, 90m");
   cmd->add_option("--budget", o.budget, "spend at most this many USD");

@@ -93,8 +93,8 @@ Scenario Base(ModelSpec model, int gpus) {
   sc.hardware.gpu = H100();
   sc.hardware.gpus = gpus;
   sc.hardware.gpus_per_node = 8;
-  sc.hardware.intra_node = {"nvlink4", "NVLink 4 NVSwitch", 450e9, 0.82, 5e-6, "test"};
-  sc.hardware.inter_node = {"ib-ndr400", "InfiniBand NDR 400", 50e9, 0.8, 1e-5, "test"};
+  sc.hardware.intra_node = {"nvlink4", "NVLink 4 NVSwitch", 450e9, 0.82, 5e-6, "test", "datasheet"};
+  sc.hardware.inter_node = {"ib-ndr400", "InfiniBand NDR 400", 50e9, 0.8, 1e-5, "test", "datasheet"};
   sc.strategy.dp = gpus;
   return sc;
 }

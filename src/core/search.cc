@@ -509,7 +509,9 @@ void NoteKnee(std::vector<Plan>& plans, const std::vector<Plan>& pareto, const P
 std::vector<const GpuSpec*> GpuTypes(const PlanConstraints& c) {
   std::vector<const GpuSpec*> gpus;
   if (c.gpu_types.empty()) {
-    for (const auto& g : GpuCatalog()) gpus.push_back(&g);
+    // Announced parts cannot be bought or rented yet: searched only when named.
+    for (const auto& g : GpuCatalog())
+      if (g.basis != "announced") gpus.push_back(&g);
   } else {
     for (const auto& name : c.gpu_types) gpus.push_back(&FindGpu(name));
   }
@@ -533,7 +535,15 @@ SearchSpace MakeSpace(const Scenario& job, const PlanConstraints& c) {
   return space;
 }
 
-int NodeSize(const PlanConstraints& c) { return c.gpus_per_node > 0 ? c.gpus_per_node : 8; }
+/// The node a plan on `gpu` fills: the given size, else the GPU's own (8, or its NVL72 rack).
+int NodeSize(const PlanConstraints& c, const GpuSpec& gpu) {
+  return c.gpus_per_node > 0 ? c.gpus_per_node : DefaultGpusPerNode(gpu);
+}
+
+/// Whether the exact count fits in one node of `gpu` or fills whole nodes.
+bool WholeNodes(const PlanConstraints& c, const GpuSpec& gpu) {
+  return c.gpus <= NodeSize(c, gpu) || c.gpus % NodeSize(c, gpu) == 0;
+}
 
 /// One (GPU type, GPU count) to search; counts beyond one node fill whole nodes.
 struct Task {
@@ -560,8 +570,8 @@ bool WholeInstances(const PriceQuote& quote, int node_gpus, const PlanConstraint
 
 std::vector<Task> MakeTasks(const PlanConstraints& c) {
   std::vector<Task> tasks;
-  const int gpn = NodeSize(c);
   for (const GpuSpec* g : GpuTypes(c)) {
+    const int gpn = NodeSize(c, *g);
     const PriceQuote quote = QuotePrice(g->id, c);
     const int limit = RentLimit(quote, c);
     for (int n : CandidateCounts(c, gpn)) {
@@ -578,13 +588,13 @@ std::vector<Task> MakeTasks(const PlanConstraints& c) {
 NoPlanReason RentalBlock(const PlanConstraints& c) {
   NoPlanReason why;
   if (c.gpus <= 0) return why;
-  const int node_size = std::min(NodeSize(c), c.gpus);
   const std::vector<const GpuSpec*> types = GpuTypes(c);
   for (const GpuSpec* g : types) {
     const PriceQuote quote = QuotePrice(g->id, c);
     const int limit = RentLimit(quote, c);
-    if ((limit <= 0 || c.gpus <= limit) && WholeInstances(quote, node_size, c)) return why;
+    if ((limit <= 0 || c.gpus <= limit) && WholeInstances(quote, std::min(NodeSize(c, *g), c.gpus), c)) return why;
   }
+  const int node_size = std::min(NodeSize(c, *types.front()), c.gpus);
   const PriceQuote first = QuotePrice(types.front()->id, c);
   why.code = NoPlanCode::kNotRentable;
   why.gpus = c.gpus;
@@ -658,9 +668,10 @@ NoPlanReason CountOutsideSearch(const PlanConstraints& c) {
   if (c.gpus > c.max_gpus) {
     why.code = NoPlanCode::kBeyondRange;
     why.max_gpus = c.max_gpus;
-  } else if (c.gpus > NodeSize(c) && c.gpus % NodeSize(c) != 0) {
+  } else if (const auto types = GpuTypes(c);
+             std::none_of(types.begin(), types.end(), [&](const GpuSpec* g) { return WholeNodes(c, *g); })) {
     why.code = NoPlanCode::kPartialNodes;
-    why.gpus_per_node = NodeSize(c);
+    why.gpus_per_node = NodeSize(c, *types.front());
   }
   if (why.code != NoPlanCode::kNone) {
     why.gpus = c.gpus;

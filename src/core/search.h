@@ -31,7 +31,7 @@ struct PlanConstraints {
   std::vector<std::string> gpu_types;  // catalog ids; empty: the whole catalog
   int gpus = 0;                        // exact GPU count; 0: search counts up to max_gpus
   int max_gpus = limits::kSearchGpus;  // exact counts above it are outside the search
-  int gpus_per_node = 0;               // 0: 8, or fewer for a smaller exact count
+  int gpus_per_node = 0;               // 0: each GPU's DefaultGpusPerNode, or fewer for a smaller count
   std::string inter_link;              // network between nodes; empty: the GPU's default
   double deadline_s = 0;
   double budget_usd = 0;

@@ -574,22 +574,50 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::vector<double> Absolute(std::vector<double> errors) {
+  for (double& e : errors) e = std::abs(e);
+  return errors;
+}
+
+/// Seconds or GPU-hours per run or step ("iteration_time_s", "sec_per_iter"), not a rate per second
+/// ("tokens_per_s").
+bool IsDuration(const std::string& metric) {
+  return metric.starts_with("sec_per") || metric == "gpu_hours" ||
+         (metric.ends_with("_s") && metric.find("_per_") == std::string::npos);
+}
+
+/// Which way a group leans: the median signed error, and what its sign means for the metric. A duration
+/// (seconds, GPU-hours) over the measurement is a slow estimate, a rate (TFLOP/s, tokens/s) over it a fast one;
+/// sizes (memory, parameters) are over or under.
+std::string SignedBias(const std::vector<double>& errors, const std::string& kind, const std::string& metric) {
+  const double median = Median(errors);
+  if (std::abs(median) < 0.0005) return "0.0%";
+  const bool size = kind == "memory" || kind == "param_count";
+  const bool slow = IsDuration(metric) ? median > 0 : median < 0;
+  return fmt::format("{:+.1f}% ({})", 100 * median, size ? (median > 0 ? "over" : "under") : (slow ? "slow" : "fast"));
+}
+
 /// Error per engine, method and kind, calibration rows apart from validation rows: a constant fitted on a row
-/// says little about the rows it was not fitted on.
+/// says little about the rows it was not fitted on. The signed column reads every speed metric as a rate (a
+/// duration's error e is the rate error 1/(1+e) - 1), so a group mixing step times and tokens/s has one lean.
 std::string EngineSection(const AccuracyReport& report) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> groups;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> groups, rate_errors;
   for (const auto& r : report.rows) {
     if (r.kind == "param_count" || !r.excluded.empty()) continue;
     groups[{r.engine, r.method, r.kind, r.role}].push_back(std::abs(r.error));
+    const bool duration = r.kind != "memory" && IsDuration(r.metric);
+    rate_errors[{r.engine, r.method, r.kind, r.role}].push_back(duration ? 1 / (1 + r.error) - 1 : r.error);
   }
   std::string out = "\n## Error per engine and method\n\nCalibration rows fitted a constant of data/efficiency.json "
-                    "or data/frameworks.json (each constant names them); validation rows were only compared.\n\n"
-                    "| engine | method | kind | role | rows | median abs error | max abs error |\n"
-                    "|---|---|---|---|---:|---:|---:|\n";
+                    "or data/frameworks.json (each constant names them); validation rows were only compared. The "
+                    "signed error of speed rows is that of the rate (a step time 10% long is -9.1%, `slow`).\n\n"
+                    "| engine | method | kind | role | rows | median abs error | median signed error | max abs error |\n"
+                    "|---|---|---|---|---:|---:|---:|---:|\n";
   for (const auto& [key, errors] : groups) {
     const auto& [engine, method, kind, role] = key;
-    out += fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {:.1f}% |\n", engine, method, kind, role, errors.size(),
-                       100 * Median(errors), 100 * *std::max_element(errors.begin(), errors.end()));
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {} | {:.1f}% |\n", engine, method, kind, role,
+                       errors.size(), 100 * Median(errors), SignedBias(rate_errors[key], kind, "rate"),
+                       100 * *std::max_element(errors.begin(), errors.end()));
   }
   return out;
 }
@@ -636,11 +664,11 @@ AccuracyReport RunAccuracy(const std::string& measurements_path) {
 
 std::string AccuracyMarkdown(const AccuracyReport& report) {
   // Summary groups: one per source and metric.
-  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;  // signed errors
   std::map<std::pair<std::string, std::string>, std::string> kinds;
   for (const auto& r : report.rows) {
     if (!r.excluded.empty()) continue;
-    groups[{r.source, r.metric}].push_back(std::abs(r.error));
+    groups[{r.source, r.metric}].push_back(r.error);
     kinds[{r.source, r.metric}] = r.kind;
   }
   std::string out = "# Accuracy against published measurements\n\n";
@@ -649,13 +677,17 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
          "reads it, one measured metric and what a memory figure counted: device, reserved or allocated) are "
          "described in tests/reference/README.md; memory metrics name that counter (`gib_per_gpu_allocated`).\n\n"
          "## Summary\n\n";
-  out += "| kind | source | metric | rows | median abs error | mean abs error | max abs error |\n"
-         "|---|---|---|---:|---:|---:|---:|\n";
-  for (const auto& [key, errors] : groups) {
+  out += "The median signed error shows which way a source leans: a rate (TFLOP/s, tokens/s) above the "
+         "measurement, or a duration (seconds, GPU-hours) below it, is an estimate too fast (`fast`); memory and "
+         "parameter counts are `over` or `under`.\n\n";
+  out += "| kind | source | metric | rows | median abs error | median signed error | mean abs error | max abs error |\n"
+         "|---|---|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& [key, signed_errors] : groups) {
+    const std::vector<double> errors = Absolute(signed_errors);
     const double mean = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
-    out += fmt::format("| {} | {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% |\n", kinds[key], key.first, key.second,
-                       errors.size(), 100 * Median(errors), 100 * mean,
-                       100 * *std::max_element(errors.begin(), errors.end()));
+    out += fmt::format("| {} | {} | {} | {} | {:.1f}% | {} | {:.1f}% | {:.1f}% |\n", kinds[key], key.first,
+                       key.second, errors.size(), 100 * Median(errors), SignedBias(signed_errors, kinds[key], key.second),
+                       100 * mean, 100 * *std::max_element(errors.begin(), errors.end()));
   }
   out += EngineSection(report);
   out += "\n## Rows\n\n| id | role | source | metric | measured | estimated | error | note |\n"

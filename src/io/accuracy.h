@@ -29,8 +29,9 @@ struct AccuracyReport {
 /// scenario each record describes, estimates it and compares. Throws InputError on unreadable files.
 AccuracyReport RunAccuracy(const std::string& measurements_path);
 
-/// The report as Markdown: a summary (median and max |error| per kind and metric), the error per engine and
-/// method split into calibration and validation rows, and one row per record.
+/// The report as Markdown: a summary (median and max |error| and the median signed error, with the way it
+/// leans, per source and metric), the error per engine and method split into calibration and validation rows,
+/// and one row per record.
 std::string AccuracyMarkdown(const AccuracyReport& report);
 
 }  // namespace trainplan

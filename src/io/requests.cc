@@ -193,7 +193,9 @@ json GpuToJson(const GpuSpec& g) {
           {"ecc", g.ecc},
           {"sources", g.sources},
           {"date", g.date},
-          {"confidence", g.confidence}};
+          {"confidence", g.confidence},
+          {"basis", g.basis},
+          {"default_gpus_per_node", DefaultGpusPerNode(g)}};
 }
 
 json ModelCatalogJson() {

@@ -356,7 +356,7 @@ void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
   // Absent gpus: as many as the strategy asks for (dp defaults to 1).
   const int64_t implied = int64_t{sg.tp} * sg.pp * sg.cp * std::max(sg.dp, 1);
   hw.gpus = ReadInt(h, "gpus", limits::kGpus, static_cast<int>(std::min<int64_t>(implied, limits::kGpus.hi)));
-  hw.gpus_per_node = ReadInt(h, "gpus_per_node", limits::kGpusPerNode, std::min(hw.gpus, 8));
+  hw.gpus_per_node = ReadInt(h, "gpus_per_node", limits::kGpusPerNode, std::min(hw.gpus, DefaultGpusPerNode(hw.gpu)));
   const Field links = h.Section("links");
   links.CheckKeys({"intra_node", "inter_node"});
   const auto intra = links.Get("intra_node");

@@ -215,14 +215,17 @@ std::string RenderModelCatalog(const std::vector<CatalogModel>& models) {
 }
 
 std::string RenderGpuCatalog() {
-  std::string out = fmt::format("{:<16} {:<32} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6}\n", "id", "name", "mem GiB",
-                                "BF16 TF/s", "FP8 TF/s", "HBM GB/s", "NVLink GB/s", "TDP W");
+  std::string out = fmt::format("{:<16} {:<32} {:>8} {:>9} {:>9} {:>9} {:>10} {:>6} {:>5}  {}\n", "id", "name",
+                                "mem GiB", "BF16 TF/s", "FP8 TF/s", "HBM GB/s", "NVLink GB/s", "TDP W", "node",
+                                "figures");
   for (const auto& g : GpuCatalog()) {
-    out += fmt::format("{:<16} {:<32} {:>8.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>10.0f} {:>6.0f}\n", g.id, g.name,
-                       g.memory_bytes / kGiB, g.bf16_tflops, g.fp8_tflops, g.memory_bw_bytes_per_s / 1e9,
-                       g.nvlink_bytes_per_s / 1e9, g.tdp_w);
+    out += fmt::format("{:<16} {:<32} {:>8.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>10.0f} {:>6.0f} {:>5}  {}\n", g.id,
+                       g.name, g.memory_bytes / kGiB, g.bf16_tflops, g.fp8_tflops, g.memory_bw_bytes_per_s / 1e9,
+                       g.nvlink_bytes_per_s / 1e9, g.tdp_w, DefaultGpusPerNode(g), g.basis);
   }
-  out += "TFLOP/s are dense tensor figures (not 2:4 sparse); NVLink is the bidirectional total per GPU.\n";
+  out += "TFLOP/s are dense tensor figures (not 2:4 sparse); NVLink is the bidirectional total per GPU; node: the\n"
+         "GPUs per node a plan takes by default (an NVL72 rack is one NVLink domain); figures: from a shipping part's\n"
+         "datasheet, or announced (preliminary, not yet shipping).\n";
   return out;
 }
 
