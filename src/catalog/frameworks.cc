@@ -17,6 +17,14 @@ Recompute ReadRecompute(const Field& f) {
   f.Fail("none, selective or full");
 }
 
+MoeOverlap ReadMoeOverlap(const Field& f) {
+  const std::string s = f.String();
+  if (s == "none") return MoeOverlap::kNone;
+  if (s == "a2a_overlap") return MoeOverlap::kA2aOverlap;
+  if (s == "dualpipe") return MoeOverlap::kDualPipe;
+  f.Fail("none, a2a_overlap or dualpipe");
+}
+
 /// A value's `<key>_source` must cite something: a key of the file's sources where `sources` is given.
 void CheckSource(const Field& e, std::string_view key, const Field* sources) {
   const std::string source_key = std::string(key) + "_source";
@@ -34,7 +42,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "adam_step_temp_bytes_per_param_source", "adam_step_group_params", "sp_regathers_input",
                "sp_regathers_input_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
                "allocator_fragmentation", "allocator_fragmentation_source", "runtime_overhead_bytes",
-               "runtime_overhead_bytes_source", "kernel_efficiency"});
+               "runtime_overhead_bytes_source", "kernel_efficiency", "moe_overlap", "moe_overlap_source",
+               "moe_load_imbalance", "moe_load_imbalance_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -60,10 +69,12 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.allocator_fragmentation = e.At("allocator_fragmentation").Number(0, 0.5, true);
   p.runtime_overhead_bytes = e.At("runtime_overhead_bytes").Number(0, 1e11, true);
   p.kernel_efficiency = e.At("kernel_efficiency").Number(0, 1);
+  p.moe_overlap = ReadMoeOverlap(e.At("moe_overlap"));
+  p.moe_load_imbalance = e.At("moe_load_imbalance").Number(1, 4);
   for (std::string_view key : {"ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
                                "comm_buffer_bytes"})
     CheckSource(e, key, nullptr);
-  for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes"}) {
+  for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes", "moe_overlap", "moe_load_imbalance"}) {
     e.At(std::string(key) + "_source");  // shared figures always cite their source
     CheckSource(e, key, &sources);
   }

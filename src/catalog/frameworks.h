@@ -8,6 +8,14 @@
 
 namespace trainplan {
 
+/// How an engine hides the expert-parallel all-to-alls (dispatch and combine) behind compute.
+enum class MoeOverlap {
+  kNone,        // each all-to-all waits for its tokens, then the experts wait for it
+  kA2aOverlap,  // Megatron-Core combined 1F1B (overlap_moe_expert_parallel_comm): one micro-batch's forward
+                // beside another's backward, each one's all-to-alls behind the other's compute, steady state only
+  kDualPipe,    // DeepSeek DualPipe: the same pairing from both pipeline ends, and about half the 1F1B bubble
+};
+
 /// What a training engine does that changes memory or time. Each field is a mechanism with a source
 /// (data/frameworks.json and docs/memory.md); estimators read the profile instead of branching on names.
 struct FrameworkProfile {
@@ -73,6 +81,11 @@ struct FrameworkProfile {
   /// Achieved fraction of the matmul efficiency model (kernel quality relative to Megatron's fused
   /// kernels; 1.0 = Megatron-LM).
   double kernel_efficiency = 1.0;
+  /// Expert-parallel communication overlap of the engine's MoE pre-training configuration.
+  MoeOverlap moe_overlap = MoeOverlap::kNone;
+  /// Tokens on the busiest expert-parallel rank over the mean: its expert GEMMs set the MoE layer's pace
+  /// (dropless routing; 1 = perfectly balanced).
+  double moe_load_imbalance = 1.0;
 };
 
 /// The profile for a framework (data/frameworks.json, loaded and validated once).

@@ -67,7 +67,10 @@ enum class TimeTerm {
   kTpComm,           // tensor-parallel collectives not hidden
   kPpComm,           // pipeline point-to-point
   kDpComm,           // gradient reduce / ZeRO-3 gathers not hidden behind compute
-  kEpComm,           // MoE all-to-all
+  kEpComm,           // MoE all-to-all not hidden behind another micro-batch's compute
+  kMoeRouter,        // router scores, softmax/sigmoid and top-k past the gate GEMM: bandwidth-bound
+  kMoePermute,       // token rows gathered into expert order and scattered back around the all-to-alls
+  kMoeImbalance,     // the busiest expert-parallel rank's extra tokens through its expert GEMMs
   kCpComm,           // context-parallel KV exchange
   kPipelineBubble,
   kOffload,          // host<->GPU transfers and CPU optimizer step not hidden
@@ -260,6 +263,8 @@ struct TimeLayerSummary {
   bool parallel_attn_mlp = false;
   bool moe = false;
   double experts_per_token = 0;
+  double experts = 0;                  // routed experts
+  double expert_groups = 0, expert_groups_per_token = 0;  // group-limited routing (0: none)
   double ffn_active = 0;               // activation-function width per token: active + shared experts
   double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
   double adapter_flops_per_token = 0;  // LoRA A and B, forward

@@ -60,6 +60,10 @@ struct LayerSpec {
   int64_t num_experts = 0;        // routed experts; 0 for a dense layer
   int64_t experts_per_token = 0;
   int64_t shared_expert_intermediate = 0;  // total width of shared experts (0: none)
+  /// Group-limited routing (DeepSeek n_group / topk_group): the routed experts form `expert_groups` groups and a
+  /// token's top-k come from at most `expert_groups_per_token` of them; 0 when routing is unrestricted.
+  int64_t expert_groups = 0;
+  int64_t expert_groups_per_token = 0;
   int64_t norm_params = 0;        // all norm weights (and biases) and other per-layer vectors (gpt-oss sinks)
   bool parallel_attn_mlp = false;  // GPT-J/Falcon/GPT-NeoX parallel residual
 

@@ -10,6 +10,7 @@
 #include "core/estimate.h"
 #include "core/feature_time.h"
 #include "core/framework.h"
+#include "core/moe_time.h"
 #include "core/reliability.h"
 #include "core/scale.h"
 #include "core/sequences.h"
@@ -26,6 +27,9 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kPpComm: return "pp_comm";
     case TimeTerm::kDpComm: return "dp_comm";
     case TimeTerm::kEpComm: return "ep_comm";
+    case TimeTerm::kMoeRouter: return "moe_router";
+    case TimeTerm::kMoePermute: return "moe_permute";
+    case TimeTerm::kMoeImbalance: return "moe_imbalance";
     case TimeTerm::kCpComm: return "cp_comm";
     case TimeTerm::kPipelineBubble: return "pipeline_bubble";
     case TimeTerm::kOffload: return "offload";
@@ -186,6 +190,9 @@ TimeLayerSummary SummarizeLayer(const LayerGroup& group, const Training& tr) {
   out.parallel_attn_mlp = layer.parallel_attn_mlp;
   out.moe = layer.is_moe();
   out.experts_per_token = static_cast<double>(layer.experts_per_token);
+  out.experts = static_cast<double>(layer.num_experts);
+  out.expert_groups = static_cast<double>(layer.expert_groups);
+  out.expert_groups_per_token = static_cast<double>(layer.expert_groups_per_token);
   out.ffn_active =
       static_cast<double>(layer.mlp_intermediate) * (layer.is_moe() ? layer.experts_per_token : 1) +
       static_cast<double>(layer.shared_expert_intermediate);
@@ -230,7 +237,11 @@ struct LayerCost {
   double fwd_attn_s = 0, bwd_attn_s = 0;
   double fwd_mem_s = 0, bwd_mem_s = 0;
   double tp_collective_s = 0;  // one forward activation all-reduce (or RS+AG with SP)
-  double ep_alltoall_s = 0;    // one token dispatch all-to-all
+  double ep_alltoall_s = 0;    // one token all-to-all in bf16 (combine, and both in backward)
+  double ep_dispatch_s = 0;    // the forward dispatch (FP8 activations under FP8 training)
+  double expert_fwd_matmul_s = 0;  // the routed experts' share of fwd_matmul_s
+  double permute_bytes = 0;                             // token permutation, one pass
+  double router_fwd_bytes = 0, router_bwd_bytes = 0;    // router scores and top-k
   double cp_exchange_s = 0;    // forward KV ring exchange
   double model_flops = 0;      // whole micro-batch, all GPUs of the TP/CP group, fwd + needed bwd
   double recompute_flops_full = 0, recompute_flops_selective = 0;
@@ -261,6 +272,7 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
     }
     const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
+    if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s;
     if (r.elem_bytes == 1) {  // FP8: inputs cast (read 2 bytes, write 1) before the GEMM, gradients too
       cast_fwd_bytes += g.multiplicity * 3 * m * k * count;
       cast_bwd_bytes += backward > 0 ? g.multiplicity * 3 * m * n * count : 0;
@@ -348,19 +360,33 @@ double ElementwiseBytes(const Scenario& sc, const TimeRates& r, const TimeLayerS
 }
 
 // Collectives of one forward pass. TP: the attention and MLP outputs are all-reduced (parallel attention+MLP
-// blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes. EP: token dispatch.
+// blocks share one); with SP each becomes reduce-scatter + all-gather, the same bytes. EP: token dispatch, its
+// NVLink and network shares at once (core/moe_time.h), with the router and permutation traffic around it.
 // CP: ring attention's K/V exchange.
-void CostLayerCollectives(const Scenario& sc, const TimeLayerSummary& layer, double tokens, double tp_one,
-                          LayerCost& out) {
+void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLayerSummary& layer, double tokens,
+                          double tp_one, LayerCost& out) {
   const auto& st = sc.strategy;
   const auto& hw = sc.hardware;
   const auto& at = layer.attention;
-  const double t = st.tp, c = st.cp, ep = st.ep, h = static_cast<double>(sc.model.hidden_size);
+  const double t = st.tp, c = st.cp, h = static_cast<double>(sc.model.hidden_size);
   out.tp_collective_s = (layer.parallel_attn_mlp ? 1 : 2) * tp_one;
-  if (layer.moe && st.ep > 1) {  // dispatch: every token's top-k copies leave for other EP ranks
-    const double bytes = tokens / t * layer.experts_per_token * h * 2 * (ep - 1) / ep;
-    const bool intra = st.tp * st.cp * st.ep <= hw.gpus_per_node;
-    out.ep_alltoall_s = LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, ep - 1);
+  if (layer.moe) {  // each token's top-k copies from the sequence shard this GPU routes
+    const double routed = tokens / t, copies = routed * layer.experts_per_token;
+    const int local = ExpertRanksPerNode(st.ep, st.tp * st.cp, hw.gpus_per_node);
+    const double nodes = std::ceil(static_cast<double>(st.ep) / local);
+    const double node_limit = NodesPerToken(layer.expert_groups, layer.expert_groups_per_token, nodes);
+    auto all_to_all = [&](double copy_bytes) {
+      const AllToAllBytes a = ExpertAllToAllBytes(routed, layer.experts_per_token, copy_bytes, st.ep, local, node_limit);
+      return std::max(LinkTime(hw.intra_node, a.intra_bytes, a.intra_peers),
+                      LinkTime(hw.inter_node, a.inter_bytes, a.inter_peers));
+    };
+    out.ep_alltoall_s = all_to_all(h * 2);
+    // FP8 training quantises the experts' input before dispatch, 1x128 tiles with an fp32 scale each (DeepSeek-V3
+    // section 3.3.2); combine and the backward's gradients stay bf16.
+    out.ep_dispatch_s = r.elem_bytes == 1 ? all_to_all(h * (1 + 4.0 / 128)) : out.ep_alltoall_s;
+    out.router_fwd_bytes = routed * RouterBytesPerToken(layer.experts, layer.experts_per_token, false);
+    out.router_bwd_bytes = routed * RouterBytesPerToken(layer.experts, layer.experts_per_token, true);
+    out.permute_bytes = copies * PermutationBytesPerCopy(h * 2);
   }
   if (st.cp > 1) {  // ring attention: the local K and V chunk visits the other cp-1 ranks
     const auto [b, s] = RowsOf(sc.training);
@@ -389,7 +415,7 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
   const double fwd_bytes = ElementwiseBytes(sc, r, layer, tokens);
   out.fwd_mem_s = HbmSeconds(r, fwd_bytes + cast_fwd_bytes);
   out.bwd_mem_s = backward > 0 ? HbmSeconds(r, 2 * fwd_bytes + cast_bwd_bytes) : 0;
-  CostLayerCollectives(sc, layer, tokens, tp_one, out);
+  CostLayerCollectives(sc, r, layer, tokens, tp_one, out);
 
   // FLOPs of the whole micro-batch (all TP/CP ranks together).
   const double seq_tokens = b * s;
@@ -470,12 +496,33 @@ TimeRates RatesOf(const Scenario& sc) {
 /// One micro-batch through all layers on one GPU (TP/CP/EP splits applied inside), summed over layers.
 struct LayerTotals {
   double fwd_s = 0, bwd_s = 0, fwd_mem = 0, bwd_mem = 0, recompute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0;
+  double moe_router_s = 0, moe_permute_s = 0, moe_imbalance_s = 0;
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
   double module_passes = 0;      // weight-holding modules (linears and two norms) x passes
   double dequant_module_passes = 0;  // quantised modules x passes that dequantise them
 };
+
+/// A MoE layer's expert-parallel terms for `n` layers: dispatch and combine in forward and backward (and the
+/// recomputed forward), less what the engine hides behind a paired micro-batch's compute of the same layer; the
+/// router and permutation traffic; the busiest EP rank's extra expert GEMMs. `backward`: CostLayer's.
+void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile& fw, const LayerCost& lc,
+                 bool has_bwd, int backward, double paired, double n, LayerTotals& x) {
+  const bool recompute = has_bwd && sc.strategy.recompute == Recompute::kFull;
+  const double forwards = 1 + (recompute ? 1 : 0);
+  // Each forward dispatches and combines; each backward sends both gradients back in bf16.
+  const double comm = forwards * (lc.ep_dispatch_s + lc.ep_alltoall_s) + (has_bwd ? 2 * lc.ep_alltoall_s : 0);
+  const double fwd = lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s;
+  const double window = fwd * forwards + (has_bwd ? lc.bwd_matmul_s + lc.bwd_attn_s + lc.bwd_mem_s : 0);
+  x.ep_s += n * ExposedExpertComm(comm, window, paired);
+  x.moe_router_s += n * HbmSeconds(r, lc.router_fwd_bytes * forwards + (has_bwd ? lc.router_bwd_bytes : 0));
+  x.moe_permute_s += n * HbmSeconds(r, lc.permute_bytes * (forwards + (has_bwd ? 1 : 0)));
+  if (sc.strategy.ep > 1) {
+    const double expert_passes = 1 + (has_bwd ? backward : 0) + (recompute ? 1 : 0);
+    x.moe_imbalance_s += n * (fw.moe_load_imbalance - 1) * lc.expert_fwd_matmul_s * expert_passes;
+  }
+}
 
 template <typename Layers>
 LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& groups, double tp_one) {
@@ -490,6 +537,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
   const bool sp_regathers_input = fw.sp_regathers_input;
   // Fused LoRA kernels (Unsloth) keep the adapter path in registers: no cast or add traffic.
   const bool adapter_casts = IsAdapterMethod(tr.method) && fw.fp32_adapters && !fw.fused_kernels;
+  const double paired = PairedMicroBatchShare(fw.moe_overlap, static_cast<double>(GradAccumSteps(sc)), st.pp);
   LayerTotals x;
   int64_t index = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -515,14 +563,13 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it
       // again in backward for the weight gradient: one all-gather, half an all-reduce, per TP pair.
       if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) x.tp_s += n * lc.tp_collective_s / 2;
-      x.ep_s += n * 2 * lc.ep_alltoall_s * (has_bwd ? 2 : 1);
+      AddMoeLayer(sc, r, fw, lc, has_bwd, full_bwd, paired, n, x);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
       x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
                      (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
       if (has_bwd && st.recompute == Recompute::kFull) {  // the whole forward again, collectives too
         x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
         x.tp_s += n * lc.tp_collective_s;
-        x.ep_s += n * 2 * lc.ep_alltoall_s;
         x.recompute_flops += n * lc.recompute_flops_full;
       } else if (has_bwd && st.recompute == Recompute::kSelective && !st.flash_attention) {
         // The attention core only; flash attention already recomputes it inside its own backward.
@@ -825,7 +872,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_tp = stage_share * x.tp_s;
   const double mb_ep = stage_share * x.ep_s;
   const double mb_cp = stage_share * x.cp_s;
-  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp;
+  const double mb_moe = stage_share * (x.moe_router_s + x.moe_permute_s + x.moe_imbalance_s);
+  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
   // GPTQ's training path unpacks each weight in eager torch ops dispatched from Python, beside the layer's own.
@@ -841,11 +889,14 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   out[TimeTerm::kTpComm] = micro_batches * mb_tp;
   out[TimeTerm::kEpComm] = micro_batches * mb_ep;
   out[TimeTerm::kCpComm] = micro_batches * mb_cp;
+  out[TimeTerm::kMoeRouter] = micro_batches * stage_share * x.moe_router_s;
+  out[TimeTerm::kMoePermute] = micro_batches * stage_share * x.moe_permute_s;
+  out[TimeTerm::kMoeImbalance] = micro_batches * stage_share * x.moe_imbalance_s;
 
-  // Pipeline: 1F1B leaves (p-1)/v micro-batch slots idle (Narayanan et al. 2021); each micro-batch sends
+  // Pipeline: the engine's schedule leaves micro-batch slots idle (core/moe_time.h); each micro-batch sends
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
   if (p > 1) {
-    out[TimeTerm::kPipelineBubble] = (p - 1.0) / l.v * mb_total;
+    out[TimeTerm::kPipelineBubble] = PipelineBubbleSlots(fw.moe_overlap, p, l.v) * mb_total;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
     out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);

@@ -400,6 +400,10 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
   const int64_t shared = c.NonNegativeOr("n_shared_experts", 0);
   const int64_t first_dense = c.NonNegativeOr("first_k_dense_replace", 0);
   const int64_t freq = c.PositiveOr("moe_layer_freq", 1);
+  // Group-limited routing (V2 group_limited_greedy, V3 noaux_tc): topk_group of n_group expert groups per token.
+  const int64_t groups = c.PositiveOr("n_group", 1);
+  const int64_t groups_per_token = c.PositiveOr("topk_group", groups);
+  if (groups_per_token > groups) c.Fail("topk_group", std::to_string(groups_per_token), fmt::format("at most n_group ({})", groups));
   if (top_k > experts) c.Fail("num_experts_per_tok", std::to_string(top_k),
                                         fmt::format("at most n_routed_experts ({})", experts));
 
@@ -440,6 +444,7 @@ ModelSpec DeepSeek(const ConfigReader& c, const std::string& type) {
       layer.num_experts = experts;
       layer.experts_per_token = top_k;
       layer.shared_expert_intermediate = shared * expert_width;
+      if (groups_per_token < groups) layer.expert_groups = groups, layer.expert_groups_per_token = groups_per_token;
     } else {
       AddMlp(layer, Module::kMlp, MlpKind::kGated, h, dense_width, false);
       layer.mlp_intermediate = dense_width;

@@ -1,0 +1,109 @@
+#include "core/moe_time.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/estimate.h"
+#include "io/scenario_reader.h"
+
+namespace trainplan {
+namespace {
+
+TEST(MoeTime, AllToAllSplitsNvlinkAndNetworkShares) {
+  // 64 ranks, 8 per node: of 125 tokens x 8 copies of 100 bytes, 1/64 stays, 7/64 cross NVLink, 56/64 the network.
+  const AllToAllBytes a = ExpertAllToAllBytes(125, 8, 100, 64, 8, 0);
+  EXPECT_DOUBLE_EQ(a.intra_bytes, 1000 * 100 * 7.0 / 64);
+  EXPECT_DOUBLE_EQ(a.inter_bytes, 1000 * 100 * 56.0 / 64);
+  EXPECT_EQ(a.intra_peers, 7);
+  EXPECT_EQ(a.inter_peers, 56);
+  // Inside one node nothing crosses the network; one rank sends nothing.
+  EXPECT_EQ(ExpertAllToAllBytes(125, 8, 100, 8, 8, 0).inter_bytes, 0);
+  EXPECT_EQ(ExpertAllToAllBytes(125, 8, 100, 1, 8, 0).intra_bytes, 0);
+}
+
+TEST(MoeTime, NodeLimitedRoutingCrossesTheNetworkOncePerNode) {
+  // DeepSeek-V3: 8 groups, 4 per token, EP 64 over 8 nodes: at most 4 nodes, 7/8 of them remote.
+  EXPECT_EQ(NodesPerToken(8, 4, 8), 4);
+  EXPECT_EQ(NodesPerToken(8, 4, 16), 8);  // a group spans two nodes
+  EXPECT_EQ(NodesPerToken(0, 0, 8), 0);
+  const AllToAllBytes limited = ExpertAllToAllBytes(125, 8, 100, 64, 8, 4);
+  EXPECT_DOUBLE_EQ(limited.inter_bytes, 125 * 4 * 7.0 / 8 * 100);
+  EXPECT_DOUBLE_EQ(limited.intra_bytes, 1000 * 100 * 7.0 / 8);
+  EXPECT_EQ(limited.inter_peers, 7);
+  EXPECT_LT(limited.inter_bytes, ExpertAllToAllBytes(125, 8, 100, 64, 8, 0).inter_bytes);
+}
+
+TEST(MoeTime, ExpertRanksPerNodeFollowTheRankOrder) {
+  EXPECT_EQ(ExpertRanksPerNode(64, 1, 8), 8);
+  EXPECT_EQ(ExpertRanksPerNode(64, 2, 8), 4);   // TP 2 takes half of each node's GPUs
+  EXPECT_EQ(ExpertRanksPerNode(4, 1, 8), 4);    // the whole group in one node
+  EXPECT_EQ(ExpertRanksPerNode(16, 8, 8), 1);   // TP fills the node
+  EXPECT_EQ(ExpertRanksPerNode(8, 4, 72), 8);   // a 72-GPU NVLink domain
+}
+
+TEST(MoeTime, OverlapOnlyLowersTheExposedTime) {
+  for (double comm : {0.0, 1.0, 5.0, 20.0})
+    for (double window : {0.0, 0.5, 3.0, 50.0})
+      for (double share : {0.0, 0.3, 1.0}) {
+        const double exposed = ExposedExpertComm(comm, window, share);
+        EXPECT_LE(exposed, comm);
+        EXPECT_GE(exposed, 0);
+        EXPECT_LE(ExposedExpertComm(comm, window + 1, share), exposed);  // more compute to hide behind
+      }
+  EXPECT_DOUBLE_EQ(ExposedExpertComm(10, 4, 0.5), 0.5 * 10 + 0.5 * 6);
+}
+
+TEST(MoeTime, OnlyOverlappingEnginesPairMicroBatches) {
+  EXPECT_EQ(PairedMicroBatchShare(MoeOverlap::kNone, 120, 16), 0);
+  EXPECT_DOUBLE_EQ(PairedMicroBatchShare(MoeOverlap::kA2aOverlap, 120, 16), 105.0 / 120);
+  EXPECT_DOUBLE_EQ(PairedMicroBatchShare(MoeOverlap::kDualPipe, 8, 1), 7.0 / 8);
+  EXPECT_EQ(PairedMicroBatchShare(MoeOverlap::kA2aOverlap, 1, 1), 0);  // nothing to pair with
+  EXPECT_EQ(PairedMicroBatchShare(MoeOverlap::kA2aOverlap, 10, 16), 0);
+}
+
+TEST(MoeTime, DualPipeHalvesTheBubble) {
+  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(MoeOverlap::kNone, 16, 1), 15);
+  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(MoeOverlap::kA2aOverlap, 16, 2), 7.5);
+  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(MoeOverlap::kDualPipe, 16, 1), 7);
+  EXPECT_EQ(PipelineBubbleSlots(MoeOverlap::kDualPipe, 1, 1), 0);
+  for (int p : {2, 4, 8, 16, 32})
+    EXPECT_LE(PipelineBubbleSlots(MoeOverlap::kDualPipe, p, 1), PipelineBubbleSlots(MoeOverlap::kNone, p, 1));
+}
+
+TEST(MoeTime, RouterAndPermutationBytes) {
+  EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, false), 256 * 10 + 8 * 12);
+  EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, true), 256 * 14 + 8 * 4);
+  EXPECT_DOUBLE_EQ(PermutationBytesPerCopy(7168 * 2), 4 * 7168 * 2);
+}
+
+// DeepSeek-V3 pre-training (arXiv 2412.19437, Table 1 and section 3): 2.664M H800 GPU-hours for 14.8T tokens on
+// 2,048 H800 (8 per node, NVLink inside, one 400 Gb/s InfiniBand NIC per GPU), PP16, EP64 across 8 nodes, ZeRO-1
+// data parallelism, FP8 GEMMs, sequence 4096 and a final batch of 15,360 sequences. 54.2 days on 2,048 GPUs.
+nlohmann::json DeepSeekV3(const std::string& framework) {
+  return {{"model", "deepseek-v3"},
+          {"training", {{"method", "pretrain"}, {"precision", "fp8"}, {"framework", framework}, {"seq_len", 4096},
+                        {"micro_batch", 1}, {"global_batch", 15360}, {"tokens", 14.8e12}}},
+          {"hardware", {{"gpu", "h800-sxm"}, {"gpus", 2048}, {"gpus_per_node", 8},
+                        {"links", {{"inter_node", "ib-ndr400"}}}}},
+          {"strategy", {{"tp", 1}, {"pp", 16}, {"ep", 64}, {"zero", 1}, {"recompute", "none"}}}};
+}
+
+TEST(MoeTime, DeepSeekV3PretrainingWithinFifteenPercentOfItsGpuHours) {
+  const Estimate e = EstimateScenario(ScenarioFromJson(DeepSeekV3("megatron"), false));
+  const double published_days = 2.664e6 / 2048 / 24;
+  EXPECT_NEAR(e.time.training_s / 86400, published_days, 0.15 * published_days);
+  // The all-to-alls hide behind the paired micro-batches' compute: no longer half of the step.
+  EXPECT_LT(e.time[TimeTerm::kEpComm], 0.1 * e.time.step_s);
+}
+
+TEST(MoeTime, AnOverlappingEngineIsNeverSlowerThanThePlainOne) {
+  const Estimate overlapped = EstimateScenario(ScenarioFromJson(DeepSeekV3("megatron"), false));
+  const Estimate plain = EstimateScenario(ScenarioFromJson(DeepSeekV3("deepspeed"), false));
+  EXPECT_LT(overlapped.time[TimeTerm::kEpComm], plain.time[TimeTerm::kEpComm]);
+  EXPECT_GT(plain.time[TimeTerm::kMoeRouter], 0);
+  EXPECT_GT(plain.time[TimeTerm::kMoePermute], 0);
+  EXPECT_GT(plain.time[TimeTerm::kMoeImbalance], 0);
+}
+
+}  // namespace
+}  // namespace trainplan
