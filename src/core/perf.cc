@@ -589,6 +589,15 @@ Fp8Time Fp8Seconds(const Scenario& sc, const TimeRates& r, const Layout& l, cons
   return t;
 }
 
+/// One pass's ZeRO-3 collectives over `units` gather units, prefetched one unit ahead (FSDP's forward prefetch and
+/// BACKWARD_PRE, Megatron-FSDP): the first unit's gather (and in backward the last unit's reduce-scatter) has no
+/// compute to hide behind; every other unit's hides behind its neighbour's compute up to that compute's length.
+/// Uniform units: comm/u + (u-1) max(0, (comm - busy)/u).
+double PrefetchedExposure(double comm, double busy, double units) {
+  const double per_unit = comm / units;
+  return per_unit + (units - 1) * std::max(0.0, per_unit - busy / units);
+}
+
 /// Data parallelism. Gradients (fp32 when the framework accumulates in fp32) are reduced once per step,
 /// as an all-reduce or, with ZeRO-1/2 or a distributed optimizer, reduce-scatter + parameter all-gather
 /// (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
@@ -617,9 +626,10 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
     const double latency = stage_collectives * (d - 1) * ring.latency_s;
     const double fwd_comm = gather + latency;
     const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
-    const double exposed = r.zero3_prefetch
-                               ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
-                               : fwd_comm + bwd_comm;
+    const double units = std::max(1.0, stage_collectives);
+    const double exposed = r.zero3_prefetch ? PrefetchedExposure(fwd_comm, mb_fwd_busy, units) +
+                                                  PrefetchedExposure(bwd_comm, mb_bwd_busy, units)
+                                            : fwd_comm + bwd_comm;
     return micro_batches * exposed;
   }
   const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);

@@ -268,6 +268,32 @@ TEST(PerfProperties, Zero3SlowsDownAsPerGpuBatchShrinks) {
   EXPECT_LT(large.model_tflops_per_gpu, 0.8 * small.model_tflops_per_gpu);
 }
 
+// FSDP prefetches one block ahead: every block's gather hides behind its neighbour's compute, but the first
+// block's gather in each pass (and the last block's reduce-scatter in backward) has nothing to hide behind. With
+// compute to spare, the exposed time is one block's collectives per pass, whatever the depth of the model.
+TEST(PerfZero3, PrefetchLeavesOneUnitExposedPerPass) {
+  const auto exposed = [](int64_t layers) {
+    Scenario sc = Base(Gpt(4096, 32, layers, 1024), 16);  // a small vocabulary: the blocks hold the weights
+    sc.training.framework = Framework::kFsdp;
+    sc.strategy.zero = 3;
+    sc.training.seq_len = 8192;
+    sc.training.global_batch = 16;
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  EXPECT_GT(exposed(8), 0);
+  EXPECT_NEAR(exposed(16) / exposed(8), 1.0, 0.02);
+  // Without prefetch (DeepSpeed as Megatron-LM 2021 measured it) every gather waits: it grows with depth.
+  const auto waits = [](int64_t layers) {
+    Scenario sc = Base(Gpt(4096, 32, layers, 1024), 16);
+    sc.training.framework = Framework::kDeepSpeed;
+    sc.strategy.zero = 3;
+    sc.training.seq_len = 8192;
+    sc.training.global_batch = 16;
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  EXPECT_NEAR(waits(16) / waits(8), 2.0, 0.05);
+}
+
 TEST(PerfProperties, OffloadAddsHostTime) {
   Scenario sc = Base(Gpt(4096, 32, 32, 32000), 1);
   const TimeEstimate gpu = Time(sc);
