@@ -19,7 +19,9 @@ using nlohmann::json;
 json MoeJob(const std::string& gpu, int gpus, json extra_hardware = json::object()) {
   json hardware = {{"gpu", gpu}, {"gpus", gpus}};
   hardware.update(extra_hardware);
-  return {{"model", "deepseek-v3"},
+  // Qwen3-30B-A3B routes each token to any 8 of 128 experts: with no node limit (DeepSeek's groups) most
+  // copies of an EP 16 all-to-all leave an 8-GPU server.
+  return {{"model", "qwen3-30b-a3b"},
           {"training", {{"method", "pretrain"}, {"precision", "fp8"}, {"seq_len", 4096}, {"global_batch", 1152},
                         {"tokens", 1e10}}},
           {"hardware", hardware},

@@ -201,6 +201,23 @@ TEST(Efficiency, CeilingsByGenerationAndTimingByEngine) {
   EXPECT_DOUBLE_EQ(e.Engine(Framework::kFsdp).elementwise_traffic, 2.0);
 }
 
+// TransformerEngine's default recipe (DelayedScaling, 1024-entry amax history) except on Blackwell (MXFP8);
+// Megatron-Core alone tells TE which micro-batch is the first, so only it casts weights once per step.
+TEST(Efficiency, Fp8RecipesAndWeightCaches) {
+  const EfficiencyCatalog& e = Efficiency();
+  EXPECT_EQ(e.fp8_scaling[static_cast<int>(GpuGeneration::kHopper)], Fp8Scaling::kDelayed);
+  EXPECT_EQ(e.fp8_scaling[static_cast<int>(GpuGeneration::kAda)], Fp8Scaling::kDelayed);
+  EXPECT_EQ(e.fp8_scaling[static_cast<int>(GpuGeneration::kBlackwell)], Fp8Scaling::kMxfp8);
+  EXPECT_DOUBLE_EQ(e.fp8_amax_history_len, 1024);
+  EXPECT_TRUE(e.Engine(Framework::kMegatron).fp8_weight_cache);
+  EXPECT_FALSE(e.Engine(Framework::kFsdp).fp8_weight_cache);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadEfficiency(Edited("efficiency.json", "\"blackwell\": \"mxfp8\"", "\"blackwell\": \"nvfp4\""),
+                             "efficiency.json");
+            }).find("fp8.recipe_by_generation.blackwell: 'nvfp4'; delayed, current or mxfp8"),
+            std::string::npos);
+}
+
 TEST(Efficiency, BrokenDocumentsNameFileEntryAndKey) {
   EXPECT_NE(InternalErrorOf([] {
               LoadEfficiency(Edited("efficiency.json", "\"name\": \"hopper\"", "\"name\": \"hoper\""), "efficiency.json");

@@ -52,11 +52,38 @@ EngineTiming ReadEngine(const Field& e) {
   e.At("zero3_host_source").String();
   t.dataloader_workers = static_cast<int>(e.At("dataloader_workers").Number(0, 1024, true));
   e.At("dataloader_source").String();
+  t.fp8_weight_cache = e.At("fp8_weight_cache").Bool();
+  e.At("fp8_source").String();
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2 or fa3");
   e.At("default_attention_source").String();
   e.At("source").String();  // every engine cites what it was calibrated on
   return t;
+}
+
+Fp8Scaling ReadFp8Scaling(const Field& f) {
+  const std::string& name = f.String();
+  if (name == "delayed") return Fp8Scaling::kDelayed;
+  if (name == "current") return Fp8Scaling::kCurrent;
+  if (name == "mxfp8") return Fp8Scaling::kMxfp8;
+  f.Fail("delayed, current or mxfp8");
+  return Fp8Scaling::kDelayed;
+}
+
+/// The FP8 recipe each generation's engines default to ("default" for the rest) and delayed scaling's history.
+void ReadFp8(const Field& fp8, EfficiencyCatalog& c) {
+  fp8.At("about").String();
+  fp8.At("recipe_source").String();
+  fp8.At("amax_history_source").String();
+  const Field recipes = fp8.At("recipe_by_generation");
+  c.fp8_scaling.fill(ReadFp8Scaling(recipes.At("default")));
+  for (const auto& [name, entry] : recipes.Members()) {
+    if (name == "default") continue;
+    const auto generation = ParseGpuGeneration(name);
+    if (!generation) entry.Fail("a generation of data/gpus.json or default");
+    c.fp8_scaling[static_cast<int>(*generation)] = ReadFp8Scaling(entry);
+  }
+  c.fp8_amax_history_len = fp8.At("amax_history_len").Number(0, 1e6);
 }
 
 }  // namespace
@@ -66,6 +93,7 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   const Field root = doc.Root();
   EfficiencyCatalog c;
   c.dim_half = root.At("gemm").At("dim_half").Number(0, 1e5);
+  ReadFp8(root.At("fp8"), c);
   c.hbm_efficiency = root.At("hbm_efficiency").At("value").Number(0, 1);
   c.pcie_efficiency = root.At("pcie_efficiency").At("value").Number(0, 1);
   c.cpu_adam_s_per_param = root.At("cpu_adam").At("seconds_per_billion_params").Number(0, 1e3) * 1e-9;

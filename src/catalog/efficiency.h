@@ -16,6 +16,13 @@ struct GenerationCeilings {
 };
 
 /// How an engine's implementation changes time.
+/// How FP8 quantisation scales are found (TransformerEngine recipes).
+enum class Fp8Scaling {
+  kDelayed,  // DelayedScaling: per-tensor scale from an amax history, amaxes all-reduced once per pass
+  kCurrent,  // Float8CurrentScaling: an amax pass over each tensor right before its cast
+  kMxfp8,    // MXFP8BlockScaling (Blackwell): one E8M0 scale per 32 elements, no amax bookkeeping
+};
+
 struct EngineTiming {
   bool grad_reduce_overlap = true;   // gradient reduction overlapped with the last backward
   double host_s_per_layer_pass = 0;  // CPU dispatch time of one layer's kernels for one pass
@@ -24,6 +31,7 @@ struct EngineTiming {
   bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
   double zero3_host_s_per_module = 0;    // ZeRO-3 fetch/release hooks, per weight-holding module per pass
   int dataloader_workers = 0;            // default DataLoader worker processes (0: the training process)
+  bool fp8_weight_cache = false;         // FP8 weight copies made once per step, not per micro-batch
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
 };
 
@@ -46,6 +54,8 @@ struct EfficiencyCatalog {
   double gpu_speed_cv = 0;  // spread of same-SKU GPU speeds (coefficient of variation): the straggler term
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
+  std::array<Fp8Scaling, kGpuGenerations> fp8_scaling{};  // the engines' default FP8 recipe, by GpuGeneration
+  double fp8_amax_history_len = 1024;                      // delayed scaling's amax history per tensor
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated
   // on FlashAttention-2), by AttentionKernel and GpuGeneration; eager attention has no entry (its GEMMs run
   // at the matmul ceiling and its score matrix crosses HBM).

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/efficiency.h"
 #include "core/model.h"
 #include "core/scenario.h"
 
@@ -79,6 +80,7 @@ enum class TimeTerm {
   kDora,               // DoRA's weight norm rebuilt every forward and its rescaling of the output
   kDataloader,       // batches built in the training process (no DataLoader workers), not hidden
   kStraggler,        // waiting for the slowest of the step's GPUs at its synchronisations (core/scale.h)
+  kFp8Casts,         // FP8 quantisation of inputs, gradients and weights; delayed scaling's amax bookkeeping
   kCount
 };
 const char* TimeTermName(TimeTerm term);
@@ -303,6 +305,11 @@ struct TimeRates {
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
   double compile_s = 0;                // once per job; 0 without torch.compile
   double gpu_speed_cv = 0;             // spread of same-SKU GPU speeds (data/efficiency.json "scale")
+  // FP8 recipes (core/fp8_time.h): linears run at peak_flops with 1-byte operands, everything else 16-bit.
+  bool fp8 = false;
+  Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
+  bool fp8_weight_cache = false;       // weights quantised once per step instead of per micro-batch
+  double fp8_amax_history_len = 0;
 };
 
 /// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU

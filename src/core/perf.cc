@@ -9,6 +9,7 @@
 #include "catalog/job_costs.h"
 #include "core/estimate.h"
 #include "core/feature_time.h"
+#include "core/fp8_time.h"
 #include "core/framework.h"
 #include "core/moe_time.h"
 #include "core/reliability.h"
@@ -38,6 +39,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kDora: return "dora";
     case TimeTerm::kDataloader: return "dataloader";
     case TimeTerm::kStraggler: return "straggler";
+    case TimeTerm::kFp8Casts: return "fp8_casts";
     case TimeTerm::kCount: break;
   }
   return "";
@@ -118,8 +120,9 @@ double GemmSeconds(const TimeRates& r, double s_per_flop, double elem_bytes, dou
 double Gemm(const TimeRates& r, double m, double n, double k, double count) {
   return GemmSeconds(r, r.matmul_s_per_flop, r.elem_bytes, m, n, k, count);
 }
-/// Eager attention: batched GEMMs at the 16-bit rate.
-double AttentionGemm(const TimeRates& r, double m, double n, double k, double count) {
+/// Eager attention's batched GEMMs and the LM head: the 16-bit rate, FP8 recipes included (TE keeps attention
+/// and Megatron-Core's output layer out of FP8).
+double Gemm16(const TimeRates& r, double m, double n, double k, double count) {
   return GemmSeconds(r, r.eager_attn_s_per_flop, r.attn_elem_bytes, m, n, k, count);
 }
 /// Fused attention: the score tiles never leave on-chip memory, so only the kernel's achieved rate
@@ -246,10 +249,11 @@ struct LayerCost {
   double model_flops = 0;      // whole micro-batch, all GPUs of the TP/CP group, fwd + needed bwd
   double recompute_flops_full = 0, recompute_flops_selective = 0;
   double dequant_bytes = 0;    // QLoRA NF4 -> bf16 per pass
+  double fp8_fwd_bytes = 0, fp8_bwd_bytes = 0;  // FP8 casts of the linears' inputs and output gradients
 };
 
 // The layer's linears: each GEMM as the TP/EP split leaves it on this GPU, LoRA adapters beside their
-// targets, FP8 input casts.
+// targets, FP8 casts (core/fp8_time.h).
 // PEFT with fp32 adapters under bf16 autocast (LoraLayer.forward): each target casts its input to the adapter
 // dtype and autocast casts it back for lora_A (read 2 + write 4, read 4 + write 2 bytes per input element);
 // the adapter output is scaled and added to the base output (read 2 + write 2, read 4 + write 2 per output
@@ -262,6 +266,7 @@ template <typename Layers>
 void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index, int backward,
                double tokens, bool adapter_casts, LayerCost& out, double& cast_fwd_bytes, double& cast_bwd_bytes) {
   const double inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep;
+  const bool fp8_fused_norm = GetFrameworkProfile(sc.training.framework).fused_kernels;
   layers.ForEachGemm(index, [&](const GemmShape& g) {
     double n = g.out * inv_t, k = g.in;
     if (g.row_parallel) n = g.out, k = g.in * inv_t;
@@ -273,9 +278,10 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
     const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
     if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s;
-    if (r.elem_bytes == 1) {  // FP8: inputs cast (read 2 bytes, write 1) before the GEMM, gradients too
-      cast_fwd_bytes += g.multiplicity * 3 * m * k * count;
-      cast_bwd_bytes += backward > 0 ? g.multiplicity * 3 * m * n * count : 0;
+    if (r.fp8) {  // column-parallel inputs come from a norm, which fused engines quantise in the same kernel
+      const Fp8LinearCasts casts = Fp8Casts(r.fp8_scaling, m, n, k, fp8_fused_norm && !g.row_parallel, backward > 0);
+      out.fp8_fwd_bytes += g.multiplicity * count * casts.fwd_bytes;
+      out.fp8_bwd_bytes += g.multiplicity * count * casts.bwd_bytes;
     }
     out.bwd_matmul_s += backward * gemm_s;
     if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
@@ -325,8 +331,8 @@ double CostAttention(const Scenario& sc, const TimeRates& r, const TimeLayerSumm
   const double attn_fwd_s =
       st.flash_attention
           ? Flash(r, q_rows, keys_time, at.qk_head_dim + at.v_head_dim, b * heads)
-          : AttentionGemm(r, q_rows, keys_time, at.qk_head_dim, b * heads) +
-                AttentionGemm(r, q_rows, at.v_head_dim, keys_time, b * heads);
+          : Gemm16(r, q_rows, keys_time, at.qk_head_dim, b * heads) +
+                Gemm16(r, q_rows, at.v_head_dim, keys_time, b * heads);
   out.fwd_attn_s = attn_fwd_s;
   // Flash attention's backward recomputes the scores: 5 GEMMs of the forward's size against 4.
   const double attn_bwd_factor = st.flash_attention ? 2.5 : 2.0;
@@ -490,6 +496,10 @@ TimeRates RatesOf(const Scenario& sc) {
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
   r.gpu_speed_cv = eff.gpu_speed_cv;
+  r.fp8 = fp8;
+  r.fp8_scaling = eff.fp8_scaling[static_cast<int>(gpu.generation)];
+  r.fp8_weight_cache = engine.fp8_weight_cache;
+  r.fp8_amax_history_len = eff.fp8_amax_history_len;
   return r;
 }
 
@@ -502,6 +512,9 @@ struct LayerTotals {
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
   double module_passes = 0;      // weight-holding modules (linears and two norms) x passes
   double dequant_module_passes = 0;  // quantised modules x passes that dequantise them
+  double fp8_cast_bytes = 0;     // FP8 casts of inputs and gradients, recomputed forwards included
+  double fp8_weight_bytes = 0;   // one FP8 cast of the weights this GPU holds
+  double fp8_tensors = 0;        // FP8 tensors with an amax (input, weight, gradient per linear)
 };
 
 /// A MoE layer's expert-parallel terms for `n` layers: dispatch and combine in forward and backward (and the
@@ -567,7 +580,13 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
       x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
                      (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
-      if (has_bwd && st.recompute == Recompute::kFull) {  // the whole forward again, collectives too
+      const bool recomputed = has_bwd && st.recompute == Recompute::kFull;
+      x.fp8_cast_bytes += n * (lc.fp8_fwd_bytes * (recomputed ? 2 : 1) + lc.fp8_bwd_bytes);
+      if (r.fp8) {
+        x.fp8_weight_bytes += n * Fp8CastBytesPerElement(r.fp8_scaling) * layer.params / (st.tp * st.ep);
+        x.fp8_tensors += n * 3 * layer.linears;
+      }
+      if (recomputed) {  // the whole forward again, collectives too
         x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
         x.tp_s += n * lc.tp_collective_s;
         x.recompute_flops += n * lc.recompute_flops_full;
@@ -600,6 +619,35 @@ Layout LayoutOf(const Scenario& sc) {
   return {t, p, c, d, std::max(1, st.interleave), static_cast<double>(t) * p * c * d};
 }
 
+/// FP8's own work on the slowest stage (core/fp8_time.h): per micro-batch the casts of inputs and gradients, delayed
+/// scaling's amax all-reduces (over the TP x DP x CP ranks, Megatron-Core's amax reduction group) and history
+/// updates; the weight casts in every micro-batch or, where the engine caches them, once per step.
+struct Fp8Time {
+  double per_micro_batch_s = 0, per_step_s = 0;
+};
+Fp8Time Fp8Seconds(const Scenario& sc, const TimeRates& r, const Layout& l, const LayerTotals& x, double stage_share) {
+  Fp8Time t;
+  if (!r.fp8) return t;
+  const double tensors = stage_share * x.fp8_tensors;
+  const int group = l.t * l.d * l.c;
+  const double reduce =
+      AllReduceTime(sc.hardware, tensors * 4, group, std::min(group, sc.hardware.gpus_per_node), 1.0);
+  const int passes = Fp8AmaxReductions(r.fp8_scaling);
+  const double history = passes * Fp8AmaxHistoryBytes(r.fp8_scaling, tensors, r.fp8_amax_history_len);
+  t.per_micro_batch_s = HbmSeconds(r, stage_share * x.fp8_cast_bytes + history) + passes * reduce;
+  (r.fp8_weight_cache ? t.per_step_s : t.per_micro_batch_s) += HbmSeconds(r, stage_share * x.fp8_weight_bytes);
+  return t;
+}
+
+/// One pass's ZeRO-3 collectives over `units` gather units, prefetched one unit ahead (FSDP's forward prefetch and
+/// BACKWARD_PRE, Megatron-FSDP): the first unit's gather (and in backward the last unit's reduce-scatter) has no
+/// compute to hide behind; every other unit's hides behind its neighbour's compute up to that compute's length.
+/// Uniform units: comm/u + (u-1) max(0, (comm - busy)/u).
+double PrefetchedExposure(double comm, double busy, double units) {
+  const double per_unit = comm / units;
+  return per_unit + (units - 1) * std::max(0.0, per_unit - busy / units);
+}
+
 /// Data parallelism. Gradients (fp32 when the framework accumulates in fp32) are reduced once per step,
 /// as an all-reduce or, with ZeRO-1/2 or a distributed optimizer, reduce-scatter + parameter all-gather
 /// (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
@@ -628,9 +676,10 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
     const double latency = stage_collectives * (d - 1) * ring.latency_s;
     const double fwd_comm = gather + latency;
     const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
-    const double exposed = r.zero3_prefetch
-                               ? std::max(0.0, fwd_comm - mb_fwd_busy) + std::max(0.0, bwd_comm - mb_bwd_busy)
-                               : fwd_comm + bwd_comm;
+    const double units = std::max(1.0, stage_collectives);
+    const double exposed = r.zero3_prefetch ? PrefetchedExposure(fwd_comm, mb_fwd_busy, units) +
+                                                  PrefetchedExposure(bwd_comm, mb_bwd_busy, units)
+                                            : fwd_comm + bwd_comm;
     return micro_batches * exposed;
   }
   const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
@@ -852,7 +901,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
   const bool head_trainable = !IsAdapterMethod(tr.method);
-  const double head_s = Gemm(r, tokens_gpu, vocab / t, h, 1);
+  const double head_s = Gemm16(r, tokens_gpu, vocab / t, h, 1);
   const double head_fwd = head_s;
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
@@ -873,7 +922,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_ep = stage_share * x.ep_s;
   const double mb_cp = stage_share * x.cp_s;
   const double mb_moe = stage_share * (x.moe_router_s + x.moe_permute_s + x.moe_imbalance_s);
-  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe;
+  const Fp8Time fp8 = Fp8Seconds(sc, r, l, x, stage_share);
+  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe + fp8.per_micro_batch_s;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
   // GPTQ's training path unpacks each weight in eager torch ops dispatched from Python, beside the layer's own.
@@ -892,6 +942,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   out[TimeTerm::kMoeRouter] = micro_batches * stage_share * x.moe_router_s;
   out[TimeTerm::kMoePermute] = micro_batches * stage_share * x.moe_permute_s;
   out[TimeTerm::kMoeImbalance] = micro_batches * stage_share * x.moe_imbalance_s;
+  // Cached weight casts run once, in the first micro-batch's forward: they show beyond its dispatch-bound slack.
+  out[TimeTerm::kFp8Casts] = micro_batches * fp8.per_micro_batch_s + std::max(0.0, fp8.per_step_s - mb_launch);
 
   // Pipeline: the engine's schedule leaves micro-batch slots idle (core/moe_time.h); each micro-batch sends
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.

@@ -268,6 +268,32 @@ TEST(PerfProperties, Zero3SlowsDownAsPerGpuBatchShrinks) {
   EXPECT_LT(large.model_tflops_per_gpu, 0.8 * small.model_tflops_per_gpu);
 }
 
+// FSDP prefetches one block ahead: every block's gather hides behind its neighbour's compute, but the first
+// block's gather in each pass (and the last block's reduce-scatter in backward) has nothing to hide behind. With
+// compute to spare, the exposed time is one block's collectives per pass, whatever the depth of the model.
+TEST(PerfZero3, PrefetchLeavesOneUnitExposedPerPass) {
+  const auto exposed = [](int64_t layers) {
+    Scenario sc = Base(Gpt(4096, 32, layers, 1024), 16);  // a small vocabulary: the blocks hold the weights
+    sc.training.framework = Framework::kFsdp;
+    sc.strategy.zero = 3;
+    sc.training.seq_len = 8192;
+    sc.training.global_batch = 16;
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  EXPECT_GT(exposed(8), 0);
+  EXPECT_NEAR(exposed(16) / exposed(8), 1.0, 0.02);
+  // Without prefetch (DeepSpeed as Megatron-LM 2021 measured it) every gather waits: it grows with depth.
+  const auto waits = [](int64_t layers) {
+    Scenario sc = Base(Gpt(4096, 32, layers, 1024), 16);
+    sc.training.framework = Framework::kDeepSpeed;
+    sc.strategy.zero = 3;
+    sc.training.seq_len = 8192;
+    sc.training.global_batch = 16;
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  EXPECT_NEAR(waits(16) / waits(8), 2.0, 0.05);
+}
+
 TEST(PerfProperties, OffloadAddsHostTime) {
   Scenario sc = Base(Gpt(4096, 32, 32, 32000), 1);
   const TimeEstimate gpu = Time(sc);
@@ -303,6 +329,88 @@ TEST(PerfProperties, Fp8IsFasterThanBf16) {
   const double bf16 = Time(sc).step_s;
   sc.training.precision = Precision::kFp8;
   EXPECT_LT(Time(sc).step_s, bf16);
+}
+
+TEST(PerfFp8, CastsAreTheirOwnTerm) {
+  Scenario sc = Base(Gpt(4096, 32, 8, 32000), 8);
+  EXPECT_EQ(Time(sc)[TimeTerm::kFp8Casts], 0);
+  const double bf16_memory = Time(sc)[TimeTerm::kMemoryBound];
+  sc.training.precision = Precision::kFp8;
+  const TimeEstimate fp8 = Time(sc);
+  // Megatron: q/k/v and up take their input from a fused norm; o and down are cast separately (read 2, write
+  // 1 + 1 bytes per element of [2048 tokens, 4096]); every output gradient is cast in backward; the weights
+  // (4 bytes each) once per step; two amax all-reduces and history rolls per micro-batch.
+  const double tokens = 2048, h = 4096;
+  const double fwd = 4 * tokens * (h + 4 * h);
+  const double bwd = 4 * tokens * (3 * h + h + 4 * h + h);
+  const double weights = 4 * 12 * h * h;
+  const double hbm_s = (8 * 8 * (fwd + bwd) + 8 * weights) / (3.35e12 * 0.8);  // 8 micro-batches, 8 layers
+  // Amax all-reduce of a few hundred bytes over 8 GPUs of a node: 2 x 7 ring steps of 5 us, twice per micro-batch.
+  const double amax_s = 8 * 2 * 14 * 5e-6;
+  EXPECT_NEAR(fp8[TimeTerm::kFp8Casts] / (hbm_s + amax_s), 1.0, 0.01);
+  EXPECT_DOUBLE_EQ(fp8[TimeTerm::kMemoryBound], bf16_memory);  // casts are not elementwise work
+}
+
+TEST(PerfFp8, LmHeadStaysBf16) {
+  // A model whose work is nearly all LM head: FP8 barely changes its compute (Megatron-Core's output layer is
+  // not a TransformerEngine module).
+  Scenario sc = Base(Gpt(1024, 8, 1, 1000000), 8);
+  const double bf16 = Time(sc)[TimeTerm::kCompute];
+  sc.training.precision = Precision::kFp8;
+  EXPECT_GT(Time(sc)[TimeTerm::kCompute] / bf16, 0.95);
+}
+
+TEST(PerfFp8, EnginesThatCacheWeightsCastThemOncePerStep) {
+  const auto casts = [](Framework f, int64_t micro_batches) {
+    Scenario sc = Base(Gpt(4096, 32, 8, 32000), 8);
+    sc.training.framework = f;
+    sc.training.precision = Precision::kFp8;
+    sc.training.global_batch = 8 * micro_batches;
+    return Time(sc)[TimeTerm::kFp8Casts];
+  };
+  // Megatron-Core marks the first micro-batch: the weight casts do not grow with accumulation.
+  EXPECT_LT(casts(Framework::kMegatron, 16), 2 * casts(Framework::kMegatron, 8) - 1e-6);
+  EXPECT_NEAR(casts(Framework::kFsdp, 16), 2 * casts(Framework::kFsdp, 8), 1e-9);
+}
+
+TEST(PerfFp8, Mxfp8OnBlackwellHasNoAmaxReductions) {
+  Scenario sc = Base(Gpt(4096, 32, 8, 32000), 64);
+  sc.training.precision = Precision::kFp8;
+  const double hopper = Time(sc)[TimeTerm::kFp8Casts];
+  sc.hardware.gpu.generation = GpuGeneration::kBlackwell;
+  // Same bandwidth and peaks: only the recipe changes (scales instead of amax all-reduces over 64 ranks).
+  const double blackwell = Time(sc)[TimeTerm::kFp8Casts];
+  EXPECT_LT(blackwell, hopper);
+  EXPECT_GT(blackwell, 0);
+}
+
+// Property: for the same plan FP8 is never slower than bf16, over model sizes, TP, sequence lengths, engines and
+// GPU generations, while each GPU keeps at least 256 of the hidden columns. Below that (a 1024-wide model over 8
+// ranks) the GEMMs are memory-bound and the casts (4 bytes per input and gradient element) outweigh what FP8
+// saves, as on real hardware; plans that narrow do not use FP8.
+TEST(PerfProperties, Fp8NeverSlowerThanBf16) {
+  for (int64_t h : {1024, 2048, 4096, 8192}) {
+    for (int tp : {1, 2, 4, 8}) {
+      if (h / tp < 256) continue;
+      for (int64_t seq : {1024, 4096, 16384}) {
+        for (Framework f : {Framework::kMegatron, Framework::kFsdp, Framework::kDeepSpeed}) {
+          for (GpuGeneration gen : {GpuGeneration::kHopper, GpuGeneration::kBlackwell}) {
+            Scenario sc = Base(Gpt(h, h / 128, 8, 128000), 8);
+            sc.training.framework = f;
+            sc.training.seq_len = seq;
+            sc.hardware.gpu.generation = gen;
+            sc.strategy.tp = tp;
+            sc.strategy.dp = 8 / tp;
+            sc.strategy.sequence_parallel = tp > 1;
+            const double bf16 = Time(sc).step_s;
+            sc.training.precision = Precision::kFp8;
+            EXPECT_LE(Time(sc).step_s, bf16 * (1 + 1e-12)) << "h " << h << " tp " << tp << " seq " << seq << " "
+                                             << FrameworkKey(f) << " " << GenerationName(gen);
+          }
+        }
+      }
+    }
+  }
 }
 
 /// Qwen-1.8B (Qwen/Qwen-1_8B config.json): 24 layers, hidden 2048, 16 heads, w1/w2 5504 wide, 151,936 tokens.
