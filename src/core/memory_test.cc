@@ -730,6 +730,26 @@ TEST(MemoryTest, LossChoiceNeverRaisesMemory) {
   EXPECT_EQ(EffectiveLoss(sc.training), Loss::kCut);
 }
 
+// The loss implementation is one mechanism in memory and time: llm-foundry's fused cross-entropy (an FSDP job with
+// loss fused) keeps less at the loss and moves fewer bytes through HBM than the Hugging Face upcast loss.
+TEST(MemoryTest, FusedLossIsLighterInMemoryAndTime) {
+  Scenario sc = ScenarioFromJson({{"model", "llama-3-8b"},
+                                   {"training", {{"method", "pretrain"}, {"framework", "fsdp"}, {"seq_len", 4096},
+                                                 {"micro_batch", 1}, {"global_batch", 8}}},
+                                   {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+                                   {"strategy", {{"zero", 3}}}},
+                                  false);
+  const ParamCounts params = CountParams(sc.model);
+  const TrainableParams trainable = CountTrainable(sc, params);
+  const MemoryEstimate upcast = EstimateMemory(sc, params, trainable);
+  const double upcast_s = EstimateTime(sc, params, trainable).step_s;
+  sc.training.loss = Loss::kFused;
+  const MemoryEstimate fused = EstimateMemory(sc, params, trainable);
+  const double T = 4096, V = 128256;
+  EXPECT_DOUBLE_EQ(upcast[MemTerm::kLogits] - fused[MemTerm::kLogits], T * V * (14 - 4) - T * 12);
+  EXPECT_LT(EstimateTime(sc, params, trainable).step_s, upcast_s);
+}
+
 // Optimizer in backward as a job choice: off on torchtune's single GPU keeps every gradient; on under HF
 // keeps one parameter group's (the LM head here).
 TEST(MemoryTest, OptimizerInBackwardOverridesTheEngine) {
