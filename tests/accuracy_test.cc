@@ -98,7 +98,9 @@ TEST(Accuracy, MosaicMl) {
   // The worst rows are memory-starved runs (70B on 40 GB cards, 13B without recomputation) and
   // 32k-65k-token sequences where the attention kernel of the time dominates.
   ExpectWithin("MosaicML llm-foundry (A100)", "tokens_per_s_per_gpu", 70, 0.10, 0.55);
-  ExpectWithin("MosaicML llm-foundry (H100)", "tokens_per_s_per_gpu", 46, 0.10, 0.40);
+  // llm-foundry's fused cross-entropy moves 4 B per logit where the upcast loss moved 28: the estimates, already
+  // a little fast on these rows, gain up to 2%.
+  ExpectWithin("MosaicML llm-foundry (H100)", "tokens_per_s_per_gpu", 46, 0.11, 0.40);
 }
 
 TEST(Accuracy, QwenFineTuning) {
@@ -129,6 +131,26 @@ TEST(Accuracy, EveryRecordIsComparedOrSkippedWithAReason) {
   size_t lines = Report().rows.size() + Report().skipped.size();
   EXPECT_GE(lines, 400u);
   for (const auto& s : Report().skipped) EXPECT_NE(s.find(": "), std::string::npos) << s;
+}
+
+// Every published run ran on the GPUs it names, so none may be estimated not to fit. Not runs: rows whose figure
+// contradicts the stated run (excluded from every statistic) and Korthikanti et al.'s Figure 1, memory
+// breakdowns of configurations drawn against the 80 GB line, the ones without recomputation above it.
+// The Llama 3 405B rows at 8,192 and 16,384 GPUs still come out over 80 GB: the paper states no recomputation and
+// the mapping assumes none, so 16 in-flight micro-batches of 8 layers' activations sit on the first stage. They
+// are listed so that the test fails once they fit and the list must shrink. So is Megatron-LM 2021's 529.6B
+// ZeRO-3 row: it runs as the DeepSpeed profile, whose loss is a Hugging Face model's (fp32-upcast logits, 6 GiB
+// here), where the run used Megatron's GPT model and its vocab-parallel loss.
+TEST(Accuracy, EveryPublishedRunFits) {
+  const std::set<std::string> known_over = {"llama3_t4_8192gpu_cp1_seq8192", "llama3_t4_16384gpu_cp1_seq8192",
+                                            "llama3_t4_16384gpu_cp16_seq131072", "megatron2021_t2_zero3_529.6B_640gpu"};
+  size_t runs = 0;
+  for (const auto& r : Report().rows) {
+    if (r.kind == "param_count" || !r.excluded.empty() || r.source == "Korthikanti 2022, Figure 1") continue;
+    ++runs;
+    EXPECT_EQ(r.fits, !known_over.contains(r.id)) << r.id << ": " << r.note;
+  }
+  EXPECT_GE(runs, 300u);
 }
 
 // Engine x method groups, calibration rows apart: the HF + PEFT LoRA step time on rows no constant was fitted

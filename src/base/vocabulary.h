@@ -11,8 +11,9 @@ enum class Precision { kBf16, kFp16, kFp32, kFp8 };
 /// driver evicts to host RAM under memory pressure.
 enum class Optimizer { kAdamW, kAdamW8bit, kSgdMomentum, kAdafactor, kPagedAdamW, kPagedAdamW8bit };
 /// How the loss head turns hidden states into a loss: the model's own cross-entropy on full logits, torchtune's
-/// chunked CE, Liger's fused linear CE (logits per chunk only), Apple's Cut Cross-Entropy (no logits at all).
-enum class Loss { kStandard, kChunked, kFusedLinear, kCut };
+/// chunked CE, a fused cross-entropy kernel on full logits in their own dtype (flash-attn's, llm-foundry's
+/// default), Liger's fused linear CE (logits per chunk only), Apple's Cut Cross-Entropy (no logits at all).
+enum class Loss { kStandard, kChunked, kFused, kFusedLinear, kCut };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Offload { kNone, kOptimizer, kOptimizerAndParams };
 /// The training engine; each profile changes memory and time through documented mechanisms

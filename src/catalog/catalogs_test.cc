@@ -268,8 +268,8 @@ TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
     EXPECT_EQ(p.logits_fp32_upcast, x.logits_fp32);
     // Autocast exactly where the HF Trainer's mixed precision wraps the forward (HF, Unsloth, FSDP through it).
     EXPECT_EQ(p.autocast, x.id == Framework::kHfTrainer || x.id == Framework::kUnsloth || x.id == Framework::kFsdp);
-    EXPECT_EQ(p.chunked_cross_entropy, x.chunked_ce);
-    EXPECT_EQ(p.fused_linear_cross_entropy, x.fused_lce);
+    EXPECT_EQ(p.loss, x.fused_lce ? Loss::kCut : (x.chunked_ce ? Loss::kChunked : Loss::kStandard));
+    EXPECT_EQ(p.fp8_primary_weights, x.id == Framework::kMegatron);
     EXPECT_EQ(p.optimizer_in_backward, x.opt_in_bwd);
     EXPECT_EQ(p.offload_checkpoints, x.offload_ckpt);
     EXPECT_EQ(p.fused_kernels, x.fused_kernels);

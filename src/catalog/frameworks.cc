@@ -25,6 +25,16 @@ MoeOverlap ReadMoeOverlap(const Field& f) {
   f.Fail("none, a2a_overlap or dualpipe");
 }
 
+Loss ReadLoss(const Field& f) {
+  const std::string s = f.String();
+  if (s == "standard") return Loss::kStandard;
+  if (s == "chunked") return Loss::kChunked;
+  if (s == "fused") return Loss::kFused;
+  if (s == "fused_linear") return Loss::kFusedLinear;
+  if (s == "cut") return Loss::kCut;
+  f.Fail("standard, chunked, fused, fused_linear or cut");
+}
+
 /// A value's `<key>_source` must cite something: a key of the file's sources where `sources` is given.
 void CheckSource(const Field& e, std::string_view key, const Field* sources) {
   const std::string source_key = std::string(key) + "_source";
@@ -35,9 +45,10 @@ void CheckSource(const Field& e, std::string_view key, const Field* sources) {
 }
 
 FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources) {
-  e.CheckKeys({"name", "source", "logits_fp32_upcast", "autocast", "autocast_source", "chunked_cross_entropy", "fused_linear_cross_entropy",
+  e.CheckKeys({"name", "source", "logits_fp32_upcast", "autocast", "autocast_source", "loss", "loss_source",
                "optimizer_in_backward", "offload_checkpoints", "fused_kernels", "distributed_optimizer",
-               "fp32_grad_accumulation", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
+               "fp32_grad_accumulation", "fp32_grad_accumulation_source", "fp8_primary_weights",
+               "fp8_primary_weights_source", "distributed_optimizer_source", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
                "ddp_gradient_buckets", "ddp_gradient_buckets_source", "adam_step_temp_bytes_per_param",
                "adam_step_temp_bytes_per_param_source", "adam_step_group_params", "sp_regathers_input",
                "sp_regathers_input_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
@@ -50,13 +61,13 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.source = e.At("source").String();
   p.logits_fp32_upcast = e.At("logits_fp32_upcast").Bool();
   p.autocast = e.At("autocast").Bool();
-  p.chunked_cross_entropy = e.At("chunked_cross_entropy").Bool();
-  p.fused_linear_cross_entropy = e.At("fused_linear_cross_entropy").Bool();
+  p.loss = ReadLoss(e.At("loss"));
   p.optimizer_in_backward = e.At("optimizer_in_backward").Bool();
   p.offload_checkpoints = e.At("offload_checkpoints").Bool();
   p.fused_kernels = e.At("fused_kernels").Bool();
   p.distributed_optimizer = e.At("distributed_optimizer").Bool();
   p.fp32_grad_accumulation = e.At("fp32_grad_accumulation").Bool();
+  p.fp8_primary_weights = e.At("fp8_primary_weights").Bool();
   p.pure_low_precision = e.At("pure_low_precision").Bool();
   p.fp32_adapters = e.At("fp32_adapters").Bool();
   p.kbit_fp32_unquantized = e.At("kbit_fp32_unquantized").Bool();
@@ -71,7 +82,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.kernel_efficiency = e.At("kernel_efficiency").Number(0, 1);
   p.moe_overlap = ReadMoeOverlap(e.At("moe_overlap"));
   p.moe_load_imbalance = e.At("moe_load_imbalance").Number(1, 4);
-  for (std::string_view key : {"ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
+  e.At("loss_source");  // which code of the engine computes its loss
+  for (std::string_view key : {"loss", "distributed_optimizer", "fp32_grad_accumulation", "fp8_primary_weights", "ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
                                "comm_buffer_bytes"})
     CheckSource(e, key, nullptr);
   for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes", "moe_overlap", "moe_load_imbalance"}) {

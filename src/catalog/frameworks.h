@@ -28,12 +28,10 @@ struct FrameworkProfile {
   /// The forward runs under torch.autocast (ops on its fp32 list, log_softmax among them, compute in fp32)
   /// rather than on a module cast to the low-precision dtype.
   bool autocast = false;
-  /// Cross-entropy computed in vocabulary chunks so full-size fp32 logits never materialise
-  /// (torchtune CEWithChunkedOutputLoss, Unsloth fused CE, Megatron vocab-parallel CE).
-  bool chunked_cross_entropy = false;
-  /// The LM head and the loss fused into one blockwise kernel, so no vocabulary-sized logits exist
-  /// (Apple Cut Cross-Entropy, used by Unsloth since late 2024; Liger fused linear cross-entropy).
-  bool fused_linear_cross_entropy = false;
+  /// The loss implementation the engine runs unless the job names one: the model's own cross-entropy on full
+  /// logits (standard), torchtune's and LitGPT's chunked CE, a fused CE kernel on full logits (llm-foundry's
+  /// flash-attn default), Cut Cross-Entropy (Unsloth: no vocabulary-sized logits at all).
+  Loss loss = Loss::kStandard;
   /// Optimizer step fused into backward: each gradient is freed right after its update, so only about
   /// one layer's gradients are alive at once (torchtune optimizer_in_bwd).
   bool optimizer_in_backward = false;
@@ -42,10 +40,14 @@ struct FrameworkProfile {
   bool offload_checkpoints = false;
   /// Fused kernels (RoPE, RMSNorm, SwiGLU, LoRA) that avoid keeping intermediate tensors (Unsloth).
   bool fused_kernels = false;
-  /// Megatron distributed optimizer: optimizer state and fp32 master sharded over DP (like ZeRO-1).
+  /// Megatron distributed optimizer: optimizer state and fp32 master sharded over DP (ZeRO-1). The engine's
+  /// default where the scenario names no ZeRO stage; `zero: 0` is the plain optimizer.
   bool distributed_optimizer = false;
   /// Gradients kept in fp32 (Megatron main_grad accumulation) instead of the compute precision.
   bool fp32_grad_accumulation = false;
+  /// Under FP8 the layer linears' weights are stored in FP8 (Transformer Engine fp8_model_init: Megatron-Core
+  /// --fp8-param-gather, NeMo fp8_param_gather) instead of a 16-bit weight plus a cached FP8 copy.
+  bool fp8_primary_weights = false;
   /// Weights, gradients and optimizer states all in the compute dtype with no fp32 master copy
   /// (torchtune `dtype: bf16`).
   bool pure_low_precision = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "catalog/efficiency.h"
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/sequences.h"
@@ -12,8 +13,8 @@ namespace trainplan {
 namespace {
 
 // Transformer Engine caches the FP8 copy of each weight across the micro-batches of a step
-// (`is_first_microbatch`), one byte per linear-layer weight.
-constexpr double kFp8WeightCacheBytesPerParam = 1;
+// (`is_first_microbatch`), one byte per linear-layer weight; with FP8 primary weights that copy is the weight.
+constexpr double kFp8WeightBytesPerParam = 1;
 
 struct Parallel {
   double t = 1, p = 1, d = 1, c = 1, e = 1;
@@ -211,6 +212,8 @@ struct Tally {
   double largest_layer_bytes = 0;  // the biggest gather unit as stored: layer linears at LayerWeightBytes
   double largest_trainable_layer = 0;  // trainable + adapter parameters of the biggest layer or matrix
   double largest_matrix = 0;           // of the layer linears held, the biggest weight tensor
+  double largest_module = 0;           // the biggest weight-holding module: a layer linear, the embedding or head
+  double largest_module_bytes = 0;     // that module as stored
 };
 
 // The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
@@ -267,6 +270,10 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
         std::max(out.largest_layer_bytes, layer.norm_params * ComputeBytes(tr.precision) +
                                               linear_params * LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant));
     out.largest_matrix = std::max(out.largest_matrix, layer.largest_matrix * par.inv_t);
+    out.largest_module = std::max(out.largest_module, layer.largest_matrix * par.inv_t);
+    out.largest_module_bytes =
+        std::max(out.largest_module_bytes, layer.largest_matrix * par.inv_t *
+                                               LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant));
     out.largest_trainable_layer =
         std::max(out.largest_trainable_layer, (trained_layers > 0 ? layer_params : 0) + adapters);
   }
@@ -295,6 +302,8 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     // under QLoRA), never trained.
     if (stage.first) tally.base += static_cast<double>(params.vision);
     tally.largest_layer_bytes = std::max(tally.largest_layer_bytes, emb * ComputeBytes(tr.precision));
+    tally.largest_module = std::max(tally.largest_module, emb);
+    tally.largest_module_bytes = std::max(tally.largest_module_bytes, emb * ComputeBytes(tr.precision));
     if (trains) {
       tally.trainable += emb;
       tally.factored += vocab_rows_cols;
@@ -321,6 +330,8 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     tally.base += head;
     tally.largest_layer = std::max(tally.largest_layer, head);
     tally.largest_layer_bytes = std::max(tally.largest_layer_bytes, head * ComputeBytes(tr.precision));
+    tally.largest_module = std::max(tally.largest_module, head);
+    tally.largest_module_bytes = std::max(tally.largest_module_bytes, head * ComputeBytes(tr.precision));
     if (head_trains) {
       tally.trainable += head;
       if (params.lm_head > 0) tally.factored += vocab_rows_cols;
@@ -441,12 +452,19 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
       // + fp32 gradient. An engine with none of the loss kernels (Megatron vocab-parallel CE): bf16 logits +
       // an fp32 shard with softmax and gradient computed in place + a bf16 gradient.
       per_value = fw.logits_fp32_upcast && sc.model.loss_in_logits_dtype ? LossInLogitsDtypeBytes(tr, fw)
-                  : fw.logits_fp32_upcast || fw.chunked_cross_entropy || fw.fused_linear_cross_entropy
+                  : fw.logits_fp32_upcast || fw.loss != Loss::kStandard
                       ? el + 4 + 4 + 4
                       : 2 + 4 + 2;
       break;
     case Loss::kChunked:  // torchtune CEWithChunkedOutputLoss: bf16 logits, upcast and gradient per chunk
       per_value = el;
+      break;
+    case Loss::kFused:
+      // flash-attn CrossEntropyLoss (flash_attn/ops/triton/cross_entropy.py @0251105a): saves the logits as they
+      // are, reduces each row in fp32 registers and writes the gradient as torch.empty_like(logits); fp32 loss,
+      // log-sum-exp and z-loss per row.
+      per_value = 2 * el;
+      per_token = 12;
       break;
     case Loss::kFusedLinear:
       // Liger LigerFusedLinearCrossEntropyFunction: chunks of BT / ceil(V / H) rows, so one chunk's logits
@@ -460,7 +478,7 @@ double LogitsBytes(const Scenario& sc, const FrameworkProfile& fw, const Paralle
   if (AdaptsModule(tr, "lm_head")) {
     per_token += el * static_cast<double>(tr.lora_rank);  // the head adapter's x*A
     // Without a fused head, the adapter's own logits-sized output exists beside the base logits.
-    if (loss == Loss::kStandard || loss == Loss::kChunked) per_value += el;
+    if (loss == Loss::kStandard || loss == Loss::kChunked || loss == Loss::kFused) per_value += el;
   }
   return values * per_value + tokens * per_token + 2 * el * tokens * h * par.inv_rep;
 }
@@ -484,7 +502,7 @@ struct StateLayout {
   l.grad_bytes = tr.fp32_weights ? 4 : GradientBytes(tr.precision, fw);
   l.adapter_grad_bytes = std::max(l.adapter_bytes, l.grad_bytes);
   l.dpc = par.d * par.c;
-  l.shard_optimizer = (st.zero >= 1 || fw.distributed_optimizer) ? l.dpc : 1;
+  l.shard_optimizer = st.zero >= 1 ? l.dpc : 1;  // ZeRO-1 or Megatron's distributed optimizer
   l.shard_grads = st.zero >= 2 ? l.dpc : 1;
   l.shard_weights = st.zero >= 3 ? l.dpc : 1;
   l.master = KeepsMasterWeights(tr.precision, fw) && !tr.fp32_weights;
@@ -503,7 +521,10 @@ struct StateLayout {
   double weights = tr.method == Method::kQlora ? tally.quantized * nf4 +
                                                      (tally.base - tally.quantized) * unquantized_bytes
                                                : tally.base * l.weight_bytes;
-  if (tr.precision == Precision::kFp8) weights += tally.quantized * kFp8WeightCacheBytesPerParam;
+  if (tr.precision == Precision::kFp8) {
+    const double replaced = fw.fp8_primary_weights ? l.weight_bytes : 0;  // no 16-bit copy of the linears
+    weights += tally.quantized * (kFp8WeightBytesPerParam - replaced);
+  }
   // torch.autocast caches the 16-bit cast of every leaf tensor that requires grad for the whole forward and
   // backward (cache_enabled=True); frozen fp32 weights are cast per use and freed.
   if (tr.fp32_weights) weights += (tally.trainable + tally.lora) * ComputeBytes(tr.precision);
@@ -571,8 +592,13 @@ struct TrainingState {
     // plus the gradients of one unit on their way to the reduce-scatter. A QLoRA base is gathered as stored:
     // torchao's NF4Tensor implements fsdp_pre_all_gather, so FSDP2 moves the NF4 data and scales
     // (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are gathered as fp32.
-    const double gathered = sc.training.fp32_weights ? tally.largest_layer * l.weight_bytes : tally.largest_layer_bytes;
-    comm += gathered * 2 + tally.largest_trainable_layer * l.grad_bytes;
+    // DeepSpeed gathers each weight-holding submodule as it runs (its stage-3 fetch hooks; efficiency.json
+    // zero3_gather_unit "module"), so its unit is the biggest matrix, the embedding or the head.
+    const bool per_module = Efficiency().Engine(fw.id).zero3_gather_per_module;
+    const double unit = per_module ? tally.largest_module : tally.largest_layer;
+    const double unit_bytes = per_module ? tally.largest_module_bytes : tally.largest_layer_bytes;
+    const double gathered = sc.training.fp32_weights ? unit * l.weight_bytes : unit_bytes;
+    comm += gathered * 2 + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers

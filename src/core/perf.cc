@@ -687,6 +687,21 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   return std::max(0.0, reduce - window);
 }
 
+struct LossTraffic {
+  double fwd, bwd;
+};
+
+/// HBM bytes the loss moves per logit in forward and backward, by the loss implementation in effect. The
+/// standard loss writes fp32 probabilities and reads them back for the gradient, plus an fp32 copy each way
+/// where the engine upcasts the logits (Liger's fused linear cross-entropy replaces the model's forward, and a
+/// model that takes its loss on the logits as they are, Qwen-1, makes no copy). A fused kernel (flash-attn's
+/// cross-entropy) reads the logits once forward, and once more backward to write their gradient.
+LossTraffic LossBytesPerLogit(const Training& tr, const FrameworkProfile& fw, const ModelSpec& model) {
+  if (EffectiveLoss(tr) == Loss::kFused) return {2, 2 + 2};
+  const double upcast = fw.logits_fp32_upcast && !tr.liger && !model.loss_in_logits_dtype ? 8 : 0;
+  return {2 + 4 + upcast, 4 + 2 + upcast};
+}
+
 /// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
 /// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
 /// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe. DeepSpeed's
@@ -699,7 +714,7 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
                       TimeEstimate& out) {
   const auto& st = sc.strategy;
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
-  const bool sharded = st.zero >= 1 || fw.distributed_optimizer;
+  const bool sharded = st.zero >= 1;  // ZeRO-1 or Megatron's distributed optimizer
   const double shard = stage_trainable / (sharded ? l.d : 1);
   const double pcie = r.pcie_bytes_per_s;
   if (st.offload == Offload::kNone) {
@@ -905,11 +920,9 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double head_fwd = head_s;
   const double head_bwd = (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
-  // Liger's fused linear cross-entropy replaces the model's forward, and with it the fp32 copy of the logits.
-  // A model that takes the loss on its logits as they are (Qwen-1) makes no fp32 copy either.
-  const double upcast = fw.logits_fp32_upcast && !tr.liger && !model.loss_in_logits_dtype ? 8 : 0;
-  const double ce_fwd = HbmSeconds(r, logits * (2 + 4 + upcast));
-  const double ce_bwd = HbmSeconds(r, logits * (4 + 2 + upcast));
+  const LossTraffic ce = LossBytesPerLogit(tr, fw, model);
+  const double ce_fwd = HbmSeconds(r, logits * ce.fwd);
+  const double ce_bwd = HbmSeconds(r, logits * ce.bwd);
   const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.

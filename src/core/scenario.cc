@@ -87,6 +87,7 @@ const char* ToString(Loss l) {
   switch (l) {
     case Loss::kStandard: return "standard";
     case Loss::kChunked: return "chunked";
+    case Loss::kFused: return "fused";
     case Loss::kFusedLinear: return "fused_linear";
     case Loss::kCut: return "cut";
     }
@@ -367,11 +368,10 @@ bool AdaptsModule(const Training& training, const char* name) {
 Loss EffectiveLoss(const Training& training) {
   if (training.loss) return *training.loss;
   const FrameworkProfile& fw = GetFrameworkProfile(training.framework);
-  // Unsloth's fused head is Apple's Cut Cross-Entropy (frameworks.json).
-  if (fw.fused_linear_cross_entropy) return Loss::kCut;
+  // Unsloth's fused head is Apple's Cut Cross-Entropy (frameworks.json), which Liger does not replace.
+  if (fw.loss == Loss::kCut) return Loss::kCut;
   if (training.liger) return Loss::kFusedLinear;  // apply_liger_kernel_to_*: fused_linear_cross_entropy=True
-  if (fw.chunked_cross_entropy) return Loss::kChunked;
-  return Loss::kStandard;
+  return fw.loss;
 }
 
 int64_t EffectiveDataloaderWorkers(const Training& training) {

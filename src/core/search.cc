@@ -245,13 +245,14 @@ class TaskSearch {
     if (pp > 1)
       for (int v = 2; v <= 8; ++v)
         if (SplitPipeline(space_.layers, pp, v)) interleaves.push(v);
-    // The Megatron profile always shards the optimizer over DP (its distributed optimizer, shown as
-    // ZeRO-1). On one replica sharding saves nothing, but DeepSpeed still offloads through ZeRO
-    // (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
+    // Megatron runs the plain optimizer (zero 0) or its distributed optimizer (zero 1: fp32 master and Adam
+    // state sharded over DP x CP). On one replica sharding saves nothing, but DeepSpeed still offloads through
+    // ZeRO (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
     const bool single_replica = dp * cp == 1;
     SmallInts zeros;
     if (megatron_) {
-      zeros.push(single_replica ? 0 : 1);
+      zeros.push(0);
+      if (!single_replica) zeros.push(1);
     } else if (LitGptSharded()) {
       zeros.push(3);
     } else {
@@ -263,7 +264,8 @@ class TaskSearch {
     st.dp = dp;
     st.cp = cp;
     st.sequence_parallel = megatron_ && tp > 1;
-    st.flash_attention = s_.training.attention != AttentionKernel::kEager;
+    // Hardware or kernels without flash attention: the job says so, and every plan keeps the score matrix.
+    st.flash_attention = space_.job->strategy.flash_attention && s_.training.attention != AttentionKernel::kEager;
     for (int ep : eps) {
       for (int v : interleaves) {
         for (int zero : zeros) {

@@ -448,5 +448,39 @@ TEST(Search, LitGptPlansAreWhatLitGptRuns) {
   EXPECT_TRUE(SearchPlans(qlora, c, 2).feasible);
 }
 
+// A scenario that turns flash attention off (hardware or kernels without it) is planned without it: every plan
+// runs eager attention, and the best of them is slower than the best with flash attention.
+TEST(Search, HonoursFlashAttentionOff) {
+  PlanConstraints c;
+  c.gpu_types = {"a100-80gb-sxm"};
+  c.gpus = 8;
+  c.framework_fixed = true;
+  Scenario job = Job("llama-3-8b", "full", 1e7, 4096, 64);
+  job.training.framework = Framework::kDeepSpeed;
+  job.strategy.flash_attention = false;
+  const PlanResult r = SearchPlans(job, c, 2);
+  ASSERT_TRUE(r.feasible);
+  for (const Plan& p : r.plans) {
+    EXPECT_FALSE(p.strategy.flash_attention) << PlanWhy(p);
+    const Scenario planned = PlanScenario(job, p);
+    EXPECT_FALSE(planned.strategy.flash_attention);
+    const ParamCounts params = CountParams(planned.model);
+    EXPECT_DOUBLE_EQ(p.memory.per_gpu_bytes, EstimateMemory(planned, params, CountTrainable(planned, params)).per_gpu_bytes);
+  }
+  Scenario flash = job;
+  flash.strategy.flash_attention = true;
+  const PlanResult with_flash = SearchPlans(flash, c, 2);
+  ASSERT_TRUE(with_flash.feasible);
+  EXPECT_TRUE(with_flash.plans[0].strategy.flash_attention);
+  EXPECT_GT(r.plans[0].time.total_s, with_flash.plans[0].time.total_s);
+  // A kernel the scenario fixes is the one every plan runs.
+  job.strategy.flash_attention = true;
+  job.training.attention = AttentionKernel::kSdpa;
+  for (const Plan& p : SearchPlans(job, c, 2).plans) {
+    EXPECT_TRUE(p.strategy.flash_attention);
+    EXPECT_EQ(PlanScenario(job, p).training.attention, AttentionKernel::kSdpa);
+  }
+}
+
 }  // namespace
 }  // namespace trainplan

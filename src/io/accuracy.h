@@ -18,6 +18,7 @@ struct AccuracyRow {
   std::string method;    // the training method ("lora", "pretrain"); "-" for parameter counts
   std::string role;      // "calibration": a constant was fitted on it; "validation": compared only
   std::string excluded;  // why the published figure cannot be the stated run's; empty: counted in the statistics
+  bool fits = true;      // whether the estimate says the run fits its GPUs (every published run did)
 };
 
 struct AccuracyReport {

@@ -97,10 +97,12 @@ std::vector<std::string> ReadLoraTargets(const Field& v, const ModelSpec& model)
 Loss ParseLoss(const Field& v) {
   static constexpr Spelling<Loss> kSpellings[] = {
       {"standard", Loss::kStandard},       {"crossentropy", Loss::kStandard},  {"chunked", Loss::kChunked},
-      {"chunkedce", Loss::kChunked},       {"fusedlinear", Loss::kFusedLinear}, {"liger", Loss::kFusedLinear},
+      {"chunkedce", Loss::kChunked},       {"fused", Loss::kFused},             {"fusedce", Loss::kFused},
+      {"fusedcrossentropy", Loss::kFused}, {"fusedlinear", Loss::kFusedLinear}, {"liger", Loss::kFusedLinear},
       {"fusedlinearce", Loss::kFusedLinear}, {"cut", Loss::kCut},               {"cce", Loss::kCut},
       {"cutcrossentropy", Loss::kCut}};
-  return ParseEnum(v.String(), v.path(), kSpellings, "standard, chunked, fused_linear (Liger), cut (Cut Cross-Entropy)");
+  return ParseEnum(v.String(), v.path(), kSpellings,
+                   "standard, chunked, fused (flash-attn cross-entropy), fused_linear (Liger), cut (Cut Cross-Entropy)");
 }
 
 /// Total training tokens: `tokens`, or samples x mean_tokens_per_sample x epochs.
@@ -409,7 +411,10 @@ Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
   const auto framework = t.Get("framework");
   s.training.framework = framework ? ParseFramework(framework->String(), framework->path())
                                    : DefaultFramework(s.training.method, s.hardware.gpus, s.hardware.gpus_per_node);
-  if (!st.Has("recompute")) s.strategy.recompute = GetFrameworkProfile(s.training.framework).default_recompute;
+  const FrameworkProfile& profile = GetFrameworkProfile(s.training.framework);
+  if (!st.Has("recompute")) s.strategy.recompute = profile.default_recompute;
+  // Megatron's distributed optimizer is ZeRO-1; `zero: 0` asks for the plain one.
+  if (!st.Has("zero") && profile.distributed_optimizer) s.strategy.zero = 1;
   ValidateScenario(s);
   return s;
 }

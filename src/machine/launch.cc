@@ -165,7 +165,7 @@ std::string RenderAccelerate(const LaunchPlan& p) {
         "  megatron_lm_tp_degree: {}\n"
         "  megatron_lm_use_distributed_optimizer: {}\n",
         p.grad_accum_steps, s.pp, YamlBool(s.recompute != Recompute::kNone), YamlBool(s.sequence_parallel), s.tp,
-        YamlBool(GetFrameworkProfile(p.framework).distributed_optimizer));
+        YamlBool(s.zero >= 1));
   } else if (UsesDeepSpeed(p)) {
     distributed = "DEEPSPEED";
     const bool offload_optimizer = s.offload != Offload::kNone;
@@ -495,7 +495,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
   if (s.sequence_parallel) args.push_back("--sequence-parallel");
-  if (s.zero == 1 || GetFrameworkProfile(p.framework).distributed_optimizer) args.push_back("--use-distributed-optimizer");
+  if (s.zero >= 1) args.push_back("--use-distributed-optimizer");
   if (s.recompute == Recompute::kSelective) {
     add("--recompute-granularity", "selective");
   } else if (s.recompute == Recompute::kFull) {

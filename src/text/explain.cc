@@ -148,6 +148,7 @@ std::string LossText(const Training& tr) {
   switch (EffectiveLoss(tr)) {
     case Loss::kStandard: how = "standard cross-entropy on full logits"; break;
     case Loss::kChunked: how = "chunked cross-entropy (torchtune CEWithChunkedOutputLoss): fp32 one chunk at a time"; break;
+    case Loss::kFused: how = "fused cross-entropy kernel (flash-attn): logits and their gradient in their own dtype, fp32 per row only"; break;
     case Loss::kFusedLinear: how = "fused linear cross-entropy (Liger): logits one chunk at a time"; break;
     case Loss::kCut: how = "Cut Cross-Entropy (Wijmans et al. 2024): no logits kept"; break;
   }
@@ -415,6 +416,8 @@ std::string AlternativeChangeText(const Alternative& a) {
           return "loss chunked (the engine's chunked cross-entropy: fp32 logits one chunk at a time)";
         case Loss::kCut:
           return "loss cut (Cut Cross-Entropy, needs the cut-cross-entropy package: no vocabulary-sized logits)";
+        case Loss::kFused:
+          return "loss fused (needs flash-attn's cross-entropy kernel: no fp32 copy of the logits)";
         case Loss::kStandard: return "loss standard";
       }
       return "";
