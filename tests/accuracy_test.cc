@@ -121,6 +121,24 @@ TEST(Accuracy, KorthikantiFigure1Memory) {
 TEST(Accuracy, Llama2GpuHours) { ExpectWithin("Llama 2 GPU-hours", "gpu_hours", 3, 0.11, 0.15); }
 TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.16, 0.16); }
 
+// NVIDIA's Megatron-Bridge MoE presets, all with expert parallelism: within 15% of their tokens/s per GPU. The
+// rows still outside are listed so that the list must shrink once they come within: both ran the 26.02 MoE block
+// before its fused grouped-GEMM kernels (NVIDIA technical blog 'Boosting MoE Training Throughput with Advanced
+// Fusion Kernels', 2026-06-15: memory-bound activations between the grouped GEMMs, a host synchronisation per
+// layer for the token counts and separate quantisation passes; fusing them made GPT-OSS 93% and DeepSeek-V3 8%
+// faster end to end), which the time model does not charge.
+TEST(Accuracy, MegatronBridgeMoePresets) {
+  const std::set<std::string> known_off = {"megatron_bridge_2602_b200_deepseekv3_256gpu_tput",
+                                           "megatron_bridge_2602_h100_gptoss120b_64gpu_tput"};
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.source != "Megatron-Bridge perf summary") continue;
+    ++rows;
+    EXPECT_EQ(std::abs(r.error) <= 0.15, !known_off.contains(r.id)) << r.id << ": " << r.error;
+  }
+  EXPECT_EQ(rows, 3u);
+}
+
 TEST(Accuracy, ParameterCountsAreExact) {
   // Exact except BLOOM, published in millions of parameters.
   ExpectWithin("Parameter counts", "params", 7, 0.0, 1e-5);
