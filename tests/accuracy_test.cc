@@ -154,9 +154,11 @@ TEST(Accuracy, EveryRecordIsComparedOrSkippedWithAReason) {
 // Every published run ran on the GPUs it names, so none may be estimated not to fit. Not runs: rows whose figure
 // contradicts the stated run (excluded from every statistic) and Korthikanti et al.'s Figure 1, memory
 // breakdowns of configurations drawn against the 80 GB line, the ones without recomputation above it.
-// The Llama 3 405B rows at 8,192 and 16,384 GPUs still come out over 80 GB: the paper states no recomputation and
-// the mapping assumes none, so 16 in-flight micro-batches of 8 layers' activations sit on the first stage. They
-// are listed so that the test fails once they fit and the list must shrink. So is Megatron-LM 2021's 529.6B
+// The Llama 3 405B rows at 8,192 and 16,384 GPUs still come out over 80 GB (84 GiB): the paper states no
+// recomputation, so 16 in-flight micro-batches of the first stage's 7 layers hold 67 GiB of activations at the
+// megatron per-layer bytes (the embedding-only first chunk takes the interleaved warm-up's extra forwards);
+// the paper's FSDP also shards gradients (6 GiB), which the scenario cannot state with pipeline parallelism.
+// They are listed so that the test fails once they fit and the list must shrink. So is Megatron-LM 2021's 529.6B
 // ZeRO-3 row: it runs as the DeepSpeed profile, whose loss is a Hugging Face model's (fp32-upcast logits, 6 GiB
 // here), where the run used Megatron's GPT model and its vocab-parallel loss. DeepSeek-V2 and V3 ran on DeepSeek's
 // HAI-LLM, which keeps activations lighter than the megatron profile they run as here: V3 recomputes RMSNorm and the

@@ -51,7 +51,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "fp8_primary_weights_source", "distributed_optimizer_source", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
                "ddp_gradient_buckets", "ddp_gradient_buckets_source", "adam_step_temp_bytes_per_param",
                "adam_step_temp_bytes_per_param_source", "adam_step_group_params", "sp_regathers_input",
-               "sp_regathers_input_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
+               "sp_regathers_input_source", "tp_comm_overlap", "tp_comm_overlap_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
                "allocator_fragmentation", "allocator_fragmentation_source", "runtime_overhead_bytes",
                "runtime_overhead_bytes_source", "kernel_efficiency", "moe_overlap", "moe_overlap_source",
                "moe_load_imbalance", "moe_load_imbalance_source"});
@@ -75,6 +75,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.adam_step_temp_bytes_per_param = e.At("adam_step_temp_bytes_per_param").Number(0, 16, true);
   p.adam_step_group_params = e.At("adam_step_group_params").Number(0, 1e13, true);
   p.sp_regathers_input = e.At("sp_regathers_input").Bool();
+  p.tp_comm_overlap = e.At("tp_comm_overlap").Bool();
   p.default_recompute = ReadRecompute(e.At("default_recompute"));
   p.comm_buffer_bytes = e.At("comm_buffer_bytes").Number(0, 1e12, true);
   p.allocator_fragmentation = e.At("allocator_fragmentation").Number(0, 0.5, true);
@@ -84,7 +85,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.moe_load_imbalance = e.At("moe_load_imbalance").Number(1, 4);
   e.At("loss_source");  // which code of the engine computes its loss
   for (std::string_view key : {"loss", "distributed_optimizer", "fp32_grad_accumulation", "fp8_primary_weights", "ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
-                               "comm_buffer_bytes"})
+                               "tp_comm_overlap", "comm_buffer_bytes"})
     CheckSource(e, key, nullptr);
   for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes", "moe_overlap", "moe_load_imbalance"}) {
     e.At(std::string(key) + "_source");  // shared figures always cite their source

@@ -71,6 +71,10 @@ struct FrameworkProfile {
   /// LinearWithGradAccumulationAndAsyncCommunication.backward). Korthikanti et al. 2022 Table 4 shows the
   /// net: SP saves 0.5 ms of a 22B layer's 7.7 ms forward but only 0.1 ms of its 11.9 ms backward.
   bool sp_regathers_input = false;
+  /// Tensor-parallel communication overlapped with the GEMMs around it (Transformer Engine userbuffers, NeMo
+  /// and Megatron-Bridge `tp_comm_overlap`): with sequence parallelism each all-gather and reduce-scatter is
+  /// split into chunks exchanged while the GEMM works on the chunks already there.
+  bool tp_comm_overlap = false;
   /// Turns gradient checkpointing on unless the scenario says otherwise.
   Recompute default_recompute = Recompute::kNone;
   /// Bytes of communication buckets the engine keeps per GPU when data-parallel (DeepSpeed reduce and

@@ -224,16 +224,25 @@ struct Stage {
   bool last = true;
   int64_t begin = 0;  // layer range [begin, end)
   int64_t end = 0;
+  bool embedding_slot = false;  // the embedding takes a layer's slot on this (first) stage
 };
 
+// A layer count two short of a multiple of p is split as Megatron-Core's account_for_embedding_in_pipeline_split
+// and account_for_loss_in_pipeline_split split it, and as Llama 3 405B ran (126 layers over 16 stages, "we
+// reduce one Transformer layer each from the first and the last stages", arXiv 2407.21783 section 3.3.2): the
+// embedding and the loss each take a layer's slot, so the end stages hold one layer fewer than the others.
 Stage StageOf(const Scenario& sc, const Parallel& par, bool first) {
   const int64_t L = sc.model.num_layers;
   const int64_t pp = static_cast<int64_t>(par.p);
+  const bool end_slots = L % pp != 0 && (L + 2) % pp == 0;
+  const int64_t first_layers = end_slots ? (L + 2) / pp - 1 : (L + pp - 1) / pp;
+  const int64_t last_layers = end_slots ? (L + 2) / pp - 1 : L / pp;
   Stage stage;
   stage.first = first;
   stage.last = pp == 1 || !first;
-  stage.begin = first ? 0 : L - L / pp;
-  stage.end = first ? (pp == 1 ? L : (L + pp - 1) / pp) : L;
+  stage.begin = first ? 0 : L - last_layers;
+  stage.end = first ? (pp == 1 ? L : first_layers) : L;
+  stage.embedding_slot = end_slots && first;
   return stage;
 }
 
@@ -406,12 +415,21 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
     largest_saved = std::max(largest_saved, sc.strategy.recompute == Recompute::kSelective ? a.all - a.core : a.all);
     dora_transient = std::max(dora_transient, layer.dora_transient_bytes);
   }
-  // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are);
-  // interleaving adds (p-1)/(p*v) (Megatron theoretical_memory_usage.py).
+  // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are).
+  // Interleaved, the first stage's warm-up runs each of its v chunks on p micro-batches in turn: 2(p-1) +
+  // (v-1)p + 1 chunk forwards before the first backward, 2p-1 of them on the first chunk (Megatron-Core
+  // get_pipeline_parallel_order warm-up count), p + (p-1)/v stages' worth (Megatron
+  // theoretical_memory_usage.py). Where the embedding takes a layer's slot the first chunk holds one layer
+  // fewer: with one slot per chunk only the embedding (Llama 3 405B, arXiv 2407.21783 section 3.3.2).
   double in_flight = 1;
   if (par.p > 1 && stage.first) {
     in_flight = std::min(par.p, par.microbatches);
-    if (par.v > 1 && par.microbatches >= par.p) in_flight *= 1 + (par.p - 1) / (par.p * par.v);
+    const double layers = static_cast<double>(stage.end - stage.begin);
+    if (par.v > 1 && par.microbatches >= par.p && layers > 0) {
+      const double chunk = (layers + (stage.embedding_slot ? 1 : 0)) / par.v;  // layer slots per chunk
+      const double first_chunk = chunk - (stage.embedding_slot ? 1 : 0);
+      in_flight = ((2 * par.p - 1) * first_chunk + (par.v - 1) * par.p * chunk) / layers;
+    }
   }
   StageActivations out;
   if (EffectiveActivationOffloading(sc.training, sc.strategy.recompute)) {

@@ -517,6 +517,36 @@ TEST(MemoryTest, PipelineInFlightMicroBatches) {
   EXPECT_NEAR(Estimate(sc)[MemTerm::kActivations] / many[MemTerm::kActivations], 1 + 3.0 / 8, 1e-9);
 }
 
+TEST(MemoryTest, EndStagesGiveALayerSlotToTheEmbeddingAndTheLoss) {
+  // 30 layers over 4 stages is 4 x 8 - 2: the embedding and the loss take a layer's slot each (Megatron-Core
+  // account_for_embedding_in_pipeline_split, Llama 3 405B's 126 over 16), so the first stage holds 7 layers
+  // where 32 layers put 8 there. 29 layers fit no such split: the first stage takes ceil(29/4) = 8.
+  auto first_stage_activations = [](int64_t layers, int interleave = 1) {
+    Scenario sc = LlamaJob(Method::kPretrain, Framework::kMegatron, 4, 0);
+    sc.model = ModelFromHfConfig({{"model_type", "llama"}, {"hidden_size", 4096}, {"num_hidden_layers", layers},
+                                  {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                                  {"intermediate_size", 14336}, {"vocab_size", 128256},
+                                  {"max_position_embeddings", 8192}, {"tie_word_embeddings", false}},
+                                 "Llama 3 8B shape, layer count varied");
+    sc.strategy.pp = 4;
+    sc.strategy.dp = 1;
+    sc.training.global_batch = 64;
+    sc.strategy.interleave = interleave;
+    return Estimate(sc)[MemTerm::kActivations];
+  };
+  const double eight = first_stage_activations(32);
+  const double seven = first_stage_activations(30);
+  EXPECT_NEAR(seven / eight, 7.0 / 8, 1e-9);
+  EXPECT_NEAR(first_stage_activations(29) / eight, 1.0, 1e-9);
+  // v = 8 (one slot per chunk): the first chunk holds only the embedding and the extra 2p-1 warm-up forwards
+  // run on it, so the 7 layers hold p = 4 micro-batches each, as without interleaving.
+  EXPECT_NEAR(first_stage_activations(30, 8) / seven, 1.0, 1e-9);
+  // v = 2 (4 slots per chunk): 7 forwards on the first chunk's 3 layers, 4 on the second chunk's 4 layers.
+  EXPECT_NEAR(first_stage_activations(30, 2) / seven, (7.0 * 3 + 4 * 4) / (7 * 4), 1e-9);
+  // Without the embedding's slot: Megatron's p + (p-1)/v.
+  EXPECT_NEAR(first_stage_activations(32, 2) / eight, (4 + 3.0 / 2) / 4, 1e-9);
+}
+
 // Qwen (first generation) README profile: HF Trainer + PEFT, FlashAttention-2, gradient checkpointing,
 // batch 1, A100-80GB; full and multi-GPU rows ran DeepSpeed ZeRO-3 and report sums over GPUs (per-GPU
 // value inferred). LoRA and full rows: median |error| within 10%, each within 25%.

@@ -537,6 +537,15 @@ void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile&
   }
 }
 
+// Transformer Engine userbuffers (the engine's tp_comm_overlap, sequence parallel only) split each all-gather
+// and reduce-scatter into tp chunks, exchanged while the GEMM beside it works on the chunks already there: a
+// pass shows what outlasts its dense GEMMs plus the one chunk nothing hides (the first gathered, the last
+// reduced), never more than the collectives alone.
+double ExposedTpComm(double comm_s, double gemm_s, double tp, bool overlap) {
+  if (!overlap) return comm_s;
+  return std::min(comm_s, std::max(0.0, comm_s - gemm_s) + comm_s / tp);
+}
+
 template <typename Layers>
 LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& groups, double tp_one) {
   const auto& tr = sc.training;
@@ -548,6 +557,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
   const int full_bwd = IsAdapterMethod(tr.method) ? 1 : 2;
   const FrameworkProfile& fw = GetFrameworkProfile(tr.framework);
   const bool sp_regathers_input = fw.sp_regathers_input;
+  const bool tp_overlap = fw.tp_comm_overlap && st.tp_comm_overlap && st.sequence_parallel && st.tp > 1;
   // Fused LoRA kernels (Unsloth) keep the adapter path in registers: no cast or add traffic.
   const bool adapter_casts = IsAdapterMethod(tr.method) && fw.fp32_adapters && !fw.fused_kernels;
   const double paired = PairedMicroBatchShare(fw.moe_overlap, static_cast<double>(GradAccumSteps(sc)), st.pp);
@@ -571,11 +581,16 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       x.fwd_mem += n * lc.fwd_mem_s;
       x.bwd_mem += n * lc.bwd_mem_s;
       x.model_flops += n * lc.model_flops;
-      // Collectives: forward and backward each run the TP pair and the MoE dispatch + combine.
-      x.tp_s += n * lc.tp_collective_s * (has_bwd ? 2 : 1);
-      // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it
-      // again in backward for the weight gradient: one all-gather, half an all-reduce, per TP pair.
-      if (has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input) x.tp_s += n * lc.tp_collective_s / 2;
+      // Collectives: forward and backward each run the layer's TP collectives and the MoE dispatch + combine.
+      // Engines that keep only the sequence shard of each column-parallel GEMM's input all-gather it again in
+      // backward for the weight gradient: one all-gather, half an all-reduce, per TP pair. The routed experts'
+      // GEMMs sit between the EP all-to-alls, not beside a TP collective.
+      const double dense_fwd_s = lc.fwd_matmul_s - lc.expert_fwd_matmul_s;
+      const double dense_bwd_s = lc.bwd_matmul_s - (has_bwd ? full_bwd : 0) * lc.expert_fwd_matmul_s;
+      const bool regather = has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input;
+      const double bwd_tp_s = has_bwd ? lc.tp_collective_s * (regather ? 1.5 : 1) : 0;
+      x.tp_s += n * (ExposedTpComm(lc.tp_collective_s, dense_fwd_s, st.tp, tp_overlap) +
+                     ExposedTpComm(bwd_tp_s, dense_bwd_s, st.tp, tp_overlap));
       AddMoeLayer(sc, r, fw, lc, has_bwd, full_bwd, paired, n, x);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
       x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
@@ -588,7 +603,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       }
       if (recomputed) {  // the whole forward again, collectives too
         x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
-        x.tp_s += n * lc.tp_collective_s;
+        x.tp_s += n * ExposedTpComm(lc.tp_collective_s, dense_fwd_s, st.tp, tp_overlap);
         x.recompute_flops += n * lc.recompute_flops_full;
       } else if (has_bwd && st.recompute == Recompute::kSelective && !st.flash_attention) {
         // The attention core only; flash attention already recomputes it inside its own backward.

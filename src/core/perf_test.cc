@@ -402,6 +402,9 @@ TEST(PerfProperties, Fp8NeverSlowerThanBf16) {
             sc.strategy.tp = tp;
             sc.strategy.dp = 8 / tp;
             sc.strategy.sequence_parallel = tp > 1;
+            // FP8 halves the GEMMs that hide overlapped TP collectives: on these small layers the collectives
+            // then set the pace and the casts make FP8 slower. Compared with the collectives in line.
+            sc.strategy.tp_comm_overlap = false;
             const double bf16 = Time(sc).step_s;
             sc.training.precision = Precision::kFp8;
             EXPECT_LE(Time(sc).step_s, bf16 * (1 + 1e-12)) << "h " << h << " tp " << tp << " seq " << seq << " "
@@ -610,6 +613,55 @@ TEST(PerfFlops, DeltaRuleCoreIsChunkedAndLinearInTokens) {
   }
 }
 
+TEST(PerfComm, TpOverlapHidesSequenceParallelCollectivesBehindTheGemms) {
+  // NeMo's Megatron runs TP communication in chunks beside the GEMMs (Transformer Engine userbuffers): where
+  // each pass's GEMMs outlast its collectives only the first or last of tp chunks shows.
+  Scenario sc = Base(Gpt(8192, 64, 4, 32000), 8);
+  sc.strategy.tp = 8;
+  sc.strategy.dp = 1;
+  sc.training.seq_len = 4096;
+  sc.training.global_batch = 1;
+  sc.strategy.sequence_parallel = true;
+  sc.strategy.tp_comm_overlap = false;  // Megatron-LM as Korthikanti et al. ran it
+  const double inline_s = Time(sc)[TimeTerm::kTpComm];
+  sc.strategy.tp_comm_overlap = true;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kTpComm], inline_s / 8, 1e-12);
+  sc.strategy.sequence_parallel = false;  // userbuffers overlap only the SP all-gathers and reduce-scatters
+  const double all_reduce_s = Time(sc)[TimeTerm::kTpComm];
+  sc.strategy.tp_comm_overlap = false;
+  EXPECT_EQ(Time(sc)[TimeTerm::kTpComm], all_reduce_s);
+  sc.strategy.sequence_parallel = true;
+  sc.strategy.tp_comm_overlap = true;
+  sc.training.framework = Framework::kFsdp;  // no userbuffers in the engine's profile
+  const double fsdp_s = Time(sc)[TimeTerm::kTpComm];
+  sc.strategy.tp_comm_overlap = false;
+  EXPECT_EQ(Time(sc)[TimeTerm::kTpComm], fsdp_s);
+}
+
+TEST(PerfProperties, TpOverlapNeverExposesMoreThanTheCollectives) {
+  for (int64_t hidden : {1024, 4096, 12288}) {
+    for (int tp : {2, 4, 8}) {
+      for (int64_t seq : {256, 2048, 16384}) {
+        for (Recompute rc : {Recompute::kNone, Recompute::kFull}) {
+          Scenario sc = Base(Gpt(hidden, hidden / 128, 4, 32000), 8);
+          sc.strategy.tp = tp;
+          sc.strategy.dp = 8 / tp;
+          sc.strategy.sequence_parallel = true;
+          sc.strategy.recompute = rc;
+          sc.training.seq_len = seq;
+          sc.strategy.tp_comm_overlap = false;
+          const TimeEstimate inline_time = Time(sc);
+          sc.strategy.tp_comm_overlap = true;  // the step itself may not shrink: DP reduction hides behind less
+          const TimeEstimate overlapped = Time(sc);
+          const std::string at = "h=" + std::to_string(hidden) + " tp=" + std::to_string(tp) + " s=" + std::to_string(seq);
+          EXPECT_LE(overlapped[TimeTerm::kTpComm], inline_time[TimeTerm::kTpComm]) << at;
+          EXPECT_GE(overlapped[TimeTerm::kTpComm], inline_time[TimeTerm::kTpComm] / tp - 1e-12) << at;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trainplan
 
@@ -644,6 +696,5 @@ TEST(PerfScale, ThousandsOfGpusWaitForTheSlowest) {
   EXPECT_LT(large[TimeTerm::kStraggler], 0.06 * busy);
   EXPECT_EQ(Time(Base(Gpt(2048, 16, 8, 32000), 1))[TimeTerm::kStraggler], 0);  // one GPU waits for no one
 }
-
 }  // namespace
 }  // namespace trainplan

@@ -133,15 +133,15 @@ TEST(Review, OffloadBeyondTheRamFallsBackToAPlanOnTheGpus) {
   EXPECT_NEAR(r.needed.ram.needed_bytes / 1e9, 128.4, 0.1);
 }
 
-// Guide B with 128 GB of RAM: the plan that keeps everything on the GPUs fills 39.4 of 40 GiB, so the review
-// warns at the edge instead of "ok".
+// Guide B with 128 GB of RAM: the plan that keeps everything on the GPUs (megatron tp4, its sequence-parallel
+// collectives overlapped with the GEMMs) fills 39.6 of 40 GiB, so the review warns at the edge instead of "ok".
 TEST(Review, PlanAtTheEdgeWarns) {
   json doc = Load("guide-b.json");
   doc["ram_gb"] = 128;
   BuildReview r = Review(BuildFromJson(doc));
   ASSERT_TRUE(r.fits);
   EXPECT_TRUE(r.plan.memory.at_edge);
-  EXPECT_NEAR(r.plan.memory.per_gpu_bytes / (1024.0 * 1024 * 1024), 39.4, 0.05);
+  EXPECT_NEAR(r.plan.memory.per_gpu_bytes / (1024.0 * 1024 * 1024), 39.6, 0.05);
   const BuildFinding* memory = Find(r, "gpu-memory", "warn");
   ASSERT_NE(memory, nullptr);
   EXPECT_EQ(memory->code, FindingCode::kFits);

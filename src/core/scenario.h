@@ -66,6 +66,7 @@ struct Strategy {
   Offload offload = Offload::kNone;
   bool flash_attention = true;
   int interleave = 1;           // virtual pipeline stages per GPU
+  bool tp_comm_overlap = true;  // the engine's TP comm/GEMM overlap where its profile has one; false: none
 };
 
 /// One job on one set of hardware with one strategy: the estimator's whole input.
