@@ -57,7 +57,7 @@ struct JobFlags {
   bool liger = false, compile = false;
   std::optional<int64_t> dataloader_workers;
   std::vector<std::string> lora_targets;
-  bool sequence_parallel = false, no_flash = false, generic_config = false;
+  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
   /// `with_scenario` the positional scenario file.
@@ -117,6 +117,8 @@ struct JobFlags {
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
     cmd->add_flag("--sequence-parallel", sequence_parallel, "Megatron sequence parallelism");
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
+    cmd->add_flag("--no-tp-comm-overlap", no_tp_overlap,
+                  "TP collectives wait for their GEMMs even where the engine overlaps them (Megatron-LM's default)");
     cmd->add_option("--attention", attention,
                     "auto | eager | sdpa | fa2 | fa3 (auto: the engine's default kernel)");
   }
@@ -195,6 +197,7 @@ struct JobFlags {
     set("strategy", "offload", offload);
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;
     if (no_flash) doc["strategy"]["flash_attention"] = false;
+    if (no_tp_overlap) doc["strategy"]["tp_comm_overlap"] = false;
     return doc;
   }
 };

@@ -64,6 +64,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.offload", "--offload"},
     {"strategy.sequence_parallel", "--sequence-parallel"},
     {"strategy.flash_attention", "--no-flash-attention"},
+    {"strategy.tp_comm_overlap", "--no-tp-comm-overlap"},
     {"plan.gpu", "--gpu"},
     {"plan.gpus", "--gpus"},
     {"plan.max_gpus", "--max-gpus"},

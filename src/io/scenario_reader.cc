@@ -337,7 +337,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave"});
+                "interleave", "tp_comm_overlap"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -347,6 +347,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   sg.zero = ReadInt(st, "zero", limits::kZeroStage, sg.zero);
   if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();
   if (const auto v = st.Get("flash_attention")) sg.flash_attention = v->Bool();
+  if (const auto v = st.Get("tp_comm_overlap")) sg.tp_comm_overlap = v->Bool();
   if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());
   if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
 }

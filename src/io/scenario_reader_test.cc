@@ -72,7 +72,8 @@ TEST(ScenarioFromJson, ReadsAFullDocument) {
                   {"sequence_parallel", true},
                   {"offload", "none"},
                   {"flash_attention", false},
-                  {"interleave", 2}},
+                  {"interleave", 2},
+                  {"tp_comm_overlap", false}},
                  {{"gpu", "NVIDIA H100 80GB HBM3"},
                   {"gpus", 16},
                   {"gpus_per_node", 8},
@@ -110,6 +111,8 @@ TEST(ScenarioFromJson, ReadsAFullDocument) {
   EXPECT_TRUE(s.strategy.sequence_parallel);
   EXPECT_FALSE(s.strategy.flash_attention);
   EXPECT_EQ(s.strategy.interleave, 2);
+  EXPECT_FALSE(s.strategy.tp_comm_overlap);
+  EXPECT_TRUE(ScenarioFromJson(Doc(), false).strategy.tp_comm_overlap);
   EXPECT_EQ(GlobalBatch(s), 64);
   EXPECT_EQ(GradAccumSteps(s), 8);  // 64 / (2 x 4)
 }
@@ -234,6 +237,7 @@ TEST(ScenarioFromJson, WrongTypesAndAbsurdValues) {
       {Doc({{"tp", "2"}}), "strategy.tp"},
       {Doc({{"zero", 4}}), "strategy.zero"},
       {Doc({{"sequence_parallel", "yes"}}), "strategy.sequence_parallel"},
+      {Doc({{"tp_comm_overlap", 1}}), "strategy.tp_comm_overlap"},
       {Doc({}, {{"gpus", 8}}, {{"seq_len", 20000000}}), "training.seq_len"},
       {Doc({}, {{"gpus", 8}}, {{"seq_len", -1}}), "training.seq_len"},
       {Doc({}, {{"gpus", 8}}, {{"micro_batch", 0}}), "training.micro_batch"},
