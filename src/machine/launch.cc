@@ -369,6 +369,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   st.offload = std::apply(ParseOffload, text(strategy.At("offload")));
   st.sequence_parallel = strategy.At("sequence_parallel").Bool();
   st.flash_attention = strategy.At("flash_attention").Bool();
+  if (const auto v = strategy.Get("tp_comm_overlap")) st.tp_comm_overlap = v->Bool();
   p.micro_batch = strategy.At("micro_batch").Int(kCount);
   p.global_batch = strategy.At("global_batch").Int(kCount);
   p.grad_accum_steps = strategy.At("grad_accum_steps").Int(kCount);
@@ -495,6 +496,8 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
   if (s.sequence_parallel) args.push_back("--sequence-parallel");
+  // The estimate hid TP collectives behind the GEMMs (Transformer Engine userbuffers); Megatron-LM needs asking.
+  if (s.sequence_parallel && s.tp > 1 && s.tp_comm_overlap) args.push_back("--tp-comm-overlap");
   if (s.zero >= 1) args.push_back("--use-distributed-optimizer");
   if (s.recompute == Recompute::kSelective) {
     add("--recompute-granularity", "selective");

@@ -181,6 +181,14 @@ TEST(Launch, DeepSpeedOffloadAndFp16) {
   EXPECT_NE(torchrun.find("--fp16"), std::string::npos);
 }
 
+TEST(Launch, MegatronTpOverlapOnlyWhereTheEstimateAssumedIt) {
+  json job = kMegatron16;
+  job["strategy"]["tp_comm_overlap"] = false;
+  const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json"));
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--tp-comm-overlap"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--sequence-parallel"), args.end());
+}
+
 TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
   const std::vector<std::string> args = MegatronArguments(p);
@@ -204,6 +212,7 @@ TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   EXPECT_EQ(value("--num-query-groups"), "8");
   EXPECT_TRUE(has("--group-query-attention"));
   EXPECT_TRUE(has("--sequence-parallel"));
+  EXPECT_TRUE(has("--tp-comm-overlap"));  // the estimate hid the TP collectives behind the GEMMs
   EXPECT_TRUE(has("--use-distributed-optimizer"));
   EXPECT_EQ(value("--recompute-granularity"), "full");
   EXPECT_EQ(value("--recompute-method"), "uniform");
