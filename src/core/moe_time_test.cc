@@ -70,6 +70,16 @@ TEST(MoeTime, DualPipeHalvesTheBubble) {
     EXPECT_LE(PipelineBubbleSlots(MoeOverlap::kDualPipe, p, 1), PipelineBubbleSlots(MoeOverlap::kNone, p, 1));
 }
 
+TEST(MoeTime, TheDualPipeScheduleSetsThePairing) {
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), MoeOverlap::kDualPipe);
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, PipelineSchedule::kDualPipe), MoeOverlap::kDualPipe);
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, PipelineSchedule::k1F1B), MoeOverlap::kA2aOverlap);
+  // PP16: 7 idle slots instead of 15; 120 micro-batches, 15 of them unpaired.
+  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), 16, 1), 7);
+  EXPECT_DOUBLE_EQ(PairedMicroBatchShare(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), 120, 16),
+                   105.0 / 120);
+}
+
 TEST(MoeTime, RouterAndPermutationBytes) {
   EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, false), 256 * 10 + 8 * 12);
   EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, true), 256 * 14 + 8 * 4);

@@ -87,6 +87,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"offload", ToString(st.offload)},
                    {"flash_attention", st.flash_attention},
                    {"interleave", st.interleave},
+                   {"pipeline_schedule", ToString(st.pipeline_schedule)},
                    {"micro_batch", s.training.micro_batch},
                    {"global_batch", GlobalBatch(s)},
                    {"global_batch_source", s.training.global_batch > 0 ? "given" : "default"},
