@@ -158,6 +158,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     if (layer.attention.mla && linear.module == Module::kAttention &&
         (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
       whole += (el + in_el) * static_cast<double>(linear.out);  // the norm's input and its output
+      out.act_selective_whole_bytes += in_el * static_cast<double>(linear.out);
     }
   });
 
@@ -173,6 +174,14 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     // Q and K at the qk width, V and the context (o_proj input) at the v width.
     out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
     out.act_query_head_bytes = el * static_cast<double>(at.qk_head_dim) + in_el * static_cast<double>(at.v_head_dim);
+    if (at.mla) {
+      // DeepSeek-V3 recomputes every RMSNorm and the MLA up-projections in backward and keeps only their
+      // inputs (arXiv 2412.19437 section 3.2.3; Megatron-Core recompute_modules "layernorm" and
+      // "mla_up_proj"): selective recomputation of an MLA model drops the norms' outputs and Q, K and V.
+      out.act_selective_whole_bytes += 2 * NormOutputsSaved(tr) * in_el * h;
+      out.act_selective_query_head_bytes = el * static_cast<double>(at.qk_head_dim);
+      out.act_selective_kv_head_bytes = out.act_head_bytes;
+    }
     out.act_lse_bytes = 4;  // flash attention: fp32 log-sum-exp per row; no s^2 tensor is kept
     // Eager attention: softmax output (+ dropout mask and dropped output).
     out.act_score_bytes = el + (model.attention_dropout > 0 ? 1 + el : 0);
@@ -374,7 +383,8 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
 /// Bytes one layer saves for backward, per micro-batch, on one GPU.
 struct LayerActivations {
   double all = 0;    // everything saved without recomputation
-  double core = 0;   // attention scores, softmax and its dropout (dropped by selective recompute)
+  double core = 0;   // dropped by selective recompute: attention scores, softmax and its dropout; MLA's norm
+                     // outputs and up-projections
   double input = 0;  // the layer input (all that full recomputation keeps)
 };
 
@@ -396,6 +406,11 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
   }
   sharded += tokens * (layer.act_mlp_bytes + layer.act_linear_attn_bytes) * par.inv_t;
   out.all = tokens * layer.act_whole_bytes * par.inv_rep + sharded + out.core;
+  if (layer.num_heads > 0) {  // already counted in `all`: only dropped by selective recomputation
+    out.core += tokens * (layer.act_selective_query_head_bytes * layer.num_heads * par.inv_t +
+                          layer.act_selective_kv_head_bytes * std::max(layer.num_kv_heads * par.inv_t, 1.0) +
+                          layer.act_selective_whole_bytes * par.inv_rep);
+  }
   out.input = el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
   return out;
 }

@@ -576,6 +576,24 @@ TEST(MemoryTest, Fp8SavedInputsNeverRaiseActivations) {
   }
 }
 
+// MLA under selective recomputation keeps neither the norms' outputs nor the up-projections' Q, K and V
+// (DeepSeek-V3, arXiv 2412.19437 section 3.2.3). DeepSeek-V3 on one GPU, bf16, sequence 4096, per token and
+// layer: 2 x 7168 norm outputs, the normalised latents of q_a_proj (1536) and kv_a_proj (512 + 64 rope), and
+// 128 heads of Q (192) and of K and V (192 + 128), 2 bytes each, over 61 layers.
+TEST(MemoryTest, SelectiveRecomputeOfMlaDropsNormsAndUpProjections) {
+  Scenario sc = ScenarioFromJson({{"model", "deepseek-v3"},
+                                  {"training", {{"method", "pretrain"}, {"framework", "megatron"}}},
+                                  {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
+                                 false);
+  sc.training.seq_len = 4096;
+  sc.strategy.recompute = Recompute::kNone;
+  const double kept = Estimate(sc)[MemTerm::kActivations];
+  sc.strategy.recompute = Recompute::kSelective;
+  const double selective = Estimate(sc)[MemTerm::kActivations];
+  const double per_token_layer = 2.0 * (2 * 7168 + 1536 + 576 + 128 * (192 + 192 + 128));
+  EXPECT_DOUBLE_EQ(kept - selective, per_token_layer * 4096 * 61);
+}
+
 // Qwen (first generation) README profile: HF Trainer + PEFT, FlashAttention-2, gradient checkpointing,
 // batch 1, A100-80GB; full and multi-GPU rows ran DeepSpeed ZeRO-3 and report sums over GPUs (per-GPU
 // value inferred). LoRA and full rows: median |error| within 10%, each within 25%.
