@@ -295,6 +295,17 @@ TEST(Cli, AModelIsRequiredNamesTheFlag) {
   EXPECT_NE(run.out.find("--model"), std::string::npos) << run.out;
 }
 
+TEST(Cli, PipelineScheduleFlag) {
+  const std::string job = "estimate --model llama-3-8b --method pretrain --framework megatron --gpus 4 --pp 4 "
+                          "--global-batch 16 --json --pipeline-schedule ";
+  CliRun bad = RunCli(job + "gpipe");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("invalid --pipeline-schedule: 'gpipe'; one of: 1f1b, dualpipe"), std::string::npos) << bad.out;
+  CliRun dual = RunCli(job + "dualpipe");
+  ASSERT_EQ(dual.status, 0) << dual.out;
+  EXPECT_EQ(nlohmann::json::parse(dual.out)["strategy"]["pipeline_schedule"], "dualpipe");
+}
+
 TEST(Cli, DataAndKernelFlagsAreNamedInErrors) {
   CliRun grouped = RunCli("estimate --model llama-3-8b --method lora --group-by-length --packing");
   EXPECT_EQ(grouped.status, 2);

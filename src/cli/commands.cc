@@ -46,7 +46,7 @@ bool OnOff(const std::string& value) {
 struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
-  std::string loss, optimizer_in_backward;
+  std::string loss, optimizer_in_backward, pipeline_schedule;
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::string attention, quantization;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
@@ -112,6 +112,7 @@ struct JobFlags {
     cmd->add_option("--ep", ep, "expert-parallel size");
     cmd->add_option("--zero", zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
     cmd->add_option("--interleave", interleave, "virtual pipeline stages per GPU");
+    cmd->add_option("--pipeline-schedule", pipeline_schedule, "1f1b | dualpipe (pipeline micro-batch order)");
     cmd->add_option("--micro-batch", micro_batch, "sequences per GPU per micro-step");
     cmd->add_option("--recompute", recompute, "none | selective | full");
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
@@ -193,6 +194,7 @@ struct JobFlags {
     set("strategy", "ep", ep);
     set("strategy", "zero", zero);
     set("strategy", "interleave", interleave);
+    set("strategy", "pipeline_schedule", pipeline_schedule);
     set("strategy", "recompute", recompute);
     set("strategy", "offload", offload);
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;

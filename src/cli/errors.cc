@@ -60,6 +60,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.ep", "--ep"},
     {"strategy.zero", "--zero"},
     {"strategy.interleave", "--interleave"},
+    {"strategy.pipeline_schedule", "--pipeline-schedule"},
     {"strategy.recompute", "--recompute"},
     {"strategy.offload", "--offload"},
     {"strategy.sequence_parallel", "--sequence-parallel"},

@@ -235,7 +235,13 @@ struct MemoryLayerSummary {
   ShardedSum adapter_factored;  // LoRA targets: (in + out + 2 rank) x copies
   // Bytes saved for backward per token of a micro-batch (see ActivationsOf in memory.cc).
   double act_whole_bytes = 0;   // tensors TP leaves whole (sequence parallelism splits them)
-  double act_head_bytes = 0;    // Q/K/V/context bytes per attention head (qk + v widths)
+  double act_head_bytes = 0;    // K and V bytes per key/value head (qk + v widths)
+  double act_query_head_bytes = 0;  // Q and context (o_proj input) bytes per query head
+  // Of the above, what selective recomputation also drops beyond the attention core (MLA: the norms' outputs
+  // and the up-projections' Q, K and V), whole and per query / key-value head.
+  double act_selective_whole_bytes = 0;
+  double act_selective_query_head_bytes = 0;
+  double act_selective_kv_head_bytes = 0;
   double act_lse_bytes = 0;     // flash attention's fp32 log-sum-exp per head
   double act_score_bytes = 0;   // eager attention: bytes per score (softmax, dropout mask and output)
   double act_mlp_bytes = 0;     // MLP intermediates before TP splits them

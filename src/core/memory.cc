@@ -104,6 +104,15 @@ double GatedMlpSaves(const FrameworkProfile& fw, const Training& tr) {
 double PlainMlpSaves(const Training& tr) { return tr.compile ? 1 : 2; }  // act in, (act out)
 double NormOutputsSaved(const Training& tr) { return tr.compile ? 0 : 1; }
 
+// Bytes per element of a layer linear's input saved for its backward. TransformerEngine's FP8 modules, which
+// Megatron-Core builds its layers from, save one FP8 copy and not the 16-bit input: te.Linear either the FP8
+// input or, without sequence parallelism, only its FP8 transpose for the wgrad; LayerNormLinear the FP8 norm
+// output beside the 16-bit norm input (transformer_engine/pytorch/module/linear.py and layernorm_linear.py,
+// NVIDIA/TransformerEngine @0004dbd0, ctx.save_for_backward).
+double LinearInputBytes(const Training& tr) {
+  return tr.precision == Precision::kFp8 && tr.framework == Framework::kMegatron ? 1 : ComputeBytes(tr.precision);
+}
+
 // Re-derives Korthikanti et al. 2022 (sec. 4.1, s*b*h*(34 + 5*a*s/h) for GPT) for the layer's real
 // tensors: each saved tensor is listed with the width it has, as bytes per token; ActivationsOf scales
 // them by the strategy.
@@ -113,6 +122,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   const bool peft = IsAdapterMethod(tr.method);
   const double rank = static_cast<double>(tr.lora_rank);
   const double el = ComputeBytes(tr.precision);
+  const double in_el = LinearInputBytes(tr);
   const double h = static_cast<double>(model.hidden_size);
   const bool hidden_dropout = model.hidden_dropout > 0;
   const bool dora = peft && tr.dora;
@@ -147,7 +157,8 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     // MLA keeps the normalised low-rank latents that feed q_b_proj and kv_b_proj.
     if (layer.attention.mla && linear.module == Module::kAttention &&
         (linear.name == "q_a_proj" || linear.name == "kv_a_proj")) {
-      whole += 2 * el * static_cast<double>(linear.out);
+      whole += (el + in_el) * static_cast<double>(linear.out);  // the norm's input and its output
+      out.act_selective_whole_bytes += in_el * static_cast<double>(linear.out);
     }
   });
 
@@ -159,9 +170,18 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   } else if (at.num_heads > 0) {
     out.num_heads = static_cast<double>(at.num_heads);
     out.num_kv_heads = static_cast<double>(at.num_kv_heads);
-    whole += (1 + NormOutputsSaved(tr)) * el * h;  // input norm's input, QKV input (the norm's output)
+    whole += (el + NormOutputsSaved(tr) * in_el) * h;  // input norm's input, QKV input (the norm's output)
     // Q and K at the qk width, V and the context (o_proj input) at the v width.
     out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
+    out.act_query_head_bytes = el * static_cast<double>(at.qk_head_dim) + in_el * static_cast<double>(at.v_head_dim);
+    if (at.mla) {
+      // DeepSeek-V3 recomputes every RMSNorm and the MLA up-projections in backward and keeps only their
+      // inputs (arXiv 2412.19437 section 3.2.3; Megatron-Core recompute_modules "layernorm" and
+      // "mla_up_proj"): selective recomputation of an MLA model drops the norms' outputs and Q, K and V.
+      out.act_selective_whole_bytes += 2 * NormOutputsSaved(tr) * in_el * h;
+      out.act_selective_query_head_bytes = el * static_cast<double>(at.qk_head_dim);
+      out.act_selective_kv_head_bytes = out.act_head_bytes;
+    }
     out.act_lse_bytes = 4;  // flash attention: fp32 log-sum-exp per row; no s^2 tensor is kept
     // Eager attention: softmax output (+ dropout mask and dropped output).
     out.act_score_bytes = el + (model.attention_dropout > 0 ? 1 + el : 0);
@@ -169,17 +189,20 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   }
   if (layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0) {
     // norm input (shared with attention in a parallel block), MLP input (the norm's output)
-    whole += ((layer.parallel_attn_mlp ? 0 : 1) + NormOutputsSaved(tr)) * el * h;
-    const double per_width = layer.mlp == MlpKind::kGated ? GatedMlpSaves(fw, tr) : PlainMlpSaves(tr);
+    whole += ((layer.parallel_attn_mlp ? 0 : 1) * el + NormOutputsSaved(tr) * in_el) * h;
+    // Of the intermediates saved, the down projection's input is a linear input (recomputed under compile).
+    const double down_input = tr.compile ? 0 : 1;
+    const double width_bytes =
+        ((layer.mlp == MlpKind::kGated ? GatedMlpSaves(fw, tr) : PlainMlpSaves(tr)) - down_input) * el +
+        down_input * in_el;
     if (layer.is_moe()) {
       const double k = static_cast<double>(layer.experts_per_token);
       whole += 8 * static_cast<double>(layer.num_experts);  // fp32 router logits and probabilities
-      whole += 2 * k * el * h;                              // dispatched inputs, expert outputs to combine
-      out.act_mlp_bytes = per_width * el *
-                          (k * static_cast<double>(layer.mlp_intermediate) +
-                           static_cast<double>(layer.shared_expert_intermediate));
+      whole += k * (in_el + el) * h;                        // dispatched inputs, expert outputs to combine
+      out.act_mlp_bytes = width_bytes * (k * static_cast<double>(layer.mlp_intermediate) +
+                                         static_cast<double>(layer.shared_expert_intermediate));
     } else {
-      out.act_mlp_bytes = per_width * el * static_cast<double>(layer.mlp_intermediate);
+      out.act_mlp_bytes = width_bytes * static_cast<double>(layer.mlp_intermediate);
     }
     if (hidden_dropout) whole += h;
   }
@@ -225,6 +248,8 @@ struct Stage {
   int64_t begin = 0;  // layer range [begin, end)
   int64_t end = 0;
   bool embedding_slot = false;  // the embedding takes a layer's slot on this (first) stage
+  int64_t mirror_begin = 0;  // DualPipe: the mirrored stage's layers the rank also holds; empty otherwise
+  int64_t mirror_end = 0;
 };
 
 // A layer count two short of a multiple of p is split as Megatron-Core's account_for_embedding_in_pipeline_split
@@ -243,6 +268,18 @@ Stage StageOf(const Scenario& sc, const Parallel& par, bool first) {
   stage.begin = first ? 0 : L - last_layers;
   stage.end = first ? (pp == 1 ? L : first_layers) : L;
   stage.embedding_slot = end_slots && first;
+  return stage;
+}
+
+// DualPipe's first rank holds stage 0 and stage pp - 1 (deepseek-ai/DualPipe dualpipe.py at bb214e82: rank i
+// runs module pair (i, pp - 1 - i)), so the embedding, the head and both ends' layers: the report's
+// "2x parameters" (arXiv 2412.19437 Table 2), with their gradients and optimizer shards.
+Stage DualPipeStage(const Scenario& sc, const Parallel& par) {
+  Stage stage = StageOf(sc, par, true);
+  const Stage mirror = StageOf(sc, par, false);
+  stage.last = true;
+  stage.mirror_begin = mirror.begin;
+  stage.mirror_end = mirror.end;
   return stage;
 }
 
@@ -296,6 +333,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   const bool single = stage.first && stage.last;
   Tally tally;
   AddLayers(sc, layers, par, stage.begin, stage.end, tally);
+  AddLayers(sc, layers, par, stage.mirror_begin, stage.mirror_end, tally);
 
   const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
   const bool head_trains = all_train || tr.method == Method::kFreeze;
@@ -354,7 +392,8 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
 /// Bytes one layer saves for backward, per micro-batch, on one GPU.
 struct LayerActivations {
   double all = 0;    // everything saved without recomputation
-  double core = 0;   // attention scores, softmax and its dropout (dropped by selective recompute)
+  double core = 0;   // dropped by selective recompute: attention scores, softmax and its dropout; MLA's norm
+                     // outputs and up-projections
   double input = 0;  // the layer input (all that full recomputation keeps)
 };
 
@@ -367,7 +406,7 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
   if (layer.num_heads > 0) {
     const double heads = layer.num_heads * par.inv_t;
     const double kv_heads = std::max(layer.num_kv_heads * par.inv_t, 1.0);  // replicated when kv < t
-    sharded += tokens * layer.act_head_bytes * (heads + kv_heads);
+    sharded += tokens * (layer.act_query_head_bytes * heads + layer.act_head_bytes * kv_heads);
     if (sc.strategy.flash_attention) {
       sharded += tokens * layer.act_lse_bytes * heads;
     } else {
@@ -376,6 +415,11 @@ LayerActivations ActivationsOf(const MemoryLayerSummary& layer, const Scenario& 
   }
   sharded += tokens * (layer.act_mlp_bytes + layer.act_linear_attn_bytes) * par.inv_t;
   out.all = tokens * layer.act_whole_bytes * par.inv_rep + sharded + out.core;
+  if (layer.num_heads > 0) {  // already counted in `all`: only dropped by selective recomputation
+    out.core += tokens * (layer.act_selective_query_head_bytes * layer.num_heads * par.inv_t +
+                          layer.act_selective_kv_head_bytes * std::max(layer.num_kv_heads * par.inv_t, 1.0) +
+                          layer.act_selective_whole_bytes * par.inv_rep);
+  }
   out.input = el * tokens * static_cast<double>(sc.model.hidden_size) * par.inv_rep;
   return out;
 }
@@ -390,15 +434,18 @@ template <typename Layers>
 StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const Parallel& par,
                                     const Stage& stage) {
   double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0;
+  const auto held = [&](int64_t first, int64_t count) {
+    return std::max<int64_t>(0, std::min(stage.end, first + count) - std::max(stage.begin, first)) +
+           std::max<int64_t>(0, std::min(stage.mirror_end, first + count) - std::max(stage.mirror_begin, first));
+  };
   int64_t index = 0;
   for (size_t g = 0; g < layers.size(); ++g) {
     const auto& layer = layers[g];
-    const int64_t lo = std::max(stage.begin, index);
-    const int64_t hi = std::min(stage.end, index + layer.count);
+    const int64_t count = held(index, layer.count);
     index += layer.count;
-    if (lo >= hi) continue;
+    if (count == 0) continue;
     const LayerActivations a = ActivationsOf(layer, sc, par);
-    const double n = static_cast<double>(hi - lo);
+    const double n = static_cast<double>(count);
     switch (sc.strategy.recompute) {
       case Recompute::kNone:
         stored += n * a.all;
@@ -421,8 +468,12 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   // get_pipeline_parallel_order warm-up count), p + (p-1)/v stages' worth (Megatron
   // theoretical_memory_usage.py). Where the embedding takes a layer's slot the first chunk holds one layer
   // fewer: with one slot per chunk only the embedding (Llama 3 405B, arXiv 2407.21783 section 3.3.2).
+  // DualPipe: p + 1 micro-batches of one stage's activations (arXiv 2412.19437 Table 2), `stored` holding one
+  // of each of the rank's two stages.
   double in_flight = 1;
-  if (par.p > 1 && stage.first) {
+  if (sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && par.p > 1) {
+    in_flight = std::min(par.p + 1, par.microbatches) / 2;
+  } else if (par.p > 1 && stage.first) {
     in_flight = std::min(par.p, par.microbatches);
     const double layers = static_cast<double>(stage.end - stage.begin);
     if (par.v > 1 && par.microbatches >= par.p && layers > 0) {
@@ -717,6 +768,11 @@ template <typename Layers>
 MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, const Layers& layers) {
   const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
   const Parallel par = ParallelOf(scenario);
+  if (scenario.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && par.p > 1) {
+    MemoryEstimate both = StageMemory(scenario, params, layers, fw, par, DualPipeStage(scenario, par));
+    JudgeFit(scenario.hardware, both);
+    return both;
+  }
   MemoryEstimate first = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, true));
   if (par.p > 1) {
     MemoryEstimate last = StageMemory(scenario, params, layers, fw, par, StageOf(scenario, par, false));

@@ -547,6 +547,83 @@ TEST(MemoryTest, EndStagesGiveALayerSlotToTheEmbeddingAndTheLoss) {
   EXPECT_NEAR(first_stage_activations(32, 2) / eight, (4 + 3.0 / 2) / 4, 1e-9);
 }
 
+// DualPipe (arXiv 2412.19437 Table 2): the first rank holds stages 0 and 3 of 4 (embedding, 16 of Llama-3-8B's
+// 32 layers of 218,112,000 parameters, final norm and head) and p + 1 = 5 micro-batches of one stage's
+// activations, against 1F1B's 4 on the first stage.
+TEST(MemoryTest, DualPipeHoldsTwoStagesAndOneMoreMicroBatch) {
+  Scenario sc = LlamaJob(Method::kPretrain, Framework::kMegatron, 4, 0);
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 1;
+  sc.training.global_batch = 64;
+  const MemoryEstimate one_f_one_b = Estimate(sc);
+  sc.strategy.pipeline_schedule = PipelineSchedule::kDualPipe;
+  const MemoryEstimate dual = Estimate(sc);
+  const double held = 2 * 525'336'576.0 + 16 * 218'112'000.0 + 4096;
+  EXPECT_DOUBLE_EQ(dual[MemTerm::kGradients], held * 4);  // fp32 main_grad
+  EXPECT_DOUBLE_EQ(dual[MemTerm::kWeights], held * 2);
+  EXPECT_NEAR(dual[MemTerm::kActivations] / one_f_one_b[MemTerm::kActivations], 5.0 / 4, 1e-9);
+  EXPECT_GT(dual[MemTerm::kLogits], 0);  // the last stage's head runs on the first rank too
+}
+
+// TransformerEngine saves each FP8 linear's input in one byte: in a Llama-3-8B layer the QKV and MLP inputs
+// (4096 each), the context entering o_proj (32 heads x 128) and the down projection's input (14336).
+TEST(MemoryTest, Fp8LinearInputsAreSavedInOneByte) {
+  Scenario sc = LlamaJob(Method::kPretrain, Framework::kMegatron, 1, 0);
+  sc.training.precision = Precision::kBf16;
+  const double bf16 = Estimate(sc)[MemTerm::kActivations];
+  sc.training.precision = Precision::kFp8;
+  const double fp8 = Estimate(sc)[MemTerm::kActivations];
+  EXPECT_DOUBLE_EQ(bf16 - fp8, (4096 + 4096 + 32 * 128 + 14336) * 4096.0 * 32);
+  // Engines outside TransformerEngine keep the 16-bit inputs.
+  sc.training.framework = Framework::kFsdp;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kActivations], [&] {
+    Scenario b = sc;
+    b.training.precision = Precision::kBf16;
+    return Estimate(b)[MemTerm::kActivations];
+  }());
+}
+
+// Property: saving FP8 inputs never raises activations, whatever the model, split and recomputation.
+TEST(MemoryTest, Fp8SavedInputsNeverRaiseActivations) {
+  for (const char* name : {"llama-3-8b", "deepseek-v3", "qwen3-30b-a3b", "mixtral-8x7b"}) {
+    Scenario sc = ScenarioFromJson({{"model", name},
+                                    {"training", {{"method", "pretrain"}, {"framework", "megatron"}}},
+                                    {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}}},
+                                   false);
+    for (int tp : {1, 2}) {
+      for (bool sp : {false, true}) {
+        for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+          sc.strategy.tp = tp;
+          sc.strategy.sequence_parallel = sp;
+          sc.strategy.recompute = r;
+          sc.training.precision = Precision::kBf16;
+          const double bf16 = Estimate(sc)[MemTerm::kActivations];
+          sc.training.precision = Precision::kFp8;
+          EXPECT_LE(Estimate(sc)[MemTerm::kActivations], bf16) << name << " tp " << tp << " sp " << sp;
+        }
+      }
+    }
+  }
+}
+
+// MLA under selective recomputation keeps neither the norms' outputs nor the up-projections' Q, K and V
+// (DeepSeek-V3, arXiv 2412.19437 section 3.2.3). DeepSeek-V3 on one GPU, bf16, sequence 4096, per token and
+// layer: 2 x 7168 norm outputs, the normalised latents of q_a_proj (1536) and kv_a_proj (512 + 64 rope), and
+// 128 heads of Q (192) and of K and V (192 + 128), 2 bytes each, over 61 layers.
+TEST(MemoryTest, SelectiveRecomputeOfMlaDropsNormsAndUpProjections) {
+  Scenario sc = ScenarioFromJson({{"model", "deepseek-v3"},
+                                  {"training", {{"method", "pretrain"}, {"framework", "megatron"}}},
+                                  {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}},
+                                 false);
+  sc.training.seq_len = 4096;
+  sc.strategy.recompute = Recompute::kNone;
+  const double kept = Estimate(sc)[MemTerm::kActivations];
+  sc.strategy.recompute = Recompute::kSelective;
+  const double selective = Estimate(sc)[MemTerm::kActivations];
+  const double per_token_layer = 2.0 * (2 * 7168 + 1536 + 576 + 128 * (192 + 192 + 128));
+  EXPECT_DOUBLE_EQ(kept - selective, per_token_layer * 4096 * 61);
+}
+
 // Qwen (first generation) README profile: HF Trainer + PEFT, FlashAttention-2, gradient checkpointing,
 // batch 1, A100-80GB; full and multi-GPU rows ran DeepSpeed ZeRO-3 and report sums over GPUs (per-GPU
 // value inferred). LoRA and full rows: median |error| within 10%, each within 25%.

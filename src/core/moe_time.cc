@@ -38,6 +38,10 @@ int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node) {
   return std::clamp(gpus_per_node / std::max(1, tp_cp), 1, std::max(1, ep));
 }
 
+MoeOverlap ScheduledOverlap(MoeOverlap engine, PipelineSchedule schedule) {
+  return schedule == PipelineSchedule::kDualPipe ? MoeOverlap::kDualPipe : engine;
+}
+
 double PairedMicroBatchShare(MoeOverlap mode, double micro_batches, int pp) {
   if (mode == MoeOverlap::kNone || micro_batches <= 1) return 0;
   const double unpaired = std::max(1, pp - 1);

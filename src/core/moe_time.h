@@ -4,6 +4,7 @@
 // all-to-alls, and the pipeline schedule an engine runs them in. Pure byte and slot accounting; core/perf.cc
 // turns bytes into seconds on the GPU's and links' rates.
 #include "catalog/frameworks.h"
+#include "core/scenario.h"
 
 namespace trainplan {
 
@@ -30,6 +31,10 @@ double NodesPerToken(double groups, double groups_per_token, double nodes);
 /// Expert-parallel ranks of one EP group inside one node: EP sits next to TP and CP in the rank order
 /// (Megatron-Core tp-cp-ep-dp-pp), so a node holds gpus_per_node / (tp x cp) of them when that divides.
 int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node);
+
+/// The pairing the job runs: the DualPipe schedule pairs micro-batches from both pipeline ends whatever the
+/// engine's own overlap; under 1F1B the engine's (FrameworkProfile::moe_overlap).
+MoeOverlap ScheduledOverlap(MoeOverlap engine, PipelineSchedule schedule);
 
 /// Share of micro-batches whose forward runs beside another micro-batch's backward, so that each one's
 /// all-to-alls can hide behind the other's compute: none without an overlapping engine; otherwise all but the

@@ -560,7 +560,8 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
   const bool tp_overlap = fw.tp_comm_overlap && st.tp_comm_overlap && st.sequence_parallel && st.tp > 1;
   // Fused LoRA kernels (Unsloth) keep the adapter path in registers: no cast or add traffic.
   const bool adapter_casts = IsAdapterMethod(tr.method) && fw.fp32_adapters && !fw.fused_kernels;
-  const double paired = PairedMicroBatchShare(fw.moe_overlap, static_cast<double>(GradAccumSteps(sc)), st.pp);
+  const double paired = PairedMicroBatchShare(ScheduledOverlap(fw.moe_overlap, st.pipeline_schedule),
+                                              static_cast<double>(GradAccumSteps(sc)), st.pp);
   LayerTotals x;
   int64_t index = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -976,14 +977,17 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // Pipeline: the engine's schedule leaves micro-batch slots idle (core/moe_time.h); each micro-batch sends
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
   if (p > 1) {
-    out[TimeTerm::kPipelineBubble] = PipelineBubbleSlots(fw.moe_overlap, p, l.v) * mb_total;
+    out[TimeTerm::kPipelineBubble] =
+        PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy.pipeline_schedule), p, l.v) * mb_total;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
     out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
   }
 
-  const double stage_params = static_cast<double>(params.total) / (t * p);
-  const double stage_trainable = trainable.trainable / (t * p);
+  // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.
+  const double stages_held = sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 2 : 1;
+  const double stage_params = stages_held * static_cast<double>(params.total) / (t * p);
+  const double stage_trainable = stages_held * trainable.trainable / (t * p);
   const double grad_bytes = GradientBytes(tr.precision, fw);
   const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
   out[TimeTerm::kDpComm] =

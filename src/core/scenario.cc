@@ -72,6 +72,14 @@ const char* ToString(Recompute r) {
   return "?";
 }
 
+const char* ToString(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::k1F1B: return "1f1b";
+    case PipelineSchedule::kDualPipe: return "dualpipe";
+  }
+  return "?";
+}
+
 const char* ToString(Offload o) {
   switch (o) {
     case Offload::kNone: return "none";
@@ -205,6 +213,23 @@ void CheckPipelineSplit(const ModelSpec& m, const Strategy& sg) {
   }
 }
 
+/// DualPipe pairs ranks i and pp - 1 - i and splits the micro-batches between both ends: it asserts an even
+/// rank count and an even number of micro-batches, at least twice the ranks (dualpipe.py step(), bb214e82).
+void CheckDualPipe(const Scenario& s) {
+  const Strategy& sg = s.strategy;
+  if (sg.pipeline_schedule != PipelineSchedule::kDualPipe) return;
+  const auto fail = [&](const std::string& allowed) {
+    throw InputError("strategy.pipeline_schedule", ToString(sg.pipeline_schedule), allowed);
+  };
+  if (sg.pp < 2 || sg.pp % 2 != 0) fail(fmt::format("1f1b, or dualpipe with an even pp >= 2 (pp is {})", sg.pp));
+  if (sg.interleave > 1) fail(fmt::format("1f1b with interleave {}, or dualpipe with interleave 1", sg.interleave));
+  const int64_t mb = GradAccumSteps(s);
+  if (mb % 2 != 0 || mb < 2 * sg.pp)
+    fail(fmt::format("1f1b, or dualpipe with an even number of micro-batches per step of at least 2 x pp ({}); "
+                     "the batch gives {}",
+                     2 * sg.pp, mb));
+}
+
 /// Experts are spread over expert-parallel groups carved out of the data-parallel (x context-parallel) ranks.
 void CheckExpertSplit(const ModelSpec& m, const Strategy& sg) {
   if (sg.ep <= 1) return;
@@ -336,6 +361,7 @@ void ValidateScenario(Scenario& s) {
     throw InputError("strategy.interleave", Num(sg.interleave),
                      fmt::format("1, or micro-batches per step ({}) a multiple of pp ({})", GradAccumSteps(s), sg.pp));
   }
+  CheckDualPipe(s);
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
   // torchtune refuses optimizer_in_bwd with gradient accumulation: each gradient is freed once stepped.

@@ -53,6 +53,12 @@ struct Training {
   std::optional<int64_t> dataloader_workers;
 };
 
+/// The order micro-batches run through the pipeline stages. 1F1B: Megatron-Core's one-forward-one-backward
+/// (interleaved when Strategy::interleave > 1). DualPipe (DeepSeek-V3 technical report, arXiv 2412.19437
+/// section 3.2.1; deepseek-ai/DualPipe dualpipe.py at bb214e82): micro-batches enter from both pipeline ends,
+/// each rank holds two stages (i and pp - 1 - i) and pairs one micro-batch's forward with another's backward.
+enum class PipelineSchedule { k1F1B, kDualPipe };
+
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
 struct Strategy {
   int tp = 1;
@@ -67,6 +73,7 @@ struct Strategy {
   bool flash_attention = true;
   int interleave = 1;           // virtual pipeline stages per GPU
   bool tp_comm_overlap = true;  // the engine's TP comm/GEMM overlap where its profile has one; false: none
+  PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
 };
 
 /// One job on one set of hardware with one strategy: the estimator's whole input.
@@ -134,5 +141,6 @@ const char* ToString(Offload o);
 const char* ToString(Framework f);
 const char* ToString(Loss l);
 const char* ToString(TrainingObjective o);
+const char* ToString(PipelineSchedule s);
 
 }  // namespace trainplan

@@ -88,6 +88,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"flash_attention", st.flash_attention},
                    {"interleave", st.interleave},
                    {"tp_comm_overlap", st.tp_comm_overlap},
+                   {"pipeline_schedule", ToString(st.pipeline_schedule)},
                    {"micro_batch", s.training.micro_batch},
                    {"global_batch", GlobalBatch(s)},
                    {"global_batch_source", s.training.global_batch > 0 ? "given" : "default"},

@@ -296,6 +296,12 @@ Recompute ParseRecompute(const std::string& s, const std::string& field) {
   return ParseEnum(s, field, kSpellings, "none, selective, full");
 }
 
+PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& field) {
+  static constexpr Spelling<PipelineSchedule> kSpellings[] = {{"1f1b", PipelineSchedule::k1F1B},
+                                                              {"dualpipe", PipelineSchedule::kDualPipe}};
+  return ParseEnum(s, field, kSpellings, "1f1b, dualpipe");
+}
+
 Offload ParseOffload(const std::string& s, const std::string& field) {
   static constexpr Spelling<Offload> kSpellings[] = {
       {"none", Offload::kNone},
@@ -337,7 +343,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap"});
+                "interleave", "tp_comm_overlap", "pipeline_schedule"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -350,6 +356,8 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("tp_comm_overlap")) sg.tp_comm_overlap = v->Bool();
   if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());
   if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
+  if (const auto v = st.Get("pipeline_schedule"))
+    sg.pipeline_schedule = ParsePipelineSchedule(v->String(), v->path());
 }
 
 void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {

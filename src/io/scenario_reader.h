@@ -32,6 +32,7 @@ Precision ParsePrecision(const std::string& s, const std::string& field = "train
 Optimizer ParseOptimizer(const std::string& s, const std::string& field = "training.optimizer");
 Recompute ParseRecompute(const std::string& s, const std::string& field = "strategy.recompute");
 Offload ParseOffload(const std::string& s, const std::string& field = "strategy.offload");
+PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& field = "strategy.pipeline_schedule");
 Framework ParseFramework(const std::string& s, const std::string& field = "training.framework");
 
 }  // namespace trainplan

@@ -331,6 +331,25 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
   EXPECT_EQ(ErrorOf(Doc({{"interleave", 2}}, {{"gpus", 1}})).field(), "strategy.interleave");
   EXPECT_EQ(ErrorOf(Doc({{"pp", 4}, {"interleave", 3}}, {{"gpus", 4}})).field(), "strategy.interleave");
   EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}, {"interleave", 4}}, {{"gpus", 4}}), false).strategy.interleave, 4);
+  // DualPipe: a known name, an even pp, no interleave, an even number of at least 2 x pp micro-batches.
+  e = ErrorOf(Doc({{"pp", 4}, {"pipeline_schedule", "gpipe"}}, {{"gpus", 4}}));
+  EXPECT_EQ(e.field(), "strategy.pipeline_schedule");
+  EXPECT_EQ(e.value(), "gpipe");
+  EXPECT_NE(e.allowed().find("1f1b, dualpipe"), std::string::npos);
+  const json batch = {{"global_batch", 8}};
+  EXPECT_EQ(ErrorOf(Doc({{"pp", 1}, {"pipeline_schedule", "dualpipe"}}, {{"gpus", 1}}, batch)).field(),
+            "strategy.pipeline_schedule");
+  EXPECT_EQ(ErrorOf(Doc({{"pp", 4}, {"interleave", 2}, {"pipeline_schedule", "dualpipe"}}, {{"gpus", 4}}, batch))
+                .field(),
+            "strategy.pipeline_schedule");
+  e = ErrorOf(Doc({{"pp", 4}, {"pipeline_schedule", "dualpipe"}}, {{"gpus", 4}}, {{"global_batch", 6}}));
+  EXPECT_EQ(e.field(), "strategy.pipeline_schedule");
+  EXPECT_NE(e.allowed().find("at least 2 x pp (8)"), std::string::npos);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}, {"pipeline_schedule", "DualPipe"}}, {{"gpus", 4}}, batch), false)
+                .strategy.pipeline_schedule,
+            PipelineSchedule::kDualPipe);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}}, {{"gpus", 4}}), false).strategy.pipeline_schedule,
+            PipelineSchedule::k1F1B);
   EXPECT_EQ(ErrorOf(Doc({{"ep", 2}}, {{"gpus", 2}})).field(), "strategy.ep");  // dense model
   EXPECT_EQ(ErrorOf(Doc({{"cp", 3}}, {{"gpus", 3}}, {{"seq_len", 4096}})).field(), "strategy.cp");
   EXPECT_EQ(ErrorOf(Doc({{"pp", 2}, {"zero", 3}}, {{"gpus", 8}})).field(), "strategy.zero");
