@@ -261,6 +261,7 @@ struct GemmShape {
   double multiplicity = 1;
   bool row_parallel = false;  // o_proj, down_proj: TP splits the input dimension
   bool lora_target = false;   // carries a LoRA adapter (LoRA/QLoRA only)
+  bool mla_up = false;        // an MLA up-projection (q_b_proj, kv_b_proj): selective recomputation replays it
 };
 
 /// What the time model needs from one layer group.
@@ -275,6 +276,7 @@ struct TimeLayerSummary {
   double expert_groups = 0, expert_groups_per_token = 0;  // group-limited routing (0: none)
   double ffn_active = 0;               // activation-function width per token: active + shared experts
   double linear_flops_per_token = 0;   // forward, whole layer (before TP), active copies only
+  double mla_up_flops_per_token = 0;   // the MLA up-projections' share of linear_flops_per_token
   double adapter_flops_per_token = 0;  // LoRA A and B, forward
   double params = 0;                   // sum of params x copies (QLoRA dequantisation traffic)
   double linears = 0;                  // canonical weight matrices (ZeRO-3 gathers per module)

@@ -181,6 +181,7 @@ GemmShape GemmOf(const Linear& l, std::span<const Linear> members, const Trainin
   g.active_copies = static_cast<double>(l.active_copies);
   g.row_parallel = IsRowParallel(l);
   g.lora_target = IsAdapterMethod(tr.method) && IsLoraTarget(tr, members);
+  g.mla_up = l.name == "q_b_proj" || l.name == "kv_b_proj";
   return g;
 }
 
@@ -204,6 +205,7 @@ TimeLayerSummary SummarizeLayer(const LayerGroup& group, const Training& tr) {
   ForEachModule(layer, [&](const Linear& l, std::span<const Linear> members) {
     const GemmShape g = GemmOf(l, members, tr);
     out.linear_flops_per_token += 2.0 * g.in * g.out * g.active_copies;
+    if (g.mla_up) out.mla_up_flops_per_token += 2.0 * g.in * g.out;
     if (g.lora_target) out.adapter_flops_per_token += 2.0 * tr.lora_rank * (g.in + g.out) * g.active_copies;
     out.params += static_cast<double>(l.ParamsPerCopy()) * g.copies;
   });
@@ -243,6 +245,7 @@ struct LayerCost {
   double ep_alltoall_s = 0;    // one token all-to-all in bf16 (combine, and both in backward)
   double ep_dispatch_s = 0;    // the forward dispatch (FP8 activations under FP8 training)
   double expert_fwd_matmul_s = 0;  // the routed experts' share of fwd_matmul_s
+  double mla_up_fwd_matmul_s = 0;  // the MLA up-projections' share of fwd_matmul_s
   double permute_bytes = 0;                             // token permutation, one pass
   double router_fwd_bytes = 0, router_bwd_bytes = 0;    // router scores and top-k
   double cp_exchange_s = 0;    // forward KV ring exchange
@@ -278,6 +281,7 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
     const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
     if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s;
+    if (g.mla_up) out.mla_up_fwd_matmul_s += gemm_s;
     if (r.fp8) {  // column-parallel inputs come from a norm, which fused engines quantise in the same kernel
       const Fp8LinearCasts casts = Fp8Casts(r.fp8_scaling, m, n, k, fp8_fused_norm && !g.row_parallel, backward > 0);
       out.fp8_fwd_bytes += g.multiplicity * count * casts.fwd_bytes;
@@ -431,7 +435,11 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
   const double bwd_attn = backward == 0 ? 0 : 2 * b * attn_flops_per_seq;
   out.model_flops = fwd_flops + bwd_linear + bwd_attn;
   out.recompute_flops_full = backward > 0 ? fwd_flops : 0;
-  out.recompute_flops_selective = backward > 0 && !sc.strategy.flash_attention ? b * attn_flops_per_seq : 0;
+  // Selective: the attention core (flash attention already recomputes it in its own backward) and, in an MLA
+  // layer, the up-projections whose outputs core/memory.cc does not keep.
+  out.recompute_flops_selective =
+      backward > 0 ? (sc.strategy.flash_attention ? 0 : b * attn_flops_per_seq) + seq_tokens * layer.mla_up_flops_per_token
+                   : 0;
   return out;
 }
 
@@ -606,9 +614,9 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
         x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
         x.tp_s += n * ExposedTpComm(lc.tp_collective_s, dense_fwd_s, st.tp, tp_overlap);
         x.recompute_flops += n * lc.recompute_flops_full;
-      } else if (has_bwd && st.recompute == Recompute::kSelective && !st.flash_attention) {
-        // The attention core only; flash attention already recomputes it inside its own backward.
-        x.recompute_s += n * lc.fwd_attn_s;
+      } else if (has_bwd && st.recompute == Recompute::kSelective) {
+        // CostLayer's recompute_flops_selective: the attention core without flash attention, MLA's up-projections.
+        x.recompute_s += n * ((st.flash_attention ? 0 : lc.fwd_attn_s) + lc.mla_up_fwd_matmul_s);
         x.recompute_flops += n * lc.recompute_flops_selective;
       }
       // bitsandbytes dequantises every NF4 weight before each forward, backward and recomputed forward; GPTQ's
