@@ -38,8 +38,11 @@ int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node) {
   return std::clamp(gpus_per_node / std::max(1, tp_cp), 1, std::max(1, ep));
 }
 
-MoeOverlap ScheduledOverlap(MoeOverlap engine, PipelineSchedule schedule) {
-  return schedule == PipelineSchedule::kDualPipe ? MoeOverlap::kDualPipe : engine;
+MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy) {
+  if (strategy.pipeline_schedule == PipelineSchedule::kDualPipe) return MoeOverlap::kDualPipe;
+  const bool runnable = strategy.ep > 1 && (strategy.pp == 1 || strategy.interleave > 1) &&
+                        strategy.recompute != Recompute::kFull;
+  return engine == MoeOverlap::kA2aOverlap && !runnable ? MoeOverlap::kNone : engine;
 }
 
 double PairedMicroBatchShare(MoeOverlap mode, double micro_batches, int pp) {

@@ -33,8 +33,11 @@ double NodesPerToken(double groups, double groups_per_token, double nodes);
 int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node);
 
 /// The pairing the job runs: the DualPipe schedule pairs micro-batches from both pipeline ends whatever the
-/// engine's own overlap; under 1F1B the engine's (FrameworkProfile::moe_overlap).
-MoeOverlap ScheduledOverlap(MoeOverlap engine, PipelineSchedule schedule);
+/// engine's own overlap; under 1F1B the engine's (FrameworkProfile::moe_overlap), where the engine can run it.
+/// Megatron-Core's combined 1F1B refuses a pipeline without virtual stages, full recomputation and a model
+/// without expert parallelism (TransformerConfig.__post_init__'s overlap_moe_expert_parallel_comm checks,
+/// NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py, read 2026-12-01).
+MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy);
 
 /// Share of micro-batches whose forward runs beside another micro-batch's backward, so that each one's
 /// all-to-alls can hide behind the other's compute: none without an overlapping engine; otherwise all but the

@@ -72,13 +72,32 @@ TEST(MoeTime, DualPipeHalvesTheBubble) {
 }
 
 TEST(MoeTime, TheDualPipeScheduleSetsThePairing) {
-  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), MoeOverlap::kDualPipe);
-  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, PipelineSchedule::kDualPipe), MoeOverlap::kDualPipe);
-  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, PipelineSchedule::k1F1B), MoeOverlap::kA2aOverlap);
+  Strategy dual;
+  dual.pp = 16;
+  dual.ep = 64;
+  dual.pipeline_schedule = PipelineSchedule::kDualPipe;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kNone, dual), MoeOverlap::kDualPipe);
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, dual), MoeOverlap::kDualPipe);
   // PP16: 7 idle slots instead of 15; 120 micro-batches, 15 of them unpaired.
-  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), 16, 1), 7);
-  EXPECT_DOUBLE_EQ(PairedMicroBatchShare(ScheduledOverlap(MoeOverlap::kNone, PipelineSchedule::kDualPipe), 120, 16),
-                   105.0 / 120);
+  EXPECT_DOUBLE_EQ(PipelineBubbleSlots(ScheduledOverlap(MoeOverlap::kNone, dual), 16, 1), 7);
+  EXPECT_DOUBLE_EQ(PairedMicroBatchShare(ScheduledOverlap(MoeOverlap::kNone, dual), 120, 16), 105.0 / 120);
+}
+
+// Megatron-Core's combined 1F1B runs only with EP > 1, without a pipeline or with virtual stages, and without
+// full recomputation; elsewhere the engine waits for its all-to-alls.
+TEST(MoeTime, MegatronOverlapOnlyWhereMegatronCoreRunsIt) {
+  Strategy s;
+  s.ep = 8;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kA2aOverlap);
+  s.pp = 4;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kNone);
+  s.interleave = 2;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kA2aOverlap);
+  s.recompute = Recompute::kFull;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kNone);
+  s.recompute = Recompute::kSelective;
+  s.ep = 1;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kNone);
 }
 
 TEST(MoeTime, RouterAndPermutationBytes) {
@@ -99,16 +118,17 @@ nlohmann::json DeepSeekV3(const std::string& framework) {
           {"strategy", {{"tp", 1}, {"pp", 16}, {"ep", 64}, {"zero", 1}, {"recompute", "none"}}}};
 }
 
-// Run as Megatron-Core (the engine a user would take), not DeepSeek's HAI-LLM: the profile's 1F1B bubble is
-// twice DualPipe's, its TransformerEngine casts and amax reductions are kernels HAI-LLM fuses, and every GPU waits
-// for the slowest of 2,048. Those account for most of the +24% (67.0 days against 54.2); plain all-to-alls gave
-// 111.8 days.
-TEST(MoeTime, DeepSeekV3PretrainingAsMegatronWithinAQuarterOfItsGpuHours) {
-  const Estimate e = EstimateScenario(ScenarioFromJson(DeepSeekV3("megatron"), false));
-  const double published_days = 2.664e6 / 2048 / 24;
-  EXPECT_NEAR(e.time.training_s / 86400, published_days, 0.25 * published_days);
-  // The all-to-alls hide behind the paired micro-batches' compute: no longer half of the step.
-  EXPECT_LT(e.time[TimeTerm::kEpComm], 0.1 * e.time.step_s);
+// Megatron-Core at DeepSeek-V3's published layout cannot pair micro-batches: PP 16 needs virtual stages for its
+// combined 1F1B, and 61 layers admit none. Its all-to-alls show (86 days against the report's 54.2); DeepSeek's
+// own DualPipe hides them.
+TEST(MoeTime, DeepSeekV3AsMegatronCannotHideItsAllToAlls) {
+  nlohmann::json doc = DeepSeekV3("megatron");
+  const Estimate megatron = EstimateScenario(ScenarioFromJson(doc, false));
+  doc["strategy"]["pipeline_schedule"] = "dualpipe";
+  const Estimate dual = EstimateScenario(ScenarioFromJson(doc, false));
+  EXPECT_GT(megatron.time[TimeTerm::kEpComm], 0.15 * megatron.time.step_s);
+  EXPECT_LT(dual.time[TimeTerm::kEpComm], 0.05 * dual.time.step_s);
+  EXPECT_GT(megatron.time.training_s, 1.2 * dual.time.training_s);
 }
 
 // As DeepSeek ran it: DualPipe and recomputation of the norms and MLA up-projections. The bubble falls from
@@ -118,19 +138,23 @@ TEST(MoeTime, DeepSeekV3PretrainingAsMegatronWithinAQuarterOfItsGpuHours) {
 TEST(MoeTime, DeepSeekV3AsPublishedOnDualPipe) {
   nlohmann::json doc = DeepSeekV3("megatron");
   doc["strategy"]["recompute"] = "selective";
-  const Estimate one_f_one_b = EstimateScenario(ScenarioFromJson(doc, false));
   doc["strategy"]["pipeline_schedule"] = "dualpipe";
   const Estimate dual = EstimateScenario(ScenarioFromJson(doc, false));
-  EXPECT_NEAR(dual.time[TimeTerm::kPipelineBubble] / one_f_one_b.time[TimeTerm::kPipelineBubble], 7.0 / 15, 1e-9);
   const double published_days = 2.664e6 / 2048 / 24;
   EXPECT_NEAR(dual.time.training_s / 86400, published_days, 0.30 * published_days);
   EXPECT_LT(dual.memory.per_gpu_bytes, 95 * kGiB);
   EXPECT_GT(dual.memory.per_gpu_bytes, 85 * kGiB);
 }
 
+// Without a pipeline Megatron-Core pairs micro-batches (combined 1F1B); DeepSpeed waits for every all-to-all.
 TEST(MoeTime, AnOverlappingEngineIsNeverSlowerThanThePlainOne) {
-  const Estimate overlapped = EstimateScenario(ScenarioFromJson(DeepSeekV3("megatron"), false));
-  const Estimate plain = EstimateScenario(ScenarioFromJson(DeepSeekV3("deepspeed"), false));
+  nlohmann::json megatron = DeepSeekV3("megatron"), deepspeed = DeepSeekV3("deepspeed");
+  for (nlohmann::json* doc : {&megatron, &deepspeed}) {
+    (*doc)["strategy"]["pp"] = 1;
+    (*doc)["training"]["global_batch"] = 16384;  // a multiple of the 2,048 data-parallel ranks
+  }
+  const Estimate overlapped = EstimateScenario(ScenarioFromJson(megatron, false));
+  const Estimate plain = EstimateScenario(ScenarioFromJson(deepspeed, false));
   EXPECT_LT(overlapped.time[TimeTerm::kEpComm], plain.time[TimeTerm::kEpComm]);
   EXPECT_GT(plain.time[TimeTerm::kMoeRouter], 0);
   EXPECT_GT(plain.time[TimeTerm::kMoePermute], 0);

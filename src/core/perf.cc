@@ -568,7 +568,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
   const bool tp_overlap = fw.tp_comm_overlap && st.tp_comm_overlap && st.sequence_parallel && st.tp > 1;
   // Fused LoRA kernels (Unsloth) keep the adapter path in registers: no cast or add traffic.
   const bool adapter_casts = IsAdapterMethod(tr.method) && fw.fp32_adapters && !fw.fused_kernels;
-  const double paired = PairedMicroBatchShare(ScheduledOverlap(fw.moe_overlap, st.pipeline_schedule),
+  const double paired = PairedMicroBatchShare(ScheduledOverlap(fw.moe_overlap, st),
                                               static_cast<double>(GradAccumSteps(sc)), st.pp);
   LayerTotals x;
   int64_t index = 0;
@@ -986,7 +986,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
   if (p > 1) {
     out[TimeTerm::kPipelineBubble] =
-        PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy.pipeline_schedule), p, l.v) * mb_total;
+        PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy), p, l.v) * mb_total;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
     out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
