@@ -9,6 +9,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "core/moe_time.h"
 #include "io/model_catalog.h"
 #include "core/units.h"
 #include "io/scenario_reader.h"
@@ -370,6 +371,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   st.sequence_parallel = strategy.At("sequence_parallel").Bool();
   st.flash_attention = strategy.At("flash_attention").Bool();
   if (const auto v = strategy.Get("tp_comm_overlap")) st.tp_comm_overlap = v->Bool();
+  if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
   p.micro_batch = strategy.At("micro_batch").Int(kCount);
   p.global_batch = strategy.At("global_batch").Int(kCount);
   p.grad_accum_steps = strategy.At("grad_accum_steps").Int(kCount);
@@ -437,6 +439,9 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
                      fmt::format("a plan Megatron-LM can run (this one uses zero={} offload={}, which are DeepSpeed "
                                  "or FSDP features: re-plan with training.framework megatron)",
                                  s.zero, ToString(s.offload)));
+  if (s.pipeline_schedule == PipelineSchedule::kDualPipe)
+    throw InputError("strategy.pipeline_schedule", "dualpipe",
+                     "a schedule Megatron-LM runs (1f1b; DualPipe is DeepSeek's own engine)");
   std::vector<std::string> args;
   auto add = [&](const std::string& flag, auto value) {
     args.push_back(flag);
@@ -495,6 +500,9 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   }
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
+  // The estimate hid the expert all-to-alls behind a paired micro-batch (combined 1F1B); Megatron-LM needs asking.
+  if (ScheduledOverlap(GetFrameworkProfile(Framework::kMegatron).moe_overlap, s) == MoeOverlap::kA2aOverlap)
+    args.push_back("--overlap-moe-expert-parallel-comm");
   if (s.sequence_parallel) args.push_back("--sequence-parallel");
   // The estimate hid TP collectives behind the GEMMs (Transformer Engine userbuffers); Megatron-LM needs asking.
   if (s.sequence_parallel && s.tp > 1 && s.tp_comm_overlap) args.push_back("--tp-comm-overlap");

@@ -189,6 +189,27 @@ TEST(Launch, MegatronTpOverlapOnlyWhereTheEstimateAssumedIt) {
   EXPECT_NE(std::find(args.begin(), args.end(), "--sequence-parallel"), args.end());
 }
 
+// Megatron-Core pairs micro-batches to hide the expert all-to-alls with virtual stages under a pipeline and
+// without full recomputation: the arguments ask for it exactly where the estimate assumed it.
+TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
+  json job = kMegatron16;
+  job["model"] = "mixtral-8x7b";
+  job["strategy"]["ep"] = 2;
+  job["strategy"]["recompute"] = "selective";
+  auto has_overlap = [](const json& j) {
+    const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(j), "estimate.json"));
+    return std::find(args.begin(), args.end(), "--overlap-moe-expert-parallel-comm") != args.end();
+  };
+  EXPECT_TRUE(has_overlap(job));
+  job["strategy"]["recompute"] = "full";
+  EXPECT_FALSE(has_overlap(job));
+  job["strategy"]["recompute"] = "selective";
+  job["strategy"]["interleave"] = 1;
+  EXPECT_FALSE(has_overlap(job));
+  job["strategy"]["pipeline_schedule"] = "dualpipe";
+  EXPECT_THROW(MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json")), InputError);
+}
+
 TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
   const std::vector<std::string> args = MegatronArguments(p);
