@@ -80,6 +80,9 @@ struct FrameworkProfile {
   /// Bytes of communication buckets the engine keeps per GPU when data-parallel (DeepSpeed reduce and
   /// all-gather buckets, FSDP's prefetched unit, Megatron grad buffers are counted with gradients).
   double comm_buffer_bytes = 0;
+  /// ZeRO-3 prefetches the next submodule's parameters only while those gathered stay under this many
+  /// elements (DeepSpeed stage3_max_live_parameters); 0: no limit (FSDP prefetches one unit ahead).
+  double zero3_max_live_params = 0;
   /// Share of allocated memory lost to the caching allocator's fragmentation at the peak.
   double allocator_fragmentation = 0.05;
   /// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers present before the first tensor.

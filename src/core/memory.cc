@@ -667,7 +667,10 @@ struct TrainingState {
     const double unit = per_module ? tally.largest_module : tally.largest_layer;
     const double unit_bytes = per_module ? tally.largest_module_bytes : tally.largest_layer_bytes;
     const double gathered = sc.training.fp32_weights ? unit * l.weight_bytes : unit_bytes;
-    comm += gathered * 2 + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
+    // DeepSpeed prefetches nothing while the gathered parameters reach stage3_max_live_parameters: a unit at
+    // or over it is gathered alone (a 530B GPT's 1.7e9-element MLP matrices).
+    const double live_units = fw.zero3_max_live_params > 0 && unit >= fw.zero3_max_live_params ? 1 : 2;
+    comm += gathered * live_units + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers

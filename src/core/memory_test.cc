@@ -1103,6 +1103,22 @@ TEST(MemoryTest, GptqQloraWeightBytes) {
   EXPECT_NEAR(Estimate(sc)[MemTerm::kWeights], quantised * 0.51953125 + kept * 2 + t.lora * 4, 1e-9 * quantised);
 }
 
+// DeepSpeed prefetches the next submodule only while the gathered parameters stay under stage3_max_live_parameters
+// (1e9 elements): a bigger unit is gathered alone. FSDP always holds the unit computing and the one prefetched.
+TEST(MemoryTest, DeepSpeedPrefetchesNoUnitPastMaxLiveParameters) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 8, 3);
+  for (double vocab : {250000.0, 200000.0}) {  // the biggest unit: the LM head with the final norm, 1.02e9 or 8.2e8
+    sc.model.vocab_size = static_cast<int64_t>(vocab);
+    const double unit = vocab * 4096 + 4096, unit_bytes = unit * 2;
+    const double live_units = unit >= 1e9 ? 1 : 2;
+    // Two 5e8-element buckets, the gathered units, the biggest unit's gradient.
+    EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kCommBuffers], 2e9 + live_units * unit_bytes + unit_bytes) << vocab;
+  }
+  sc.training.framework = Framework::kFsdp;
+  sc.model.vocab_size = 250000;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kCommBuffers], 3 * (250000.0 * 4096 + 4096) * 2);
+}
+
 // Qwen-1's remote code (modeling_qwen.py) takes CrossEntropyLoss on the logits as they are; Llama's HF code
 // upcasts first. Per logit, Llama: bf16 logits + fp32 copy + fp32 log-softmax + fp32 gradient = 14 B. Qwen-1:
 // bf16 logits + bf16 shifted copy + log-softmax and gradient in fp32 under HF Trainer's autocast (12 B), in

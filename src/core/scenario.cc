@@ -350,9 +350,12 @@ void ValidateScenario(Scenario& s) {
   CheckPipelineSplit(m, sg);
   CheckExpertSplit(m, sg);
   CheckSequenceSplit(s.training, sg);
-  // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine.
-  if (sg.zero >= 2 && sg.pp > 1) {
-    throw InputError("strategy.zero", Num(sg.zero), "0 or 1 with pipeline parallelism (pp > 1)");
+  // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine, and Megatron shards no gradients;
+  // PyTorch FSDP does: torch.distributed.pipelining runs FSDP-wrapped stages (PipelineStage's
+  // backward_maybe_with_nosync), as torchtitan and Llama 3 405B's FSDP over 16 stages ran.
+  if (sg.zero >= 2 && sg.pp > 1 && s.training.framework != Framework::kFsdp) {
+    throw InputError("strategy.zero", Num(sg.zero),
+                     "0 or 1 with pipeline parallelism (pp > 1); 2 or 3 with framework fsdp");
   }
   CheckBatch(s.training, sg);
   // Megatron-Core's interleaved schedule runs micro-batches in groups of pp per virtual stage and refuses a
