@@ -1103,6 +1103,22 @@ TEST(MemoryTest, GptqQloraWeightBytes) {
   EXPECT_NEAR(Estimate(sc)[MemTerm::kWeights], quantised * 0.51953125 + kept * 2 + t.lora * 4, 1e-9 * quantised);
 }
 
+// FSDP's SHARD_GRAD_OP inside each pipeline stage (Llama 3 405B: "shards the optimizer states and gradients, but
+// for model shards we do not reshard after forward computation"): the stage's gradients are split over DP x CP,
+// its weights stay whole.
+TEST(MemoryTest, FsdpShardsGradientsInsidePipelineStages) {
+  Scenario sc = LlamaJob(Method::kPretrain, Framework::kFsdp, 32, 1);
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 8;
+  sc.training.global_batch = 64;
+  const MemoryEstimate zero1 = Estimate(sc);
+  sc.strategy.zero = 2;
+  const MemoryEstimate zero2 = Estimate(sc);
+  EXPECT_DOUBLE_EQ(zero2[MemTerm::kGradients], zero1[MemTerm::kGradients] / 8);
+  EXPECT_DOUBLE_EQ(zero2[MemTerm::kWeights], zero1[MemTerm::kWeights]);
+  EXPECT_DOUBLE_EQ(zero2[MemTerm::kOptimizerStates], zero1[MemTerm::kOptimizerStates]);
+}
+
 // DeepSpeed prefetches the next submodule only while the gathered parameters stay under stage3_max_live_parameters
 // (1e9 elements): a bigger unit is gathered alone. FSDP always holds the unit computing and the one prefetched.
 TEST(MemoryTest, DeepSpeedPrefetchesNoUnitPastMaxLiveParameters) {
