@@ -29,7 +29,7 @@ TEST(EngineTime, HfDeepSpeedFullFineTuneIsSlowerThanFusedEngines) {
   const json tr = {{"method", "full"}, {"global_batch", 128}};
   const Estimate ds = EstimateScenario(Job(tr, hw, {{"zero", 2}}));
   EXPECT_EQ(ds.time.mfu, ds.time.hfu);  // no recomputation by default in DeepSpeed
-  EXPECT_LT(ds.time.mfu, 0.62);
+  EXPECT_LT(ds.time.mfu, 0.65);  // SDPA at 0.75 of FlashAttention-2's A100 rate, unfused kernels
   EXPECT_GT(ds.time.mfu, 0.45);
   json fused = tr;
   fused["framework"] = "megatron";
@@ -65,6 +65,31 @@ TEST(EngineTime, AttentionKernelsOrderAsMeasured) {
   EXPECT_DOUBLE_EQ(StepWith("auto", "h100-sxm"), sdpa);
 }
 
+// llm-foundry's benchmarks ran the Triton port of FlashAttention (attn_impl: triton), FlashAttention-2 is 1.3-1.5x
+// faster forward and 2x backward (Dao 2023); TransformerEngine prefers cuDNN's fused attention on Hopper, a
+// FlashAttention-3-class kernel there and FlashAttention-2's algorithm before it.
+TEST(EngineTime, TritonAndCudnnAttentionKernels) {
+  for (const std::string gpu : {"a100-80gb-sxm", "h100-sxm"}) {
+    EXPECT_GT(StepWith("triton", gpu), StepWith("fa2", gpu)) << gpu;
+    EXPECT_GT(StepWith("sdpa", gpu), StepWith("triton", gpu) * 0.5) << gpu;
+  }
+  EXPECT_LT(StepWith("cudnn", "h100-sxm"), StepWith("fa2", "h100-sxm"));
+  EXPECT_GE(StepWith("cudnn", "h100-sxm"), StepWith("fa3", "h100-sxm"));
+  EXPECT_DOUBLE_EQ(StepWith("cudnn", "a100-80gb-sxm"), StepWith("fa2", "a100-80gb-sxm"));
+}
+
+// Megatron-Core runs TransformerEngine's attention, which picks cuDNN over FlashAttention on Hopper.
+TEST(EngineTime, MegatronDefaultsToCudnnAttention) {
+  auto step = [](const std::string& kernel) {
+    return EstimateScenario(Job({{"method", "pretrain"}, {"framework", "megatron"}, {"attention", kernel},
+                                 {"seq_len", 8192}, {"global_batch", 8}},
+                                {{"gpu", "h100-sxm"}, {"gpus", 8}}, {{"zero", 1}}))
+        .time.step_s;
+  };
+  EXPECT_DOUBLE_EQ(step("auto"), step("cudnn"));
+  EXPECT_LT(step("auto"), step("fa2"));
+}
+
 TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
   const Scenario eager = Job({{"method", "lora"}, {"attention", "eager"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}});
   EXPECT_FALSE(eager.strategy.flash_attention);
@@ -79,7 +104,7 @@ TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
     FAIL() << "unknown kernel accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "training.attention");
-    EXPECT_EQ(e.allowed(), "one of: auto, eager, sdpa, fa2, fa3");
+    EXPECT_EQ(e.allowed(), "one of: auto, eager, sdpa, fa2, fa3, triton, cudnn");
   }
 }
 

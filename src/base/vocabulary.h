@@ -52,11 +52,13 @@ enum class Quantization { kNf4, kGptq4 };
 namespace trainplan {
 
 /// The attention kernel a job runs (training.attention). kAuto: the engine's default; kEager materialises the
-/// score matrix (strategy.flash_attention false), the others are fused kernels at their own achieved rate.
-enum class AttentionKernel { kAuto, kEager, kSdpa, kFa2, kFa3 };
-inline constexpr AttentionKernel kAllAttentionKernels[] = {AttentionKernel::kAuto, AttentionKernel::kEager,
-                                                           AttentionKernel::kSdpa, AttentionKernel::kFa2,
-                                                           AttentionKernel::kFa3};
+/// score matrix (strategy.flash_attention false), the others are fused kernels at their own achieved rate:
+/// kTriton the Triton port of FlashAttention (llm-foundry's attn_impl triton), kCudnn cuDNN's fused attention
+/// (TransformerEngine's FusedAttention backend).
+enum class AttentionKernel { kAuto, kEager, kSdpa, kFa2, kFa3, kTriton, kCudnn };
+inline constexpr AttentionKernel kAllAttentionKernels[] = {
+    AttentionKernel::kAuto, AttentionKernel::kEager,  AttentionKernel::kSdpa, AttentionKernel::kFa2,
+    AttentionKernel::kFa3,  AttentionKernel::kTriton, AttentionKernel::kCudnn};
 
 /// The spelling of a kernel in scenario files, flags and data/efficiency.json ("sdpa", "fa2").
 constexpr const char* AttentionKernelKey(AttentionKernel k) {
@@ -66,6 +68,8 @@ constexpr const char* AttentionKernelKey(AttentionKernel k) {
     case AttentionKernel::kSdpa: return "sdpa";
     case AttentionKernel::kFa2: return "fa2";
     case AttentionKernel::kFa3: return "fa3";
+    case AttentionKernel::kTriton: return "triton";
+    case AttentionKernel::kCudnn: return "cudnn";
   }
   return "?";
 }

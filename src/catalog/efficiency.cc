@@ -55,7 +55,7 @@ EngineTiming ReadEngine(const Field& e) {
   t.fp8_weight_cache = e.At("fp8_weight_cache").Bool();
   e.At("fp8_source").String();
   t.default_attention = ReadKernel(e.At("default_attention"));
-  if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2 or fa3");
+  if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2, fa3, triton or cudnn");
   e.At("default_attention_source").String();
   e.At("source").String();  // every engine cites what it was calibrated on
   return t;

@@ -121,7 +121,7 @@ struct JobFlags {
     cmd->add_flag("--no-tp-comm-overlap", no_tp_overlap,
                   "TP collectives wait for their GEMMs even where the engine overlaps them (Megatron-LM's default)");
     cmd->add_option("--attention", attention,
-                    "auto | eager | sdpa | fa2 | fa3 (auto: the engine's default kernel)");
+                    "auto | eager | sdpa | fa2 | fa3 | triton | cudnn (auto: the engine's default kernel)");
   }
 
   json ToDocument() const {

@@ -276,7 +276,8 @@ Mapped MosaicRecord(const json& rec) {
   sc.strategy.zero = ReadZero(st);
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
-  sc.training.attention = AttentionKernel::kFa2;  // llm-foundry attn_impl flash / triton
+  // attn_impl as the benchmark scripts set it: triton (Triton FlashAttention) unless the record says flash.
+  sc.training.attention = Has(Text(st, "attention"), "triton") ? AttentionKernel::kTriton : AttentionKernel::kFa2;
   sc.hardware = MakeHardware(rec, gpus, m.note);
   Finish(sc);
   return m;

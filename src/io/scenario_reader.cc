@@ -167,8 +167,9 @@ AttentionKernel ParseAttention(const std::string& s, const std::string& field) {
       {"sdpa", AttentionKernel::kSdpa},         {"fa2", AttentionKernel::kFa2},
       {"flashattention2", AttentionKernel::kFa2}, {"flashattn2", AttentionKernel::kFa2},
       {"fa3", AttentionKernel::kFa3},           {"flashattention3", AttentionKernel::kFa3},
-      {"flashattn3", AttentionKernel::kFa3}};
-  return ParseEnum(s, field, kSpellings, "auto, eager, sdpa, fa2, fa3");
+      {"flashattn3", AttentionKernel::kFa3},    {"triton", AttentionKernel::kTriton},
+      {"cudnn", AttentionKernel::kCudnn},       {"fusedattention", AttentionKernel::kCudnn}};
+  return ParseEnum(s, field, kSpellings, "auto, eager, sdpa, fa2, fa3, triton, cudnn");
 }
 
 int ReadInt(const Field& section, std::string_view key, IntRange range, int fallback) {
