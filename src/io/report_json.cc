@@ -32,14 +32,25 @@ json ReliabilityJson(const Reliability& r) {
 }
 
 /// Unpriced is unknown: the total is null without a GPU price and a lower bound (complete: false) without
-/// the price of every part; `unpriced` names what is missing.
-json CostJson(const PlatformOption& o) {
+/// the price of every part; `unpriced` names what is missing. Amounts are in USD under `_usd` keys and, under
+/// the same names without the suffix, in the request's `currency` (the document's exchange rate).
+json CostJson(const PlatformOption& o, const Currency& cur) {
   const CostBreakdown& c = o.cost;
   auto part = [&](double usd) { return c.known ? json(usd) : json(); };
+  auto local = [&](double usd, bool known) { return known ? json(FromUsd(usd, cur)) : json(); };
+  const double rate = o.plan.price_per_gpu_hour;
   return {{"total_usd", part(c.total_usd)},
+          {"currency", cur.code},
+          {"total", local(c.total_usd, c.known)},
+          {"hardware", local(c.hardware_usd, c.known)},
+          {"power", FromUsd(c.power_usd, cur)},
+          {"hosting", FromUsd(c.hosting_usd, cur)},
+          {"rental", local(c.rental_usd, c.known)},
+          {"per_gpu_hour", local(rate, rate > 0)},
+          {"per_run", local(c.total_usd / o.runs, c.known)},
           {"complete", c.complete},
           {"unpriced", c.unpriced},
-          {"text", CostTotalText(c)},
+          {"text", CostTotalText(c, cur)},
           {"hardware_usd", part(c.hardware_usd)},
           {"power_usd", c.power_usd},
           {"hosting_usd", c.hosting_usd},
@@ -58,7 +69,7 @@ void BreakEvenJson(const BreakEven& b, json& out) {
   out["break_even"] = BreakEvenText(b);
 }
 
-json OptionJson(const PlatformOption& o) {
+json OptionJson(const PlatformOption& o, const Currency& cur) {
   const Plan& p = o.plan;
   const Strategy& s = p.strategy;
   json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
@@ -93,9 +104,9 @@ json OptionJson(const PlatformOption& o) {
               {"mfu", p.time.mfu},
               {"goodput", o.reliability.goodput},
               {"duration", FormatDuration(o.reliability.wall_s)}}},
-            {"cost", CostJson(o)},
+            {"cost", CostJson(o, cur)},
             {"suits", o.suits},
-            {"why", OptionWhy(o)},
+            {"why", OptionWhy(o, cur)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
     j["bom"] = BomToJson(o.bom);
@@ -221,9 +232,20 @@ nlohmann::json BomToJson(const NodeBom& derived) {
           {"total_usd", b.priced ? json(b.total_usd) : json()}};
 }
 
+/// The currency the document's amounts without a `_usd` suffix are in, and the dated rate that converts them.
+json CurrencyJson(const Currency& cur) {
+  const ExchangeRates& rates = ExchangeRateTable();
+  return {{"code", cur.code},
+          {"per_usd", cur.per_usd},
+          {"rule", rates.rule},
+          {"date", rates.date},
+          {"source", rates.source_text}};
+}
+
 json RecommendationToJson(const Recommendation& r) {
+  const Currency& cur = DisplayCurrency(r);
   json options = json::array();
-  for (const auto& o : r.options) options.push_back(OptionJson(o));
+  for (const auto& o : r.options) options.push_back(OptionJson(o, cur));
   json considered = json::array();
   for (const auto& o : r.considered)
     considered.push_back({{"kind", ToString(o.kind)},
@@ -255,7 +277,8 @@ json RecommendationToJson(const Recommendation& r) {
               {"options", options},
               {"considered", considered},
               {"reliability", ReliabilityJson(r.reliability)},
-              {"assumptions", AssumptionLines(r.assumptions)}};
+              {"currency", CurrencyJson(cur)},
+              {"assumptions", AssumptionLines(r.assumptions, cur)}};
   BreakEvenJson(r.break_even, out);
   if (!r.feasible) {
     out["reason"] = NoOptionText(r);
