@@ -110,7 +110,7 @@ TEST(RecommendEndToEnd, ContinuousSeventyBillion) {
 }
 
 // The answers as a user reads them (text) and a program reads them (JSON): an unknown break-even is null with
-// its reason, an unpriced total is null and says "no price", a lower bound says so, and every price its source.
+// its reason, an unpriced total is null and says "price unknown", a lower bound says so, and every price its source.
 TEST(RecommendEndToEnd, UnknownIsNeverZero) {
   const json lora = {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}, {"tokens", 1e9}}}};
   PlatformPolicy p;
@@ -146,7 +146,7 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
   const Recommendation r = Recommend(JobOf(lora, "h100-sxm"), cn);
   const std::string text = RecommendationReport(r, ReportFormat::kText);
   EXPECT_FALSE(std::regex_search(text, std::regex(R"(\$0([^.0-9]|$))"))) << text;  // $0.119/kWh is a price
-  EXPECT_NE(text.find("price unknown; not priced: Huawei Ascend 910B rental"), std::string::npos);
+  EXPECT_NE(text.find("price unknown; not priced: NVIDIA H800 SXM5 80GB rental"), std::string::npos);
   j = RecommendationToJson(r);
   EXPECT_TRUE(j["break_even_months"].is_null());
   EXPECT_EQ(j["break_even_reason"], "no_purchase_price");

@@ -74,6 +74,8 @@ constexpr FlagPath kFlagPaths[] = {
     {"plan.inter_link", "--inter-link"},
     {"plan.deadline", "--deadline"},
     {"plan.budget_usd", "--budget"},
+    {"plan.budget", "--budget"},
+    {"plan.currency", "--currency"},
     {"plan.objective", "--objective"},
     {"plan.offload", "--no-offload"},
     {"plan.top", "--top"},

@@ -492,14 +492,14 @@ std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const R
   auto domestic = [&](const PlatformOption& o) {
     return !region.foreign_vendors.empty() && !IsForeign(o.plan.gpu_id, region);
   };
-  // Within a tier: cost per run, or time where the tier has no price; a domestic part's counts less by the margin.
+  // Within a tier: cost per run, or time where there is no price; a domestic part's divided by 1 + the margin.
   auto merit = [&](const PlatformOption& o) {
     const double m = o.cost.known ? CostPerRun(o) : o.reliability.wall_s;
     return domestic(o) ? m / (1 + kDomesticMargin) : m;
   };
   auto better = [&](const PlatformOption& a, const PlatformOption& b) {
-    if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (prefer_domestic && domestic(a) != domestic(b)) return domestic(a);
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (merit(a) != merit(b)) return merit(a) < merit(b);
     return a.reliability.wall_s < b.reliability.wall_s;
   };

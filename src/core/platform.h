@@ -205,9 +205,9 @@ void JudgeOption(PlatformOption& option, const PlatformPolicy& policy);
 /// one, not whatever it costs. An assumption, stated in the output; `prefer_domestic` ranks it first always.
 constexpr double kDomesticMargin = 0.25;
 
-/// Complete costs first, then lower bounds, then unpriced; suitable before unsuitable within each; then cost per
-/// run (time where there is no price), a domestic part's divided by 1 + kDomesticMargin, or domestic parts first
-/// when `prefer_domestic`; then time. Keeps the region's number of on-prem and of cloud options, and one hybrid.
+/// Domestic parts first when `prefer_domestic`; then complete costs, lower bounds, unpriced; suitable before
+/// unsuitable within each; then cost per run (time where there is no price), a domestic part's divided by
+/// 1 + kDomesticMargin; then time. Keeps the region's number of on-prem and of cloud options, and one hybrid.
 std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region,
                                         bool prefer_domestic = false);
 

@@ -50,6 +50,12 @@ std::vector<std::pair<std::string, double>> Prices(const Field& v, const std::st
   return out;
 }
 
+/// The request's `currency`, USD when absent; InputError naming the codes allowed.
+const Currency& RequestCurrency(const Field& section) {
+  const auto v = section.Get("currency");
+  return v ? FindCurrency(v->String(), v->path()) : UsdCurrency();
+}
+
 /// Amounts in `cur` as USD, the unit the engine computes in.
 std::vector<std::pair<std::string, double>> InUsd(std::vector<std::pair<std::string, double>> prices,
                                                   const Currency& cur) {
@@ -93,9 +99,15 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   json scenario;
   const Field p = Split(Field(doc, ""), "plan", scenario);
   p.CheckKeys({"gpu", "gpus", "max_gpus", "gpus_per_node", "inter_link", "deadline", "budget_usd", "objective",
-               "offload", "top", "prices", "max_rent_gpus"});
+               "offload", "top", "prices", "max_rent_gpus", "currency", "budget"});
   PlanRequest r;
   PlanConstraints& c = r.constraints;
+  const Currency& cur = RequestCurrency(p);
+  r.currency = &cur;
+  if (const auto v = p.Get("budget")) {
+    if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");
+    c.budget_usd = ToUsd(Positive(*v, "a positive amount in " + cur.code), cur);
+  }
   if (const auto v = p.Get("gpu")) c.gpu_types = GpuList(*v);
   if (const auto v = p.Get("gpus")) c.gpus = static_cast<int>(v->Int(limits::kGpus));
   if (const auto v = p.Get("max_gpus")) c.max_gpus = static_cast<int>(v->Int(limits::kGpus));
@@ -114,7 +126,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
                                      : ObjectiveSource::kDefault;
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
-  if (const auto v = p.Get("prices")) c.prices = Prices(*v, "USD per GPU-hour");
+  if (const auto v = p.Get("prices")) c.prices = InUsd(Prices(*v, cur.code + " per GPU-hour"), cur);
   if (const auto v = p.Get("max_rent_gpus")) c.max_rent_gpus = static_cast<int>(v->Int(limits::kGpus));
   r.job = JobFromDocument(Field(scenario, ""), allow_paths, c.framework_fixed,
                           c.gpu_types.empty() ? std::string("h100-sxm") : c.gpu_types[0]);
@@ -131,8 +143,7 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   RecommendRequest r;
   PlatformPolicy& policy = r.policy;
   // `budget`, `prices` and `purchase_prices` are in the request's currency; keys ending in _usd stay USD.
-  const Currency& cur = p.Get("currency") ? FindCurrency(p.Get("currency")->String(), p.Get("currency")->path())
-                                          : UsdCurrency();
+  const Currency& cur = RequestCurrency(p);
   policy.currency = cur.code;
   if (const auto v = p.Get("budget")) {
     if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");

@@ -22,7 +22,8 @@ nlohmann::json ParamComponentsToJson(const ParamCounts& params);
 nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
 
 /// The search result with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);
+nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result,
+                                const Currency& currency = UsdCurrency());
 
 /// Changes that make an infeasible job feasible: [{change, feasible, summary}].
 nlohmann::json AlternativesToJson(const std::vector<Alternative>& alternatives);

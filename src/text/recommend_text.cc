@@ -228,8 +228,8 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
       return fmt::format("region {}: domestic and export-compliant accelerators only ({})", a.region, a.source);
     case AssumptionCode::kRanking:
       return a.stand_in
-                 ? "ranking: priced options first (cost per run), then unpriced ones (by time); domestic parts first, "
-                   "as asked (recommend.prefer_domestic)"
+                 ? "ranking: domestic parts first, as asked (recommend.prefer_domestic); then priced options by cost per "
+                   "run, then unpriced ones by time"
                  : fmt::format("ranking: priced options first by cost per run, then unpriced ones by time; a domestic "
                                "part ranks ahead of a foreign one only while it is competitive, within {:.0f}% of its "
                                "cost per run (of its time where unpriced), an assumption; recommend.prefer_domestic "

@@ -47,7 +47,10 @@ TEST(RecommendText, RentalReasons) {
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRent}),
             "rent 4 x NVIDIA A100 SXM4 80GB at $2.45/GPU-hour, done in 3.4 days");
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRentUnpriced}),
-            "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; no citable rental price: give one in recommend.prices");
+            "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; price unknown: no citable rental price, give one in "
+            "recommend.prices (in USD)");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRent}, FindCurrency("CNY")),
+            "rent 4 x NVIDIA A100 SXM4 80GB at ¥17.12/GPU-hour, done in 3.4 days");  // 2.45 x 6.9858
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRecurring, .months = 36, .runs = 144, .hours = 11750}),
             "144 runs over 36 months: billed for the 11750 hours the runs take");
   EXPECT_EQ(
