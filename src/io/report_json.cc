@@ -109,11 +109,15 @@ json OptionJson(const PlatformOption& o, const Currency& cur) {
             {"why", OptionWhy(o, cur)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
-    j["bom"] = BomToJson(o.bom);
+    j["bom"] = BomToJson(o.bom, cur);
     BreakEvenJson(o.break_even, j);
+    auto known = [&](double usd) { return usd > 0 ? json(FromUsd(usd, cur)) : json(); };
     j["usd_per_month_owned"] = o.usd_per_month_owned;
     j["usd_rented_same_runs"] = o.usd_rented > 0 ? json(o.usd_rented) : json();
     j["usd_per_month_rented"] = o.usd_per_month_rented > 0 ? json(o.usd_per_month_rented) : json();
+    j["per_month_owned"] = FromUsd(o.usd_per_month_owned, cur);
+    j["rented_same_runs"] = known(o.usd_rented);
+    j["per_month_rented"] = known(o.usd_per_month_rented);
   }
   if (o.kind == OptionKind::kHybrid) {
     const StorageTier& t = o.bom.storage.tiers.back();
@@ -125,7 +129,7 @@ json OptionJson(const PlatformOption& o, const Currency& cur) {
 
 }  // namespace
 
-nlohmann::json BomToJson(const NodeBom& derived) {
+nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur) {
   const NodeBom b = WithSentences(derived);  // the why lines are text's
   auto terms = [](const std::vector<BomTerm>& list) {
     json out = json::array();
@@ -142,9 +146,10 @@ nlohmann::json BomToJson(const NodeBom& derived) {
                      {"read_bytes_per_s", t.read_bytes_per_s},
                      {"write_bytes_per_s", t.write_bytes_per_s},
                      {"why", t.why}});
-  auto price_list = [](const std::vector<PriceLine>& lines) {
+  auto price_list = [&](const std::vector<PriceLine>& lines) {
     json out = json::array();
-    for (const auto& p : lines) out.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
+    for (const auto& p : lines)
+      out.push_back({{"item", p.item}, {"usd", p.usd}, {"amount", FromUsd(p.usd, cur)}, {"source", p.source}});
     return out;
   };
   json warnings = json::array();
@@ -229,7 +234,10 @@ nlohmann::json BomToJson(const NodeBom& derived) {
           {"unpriced", b.unpriced},
           {"complete", b.priced && b.unpriced.empty()},
           {"node_usd", b.node_usd},
-          {"total_usd", b.priced ? json(b.total_usd) : json()}};
+          {"total_usd", b.priced ? json(b.total_usd) : json()},
+          {"currency", cur.code},
+          {"node", FromUsd(b.node_usd, cur)},
+          {"total", b.priced ? json(FromUsd(b.total_usd, cur)) : json()}};
 }
 
 /// The currency the document's amounts without a `_usd` suffix are in, and the dated rate that converts them.
@@ -254,6 +262,7 @@ json RecommendationToJson(const Recommendation& r) {
                           {"time_s", o.reliability.wall_s},
                           {"duration", FormatDuration(o.reliability.wall_s)},
                           {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()},
+                          {"cost", o.cost.known ? json(FromUsd(o.cost.total_usd, cur)) : json()},
                           {"cost_complete", o.cost.complete}});
   const PlatformPolicy& p = r.policy;
   json out = {{"job",
@@ -264,6 +273,7 @@ json RecommendationToJson(const Recommendation& r) {
               {"scenario",
                {{"deadline_s", p.deadline_s},
                 {"budget_usd", p.budget_usd},
+                {"budget", FromUsd(p.budget_usd, cur)},
                 {"usage", ToString(p.usage.kind)},
                 {"usage_text", UsageText(p)},
                 {"runs_per_month", p.usage.kind == UsageKind::kRunsPerMonth ? json(p.usage.runs_per_month) : json()},
@@ -272,6 +282,7 @@ json RecommendationToJson(const Recommendation& r) {
                 {"data_sensitivity", ToString(p.sensitivity)},
                 {"region", p.region},
                 {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
+                {"electricity_per_kwh", FromUsd(p.electricity_usd_per_kwh, cur)},
                 {"pue", p.pue}}},
               {"feasible", r.feasible},
               {"options", options},
