@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "base/error.h"
 #include "core/bom.h"
 #include "core/platform.h"
 #include "core/reliability.h"
@@ -14,6 +15,7 @@
 #include "core/review.h"
 #include "io/writers.h"
 #include "io/build_reader.h"
+#include "io/requests.h"
 #include "io/scenario_reader.h"
 
 namespace trainplan {
@@ -108,7 +110,7 @@ TEST(RecommendEndToEnd, ContinuousSeventyBillion) {
 }
 
 // The answers as a user reads them (text) and a program reads them (JSON): an unknown break-even is null with
-// its reason, an unpriced total is null and says "no price", a lower bound says so, and every price its source.
+// its reason, an unpriced total is null and says "price unknown", a lower bound says so, and every price its source.
 TEST(RecommendEndToEnd, UnknownIsNeverZero) {
   const json lora = {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}, {"tokens", 1e9}}}};
   PlatformPolicy p;
@@ -124,7 +126,8 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
     EXPECT_EQ(c["complete"].get<bool>(), c["unpriced"].empty()) << o["gpu"];
     if (!c["known"].get<bool>()) {
       EXPECT_TRUE(c["total_usd"].is_null());
-      EXPECT_EQ(c["text"].get<std::string>().rfind("no price; not priced: ", 0), 0u);
+      EXPECT_EQ(c["text"].get<std::string>().rfind("price unknown; not priced: ", 0), 0u);
+      EXPECT_TRUE(c["total"].is_null());
     } else {
       EXPECT_FALSE(c["price_source"].is_null()) << o["gpu"];
       const bool lower_bound = c["text"].get<std::string>().starts_with("at least $");
@@ -143,10 +146,90 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
   const Recommendation r = Recommend(JobOf(lora, "h100-sxm"), cn);
   const std::string text = RecommendationReport(r, ReportFormat::kText);
   EXPECT_FALSE(std::regex_search(text, std::regex(R"(\$0([^.0-9]|$))"))) << text;  // $0.119/kWh is a price
-  EXPECT_NE(text.find("no price; not priced: Huawei Ascend 910B rental"), std::string::npos);
+  EXPECT_NE(text.find("price unknown; not priced: NVIDIA H800 SXM5 80GB rental"), std::string::npos);
   j = RecommendationToJson(r);
   EXPECT_TRUE(j["break_even_months"].is_null());
   EXPECT_EQ(j["break_even_reason"], "no_purchase_price");
+}
+
+// The issue's example: a Chinese lab's LoRA job in region cn with sensitive data, in yuan. Options with a price
+// come first in CNY; an unknown price reads "price unknown", never "¥0" or "$0"; among unpriced options the
+// 23.6-hour H800 ranks above the 4.7-day Ascend 910B (a domestic part ranks first only while competitive, or when
+// asked for); each cloud option names its platform; the output states the rate and the ranking rule.
+TEST(RecommendEndToEnd, ChinaLabInYuan) {
+  const Scenario job =
+      JobOf({{"model", "qwen2.5-14b"}, {"training", {{"method", "lora"}, {"tokens", 5e8}}}}, "h100-sxm");
+  PlatformPolicy p;
+  p.usage = ParseUsage("continuous");
+  p.months = 12;
+  p.sensitivity = Sensitivity::kHigh;
+  p.region = "cn";
+  p.currency = "CNY";
+  const Recommendation r = Recommend(job, p, 1);
+  ASSERT_TRUE(r.feasible);
+  auto position = [&](const std::string& gpu) {
+    for (size_t i = 0; i < r.options.size(); ++i)
+      if (r.options[i].kind == OptionKind::kCloud && r.options[i].plan.gpu_id == gpu) return static_cast<int>(i);
+    return -1;
+  };
+  bool unpriced_seen = false;
+  for (const auto& o : r.options) {
+    if (!o.cost.known) unpriced_seen = true;
+    EXPECT_FALSE(unpriced_seen && o.cost.known) << o.plan.gpu_id << ": a priced option after an unpriced one";
+  }
+  EXPECT_TRUE(r.options.front().cost.known);
+  ASSERT_GE(position("h800-sxm"), 0);  // the Ascend cloud option ranks after it, if shown at all
+  EXPECT_TRUE(position("ascend-910b") < 0 || position("h800-sxm") < position("ascend-910b"));
+  for (const auto format : {ReportFormat::kText, ReportFormat::kMarkdown}) {
+    const std::string text = RecommendationReport(r, format);
+    EXPECT_FALSE(std::regex_search(text, std::regex(R"([$¥€]0([^.0-9]|$))"))) << text;
+    EXPECT_NE(text.find("amounts in CNY at 6.9858 CNY per USD"), std::string::npos);
+    EXPECT_NE(text.find("ranking: priced options first"), std::string::npos);
+    EXPECT_NE(text.find("platform: Tencent Cloud HCC high-performance computing cluster"), std::string::npos);
+    EXPECT_NE(text.find("rent 1 x NVIDIA A800 PCIe 80GB at ¥12.00/GPU-hour"), std::string::npos);
+  }
+  const json j = RecommendationToJson(r);
+  EXPECT_EQ(j["currency"]["code"], "CNY");
+  EXPECT_DOUBLE_EQ(j["currency"]["per_usd"].get<double>(), 6.9858);
+  const json& first = j["options"][0]["cost"];
+  EXPECT_EQ(first["currency"], "CNY");
+  EXPECT_NEAR(first["total"].get<double>(), first["total_usd"].get<double>() * 6.9858, 1e-6);
+  EXPECT_NEAR(first["per_gpu_hour"].get<double>(), 12, 1e-9);
+
+  p.prefer_domestic = true;  // asked for: domestic parts first within each price tier
+  const Recommendation domestic = Recommend(job, p, 1);
+  int h800 = -1, ascend = -1;
+  for (size_t i = 0; i < domestic.options.size(); ++i) {
+    const auto& o = domestic.options[i];
+    if (o.kind != OptionKind::kCloud) continue;
+    if (o.plan.gpu_id == "h800-sxm") h800 = static_cast<int>(i);
+    if (o.plan.gpu_id == "ascend-910b") ascend = static_cast<int>(i);
+  }
+  ASSERT_GE(ascend, 0);
+  EXPECT_TRUE(h800 < 0 || ascend < h800);
+}
+
+// Budget and price overrides are read in the request's currency; _usd keys stay USD; an unknown currency is
+// refused naming the allowed codes.
+TEST(RecommendRequest, CurrencyOfBudgetAndPrices) {
+  json doc = {{"model", "llama-3-8b"},
+              {"training", {{"method", "lora"}}},
+              {"recommend", {{"currency", "cny"}, {"budget", 300000}, {"prices", {{"h800-sxm", 15}}}}}};
+  const RecommendRequest r = RecommendRequestFromJson(doc, false);
+  EXPECT_EQ(r.policy.currency, "CNY");
+  EXPECT_NEAR(r.policy.budget_usd, 300000 / 6.9858, 1e-9);
+  ASSERT_EQ(r.policy.rental_prices.size(), 1u);
+  EXPECT_NEAR(r.policy.rental_prices[0].second, 15 / 6.9858, 1e-12);
+  doc["recommend"] = {{"budget_usd", 5000}};
+  EXPECT_DOUBLE_EQ(RecommendRequestFromJson(doc, false).policy.budget_usd, 5000);
+  doc["recommend"] = {{"currency", "GBP"}};
+  try {
+    RecommendRequestFromJson(doc, false);
+    ADD_FAILURE() << "GBP accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "recommend.currency");
+    EXPECT_EQ(e.allowed(), "CNY | EUR | USD");
+  }
 }
 
 }  // namespace

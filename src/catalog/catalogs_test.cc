@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "catalog/catalog_test_util.h"
 #include "catalog/efficiency.h"
 #include "catalog/frameworks.h"
@@ -124,12 +125,47 @@ TEST(RentalPrices, DefaultOffersAsCited) {
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm"), 4.76);  // the median of 2.69, 4.76, 12.29: runpod-deploybase
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h200"), 6.35);      // runpod-deploybase-2026-03
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("v100-32gb-sxm2"), 3.90);  // aws-skypilot
-  EXPECT_DOUBLE_EQ(DefaultRentalPrice("a800-80gb-sxm"), 0);      // no citable rental price
+  EXPECT_NEAR(DefaultRentalPrice("a800-80gb-sxm"), 12 / 6.9858, 1e-12);  // 12 CNY (zhitaoyun-2025-04)
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h800-sxm"), 0);  // platforms named, prices console-only
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("ascend-910b"), 0);
   const GpuRentalPrices& h100 = RentalPriceCatalog().front();
   EXPECT_EQ(h100.gpu, "h100-sxm");
   ASSERT_EQ(h100.offers.size(), 3u);
   EXPECT_EQ(h100.offers[2].provider, "AWS p5.48xlarge on-demand");
   EXPECT_DOUBLE_EQ(h100.offers[2].usd_per_gpu_hour, 12.29);
+}
+
+// Prices stay in the currency they were published in and convert at the catalog's dated rate (the CFETS
+// central parity of 2026-01-27: 698.58 CNY and 827.55 CNY for 100 USD and 100 EUR).
+TEST(RentalPrices, CurrenciesAndPlatforms) {
+  EXPECT_DOUBLE_EQ(FindCurrency("cny").per_usd, 6.9858);
+  EXPECT_NEAR(FindCurrency("EUR").per_usd, 6.9858 / 8.2755, 1e-12);
+  EXPECT_EQ(ExchangeRateTable().date, "2026-01-27");
+  const Currency& cny = FindCurrency("CNY");
+  EXPECT_DOUBLE_EQ(FromUsd(ToUsd(300000, cny), cny), 300000);  // a 300k CNY budget round trip
+  EXPECT_NEAR(ToUsd(300000, cny), 42944.26, 0.01);
+  try {
+    FindCurrency("GBP", "recommend.currency");
+    ADD_FAILURE() << "GBP is not a catalog currency";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "recommend.currency");
+    EXPECT_EQ(e.value(), "GBP");
+    EXPECT_EQ(e.allowed(), "CNY | EUR | USD");
+  }
+  const RentalOffer* a800 = DefaultRentalOffer("a800-80gb-sxm");
+  ASSERT_NE(a800, nullptr);
+  EXPECT_EQ(a800->currency->code, "CNY");
+  EXPECT_DOUBLE_EQ(a800->per_gpu_hour, 12);
+  const RentalOffer* h800 = PlatformOffer("h800-sxm");
+  ASSERT_NE(h800, nullptr);
+  EXPECT_FALSE(h800->priced());
+  EXPECT_EQ(h800->provider, "Tencent Cloud HCC high-performance computing cluster");
+  EXPECT_EQ(h800->storage->name, "Tencent Cloud COS Standard");
+  EXPECT_FALSE(h800->dedicated.empty());
+  // The US default is unchanged by the China marketplace offer: the cheaper middle of two stays RunPod's.
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-4090"), 0.6);
+  EXPECT_EQ(DefaultRentalOffer("h100-sxm")->storage, nullptr);  // RunPod names none
+  EXPECT_DOUBLE_EQ(RentalPriceCatalog().front().offers[2].storage->usd_per_gb_month, 0.023);  // AWS: S3
 }
 
 TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {

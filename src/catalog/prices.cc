@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/error.h"
 #include "catalog/hardware.h"
 #include "catalog/load.h"
 
@@ -14,6 +15,43 @@ namespace {
 
 constexpr int kMaxInstanceGpus = 72;  // an NVL72 rack is the largest unit sold as one
 constexpr int kMaxRentGpus = 1 << 20;
+// Bounds of a published amount in any catalog currency (CNY amounts run about 7x the USD ones).
+constexpr double kMaxPerGpuHour = 10000;
+constexpr double kMaxPerGpuMonth = 1e7;
+
+const char* SymbolOf(const std::string& code) {
+  if (code == "USD") return "$";
+  if (code == "CNY") return "¥";
+  if (code == "EUR") return "€";
+  return "";
+}
+
+ExchangeRates LoadExchangeRates(const Field& rates, const Field& sources) {
+  rates.CheckKeys({"base", "source", "date", "rule", "cny_per_unit"});
+  ExchangeRates out;
+  out.base = rates.At("base").String();
+  const Field source = rates.At("source");
+  if (!sources.Has(source.String())) source.Fail("a key of the file's sources");
+  out.source_text = sources.At(source.String()).String();
+  out.date = rates.At("date").String();
+  out.rule = rates.At("rule").String();
+  const Field units = rates.At("cny_per_unit");
+  if (out.base != "CNY" || !units.Has("USD")) rates.At("base").Fail("CNY, with a USD rate");
+  const double cny_per_usd = units.At("USD").Number(0, 1000);
+  for (const auto& [code, value] : units.Members()) {
+    if (*SymbolOf(code) == '\0') value.Fail("a currency of USD, CNY, EUR");
+    out.currencies.push_back({code, SymbolOf(code), cny_per_usd / value.Number(0, 1000)});
+  }
+  return out;
+}
+
+const Currency& OfferCurrency(const Field& o) {
+  if (!o.Has("currency")) return UsdCurrency();
+  const Field c = o.At("currency");
+  for (const auto& cur : ExchangeRateTable().currencies)
+    if (cur.code == c.String()) return cur;
+  c.Fail("a currency of the file's exchange_rates");
+}
 
 std::string SourceKey(const Field& field, const Field& sources) {
   std::string key = field.String();
@@ -21,13 +59,31 @@ std::string SourceKey(const Field& field, const Field& sources) {
   return key;
 }
 
+/// The published amounts: an on-demand price per GPU-hour and, where published, a monthly one; or neither and
+/// a note saying why the price is unknown.
+void ReadAmounts(const Field& o, RentalOffer& offer) {
+  offer.currency = &OfferCurrency(o);
+  if (o.Has("per_gpu_hour")) {
+    offer.per_gpu_hour = o.At("per_gpu_hour").Number(0, kMaxPerGpuHour);
+    if (o.Has("per_gpu_month")) offer.per_gpu_month = o.At("per_gpu_month").Number(0, kMaxPerGpuMonth);
+    if (o.Has("price_note")) o.At("price_note").Fail("no price_note beside a price");
+  } else {
+    if (!o.Has("price_note")) o.At("per_gpu_hour").Fail("a price per GPU-hour, or a price_note saying why none");
+    offer.price_note = o.At("price_note").String();
+  }
+  offer.usd_per_gpu_hour = ToUsd(offer.per_gpu_hour, *offer.currency);
+  offer.usd_per_gpu_month = ToUsd(offer.per_gpu_month, *offer.currency);
+}
+
 RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& gpu) {
-  o.CheckKeys({"provider", "usd_per_gpu_hour", "source", "date", "gpus_per_instance", "gpus_per_instance_source",
-               "billing", "max_gpus", "max_gpus_source"});
+  o.CheckKeys({"provider", "instance", "currency", "per_gpu_hour", "per_gpu_month", "price_note", "source", "date",
+               "gpus_per_instance", "gpus_per_instance_source", "billing", "max_gpus", "max_gpus_source", "storage",
+               "dedicated"});
   RentalOffer offer;
   offer.gpu = gpu;
   offer.provider = o.At("provider").String();
-  offer.usd_per_gpu_hour = o.At("usd_per_gpu_hour").Number(0, 1000);
+  if (o.Has("instance")) offer.instance = o.At("instance").String();
+  ReadAmounts(o, offer);
   offer.source = o.At("source").String();
   if (!sources.Has(offer.source)) o.At("source").Fail("a key of the file's sources");
   offer.source_text = sources.At(offer.source).String();
@@ -42,19 +98,79 @@ RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& g
   offer.max_gpus = Count(o, "max_gpus", kMaxRentGpus);
   if (offer.max_gpus < offer.gpus_per_instance.back()) o.At("max_gpus").Fail("at least one whole instance");
   offer.max_gpus_source = SourceKey(o.At("max_gpus_source"), sources);
+  if (o.Has("storage")) {
+    const std::string key = o.At("storage").String();
+    for (const auto& s : StorageCatalog())
+      if (s.id == key) offer.storage = &s;
+    if (offer.storage == nullptr) o.At("storage").Fail("a key of the file's storage");
+  }
+  if (o.Has("dedicated")) offer.dedicated = o.At("dedicated").String();
   return offer;
 }
 
-/// The stated rule: the median-priced offer, the cheaper of the two middle ones for an even count.
-size_t MedianOffer(const std::vector<RentalOffer>& offers) {
-  std::vector<size_t> order(offers.size());
-  std::iota(order.begin(), order.end(), size_t{0});
+/// The stated rule: the median-priced of the priced offers, the cheaper of the two middle ones for an even count.
+int MedianOffer(const std::vector<RentalOffer>& offers) {
+  std::vector<int> order;
+  for (size_t i = 0; i < offers.size(); ++i)
+    if (offers[i].priced()) order.push_back(static_cast<int>(i));
+  if (order.empty()) return -1;
   std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return offers[a].usd_per_gpu_hour < offers[b].usd_per_gpu_hour; });
+                   [&](int a, int b) { return offers[a].usd_per_gpu_hour < offers[b].usd_per_gpu_hour; });
   return order[(order.size() - 1) / 2];
 }
 
+StorageService ReadStorage(const std::string& id, const Field& s, const Field& sources) {
+  s.CheckKeys({"name", "currency", "per_gb_month", "price_note", "source", "date"});
+  StorageService out{.id = id, .name = s.At("name").String(), .currency = &OfferCurrency(s)};
+  if (!s.Has("per_gb_month")) {
+    out.price_note = s.At("price_note").String();
+    return out;
+  }
+  out.per_gb_month = s.At("per_gb_month").Number(0, 100);
+  out.usd_per_gb_month = ToUsd(out.per_gb_month, *out.currency);
+  const Field source = s.At("source");
+  if (!sources.Has(source.String())) source.Fail("a key of the file's sources");
+  out.source_text = sources.At(source.String()).String();
+  out.date = s.At("date").String();
+  return out;
+}
+
 }  // namespace
+
+const ExchangeRates& ExchangeRateTable() {
+  static const ExchangeRates rates = [] {
+    const CatalogDocument doc(CatalogText("prices.json"), "prices.json");
+    return LoadExchangeRates(doc.Root().At("exchange_rates"), doc.Root().At("sources"));
+  }();
+  return rates;
+}
+
+const Currency& FindCurrency(std::string_view code, const std::string& field) {
+  std::string upper;
+  for (char c : code) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  std::string allowed;
+  for (const auto& c : ExchangeRateTable().currencies) {
+    if (c.code == upper) return c;
+    allowed += (allowed.empty() ? "" : " | ") + c.code;
+  }
+  throw InputError(field, std::string(code), allowed);
+}
+
+const Currency& UsdCurrency() { return FindCurrency("USD"); }
+
+double ToUsd(double amount, const Currency& from) { return amount / from.per_usd; }
+double FromUsd(double usd, const Currency& to) { return usd * to.per_usd; }
+
+const std::vector<StorageService>& StorageCatalog() {
+  static const std::vector<StorageService> catalog = [] {
+    const CatalogDocument doc(CatalogText("prices.json"), "prices.json");
+    std::vector<StorageService> out;
+    for (const auto& [id, s] : doc.Root().At("storage").Members())
+      out.push_back(ReadStorage(id, s, doc.Root().At("sources")));
+    return out;
+  }();
+  return catalog;
+}
 
 std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file) {
   const CatalogDocument doc(text, file);
@@ -81,7 +197,13 @@ const std::vector<GpuRentalPrices>& RentalPriceCatalog() {
 
 const RentalOffer* DefaultRentalOffer(const std::string& gpu_id) {
   for (const auto& p : RentalPriceCatalog())
-    if (p.gpu == gpu_id) return &p.DefaultOffer();
+    if (p.gpu == gpu_id) return p.DefaultOffer();
+  return nullptr;
+}
+
+const RentalOffer* PlatformOffer(const std::string& gpu_id) {
+  for (const auto& p : RentalPriceCatalog())
+    if (p.gpu == gpu_id) return p.DefaultOffer() != nullptr ? p.DefaultOffer() : &p.offers.front();
   return nullptr;
 }
 

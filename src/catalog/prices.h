@@ -1,6 +1,8 @@
 #pragma once
-// Cloud rental prices of data/prices.json: USD per GPU-hour (instance price / GPUs), each offer cited, with
-// its instance shapes, billing rule and the most GPUs it rents without a contract.
+// Cloud rental prices of data/prices.json: per GPU-hour (instance price / GPUs) in the currency each offer was
+// published in, converted to USD with the file's dated exchange rates; each offer cited, with its platform and
+// instance type, instance shapes, billing rule, the most GPUs it rents without a contract, its object storage and
+// its dedicated offer for sensitive data. An offer may name a platform whose price is not published: unknown.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,10 +11,52 @@
 
 namespace trainplan {
 
+/// A currency a request may state amounts in and read them back in, at the catalog's exchange rate.
+struct Currency {
+  std::string code;    // "USD" | "CNY" | "EUR"
+  std::string symbol;  // "$", "¥", "€"
+  double per_usd = 1;  // units of this currency for one US dollar
+};
+
+/// The exchange rates of data/prices.json: one dated, cited fixing of every currency against the base.
+struct ExchangeRates {
+  std::string base;         // the currency the fixing is quoted in ("CNY")
+  std::string source_text;  // the cited source in full
+  std::string date;
+  std::string rule;  // how the rates were fixed
+  std::vector<Currency> currencies;
+};
+
+const ExchangeRates& ExchangeRateTable();
+/// A currency by its ISO code (case forgiven); InputError naming `field` and the codes allowed.
+const Currency& FindCurrency(std::string_view code, const std::string& field = "currency");
+const Currency& UsdCurrency();
+/// `amount` in `from` as US dollars, and back.
+double ToUsd(double amount, const Currency& from);
+double FromUsd(double usd, const Currency& to);
+
+/// Object storage for checkpoints and data; no price where none is published (`per_gb_month` 0).
+struct StorageService {
+  std::string id;
+  std::string name;
+  const Currency* currency = nullptr;
+  double per_gb_month = 0;  // in `currency`; 0: unknown
+  double usd_per_gb_month = 0;
+  std::string price_note{};  // why there is no price
+  std::string source_text{};
+  std::string date{};
+};
+
 struct RentalOffer {
   std::string gpu;  // GPU catalog id
-  std::string provider;
-  double usd_per_gpu_hour = 0;
+  std::string provider;  // the platform to rent on
+  std::string instance;  // the instance type or resource to ask for; empty where the source names none
+  const Currency* currency = nullptr;  // as published
+  double per_gpu_hour = 0;             // on demand, as published; 0: not published
+  double per_gpu_month = 0;            // monthly subscription, as published; 0: not published
+  double usd_per_gpu_hour = 0;         // `per_gpu_hour` in USD at the catalog rate
+  double usd_per_gpu_month = 0;
+  std::string price_note;  // why there is no price
   std::string source;  // a key of the file's "sources"
   std::string date;
   std::vector<int> gpus_per_instance;  // the instance sizes on offer, ascending
@@ -21,20 +65,26 @@ struct RentalOffer {
   int max_gpus = 0;                       // without a contract
   std::string max_gpus_source;            // a key of the file's "sources", or "assumption"
   std::string source_text;                // the cited source in full
+  const StorageService* storage = nullptr;  // where checkpoints and data go; nullptr: not named
+  std::string dedicated;                    // the offer for sensitive data; empty: none known
+  bool priced() const { return usd_per_gpu_hour > 0; }
 };
 
 /// The offers for one catalog GPU.
 struct GpuRentalPrices {
   std::string gpu;  // GPU catalog id
   std::vector<RentalOffer> offers;
-  size_t default_offer = 0;  // the median-priced offer; the cheaper middle one for an even count
-  const RentalOffer& DefaultOffer() const { return offers[default_offer]; }
+  int default_offer = -1;  // the median-priced offer; the cheaper middle one for an even count; -1: none priced
+  const RentalOffer* DefaultOffer() const { return default_offer < 0 ? nullptr : &offers[default_offer]; }
 };
 
 const std::vector<GpuRentalPrices>& RentalPriceCatalog();
+const std::vector<StorageService>& StorageCatalog();
 
 /// The default offer for a GPU catalog id; nullptr when no rental price is cited.
 const RentalOffer* DefaultRentalOffer(const std::string& gpu_id);
+/// The platform to name for renting a GPU: its default offer, else its first unpriced one; nullptr when none.
+const RentalOffer* PlatformOffer(const std::string& gpu_id);
 
 /// The default offer's USD per GPU-hour for a GPU catalog id; 0 when no rental price is cited.
 double DefaultRentalPrice(const std::string& gpu_id);

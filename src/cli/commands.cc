@@ -220,6 +220,7 @@ struct Options {
   std::vector<std::string> plan_gpu_types, price_overrides;
   std::optional<int> plan_gpus, max_gpus, plan_gpus_per_node, top, max_rent_gpus;
   std::optional<double> budget;
+  std::optional<std::string> currency;
   std::string deadline, objective, plan_inter_link;
   bool no_offload = false;
   int threads = 0;
@@ -239,7 +240,8 @@ int RunPlan(Options& o) {
   if (o.plan_gpus_per_node) p["gpus_per_node"] = *o.plan_gpus_per_node;
   if (!o.plan_inter_link.empty()) p["inter_link"] = o.plan_inter_link;
   if (!o.deadline.empty()) p["deadline"] = o.deadline;
-  if (o.budget) p["budget_usd"] = *o.budget;
+  if (o.budget) p["budget"] = *o.budget;
+  if (o.currency) p["currency"] = *o.currency;
   if (!o.objective.empty()) p["objective"] = o.objective;
   if (o.no_offload) p["offload"] = false;
   if (o.top) p["top"] = *o.top;
@@ -258,7 +260,8 @@ int RunPlan(Options& o) {
   }
   PlanResult result = SearchPlans(job, constraints, o.threads);
   if (shown) std::cerr << "\r\033[K" << std::flush;
-  std::cout << (o.as_json ? PlanResultToJson(job, result).dump(2) + "\n" : RenderPlan(job, result));
+  const Currency& currency = *request.currency;
+  std::cout << (o.as_json ? PlanResultToJson(job, result, currency).dump(2) + "\n" : RenderPlan(job, result, currency));
   return 0;
 }
 
@@ -272,11 +275,12 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--gpus-per-node", o.plan_gpus_per_node, "GPUs per node (default 8, or the 72 of an NVL72 rack)");
   cmd->add_option("--inter-link", o.plan_inter_link, "network between nodes (e.g. ib-ndr400)");
   cmd->add_option("--deadline", o.deadline, "finish within this time: 15d, 36h, 90m");
-  cmd->add_option("--budget", o.budget, "spend at most this many USD");
+  cmd->add_option("--budget", o.budget, "spend at most this much, in --currency");
+  cmd->add_option("--currency", o.currency, "USD | CNY | EUR: budget, prices and the costs shown (default USD)");
   cmd->add_option("--objective", o.objective, "time | cost | gpus (default: cost within the deadline; time with --budget and no --deadline)");
   cmd->add_flag("--no-offload", o.no_offload, "exclude CPU offload from the search");
   cmd->add_option("--top", o.top, "plans to show");
-  cmd->add_option("--price", o.price_overrides, "USD per GPU-hour override, e.g. h100-sxm=2.5")->delimiter(',');
+  cmd->add_option("--price", o.price_overrides, "price per GPU-hour override in --currency, e.g. h100-sxm=2.5")->delimiter(',');
   cmd->add_option("--threads", o.threads, "search threads (default: all cores)");
   cmd->add_flag("--json", o.as_json, "machine-readable output");
 }

@@ -35,9 +35,10 @@ struct RecommendState {
   std::string deadline, format = "text", output;
   std::optional<std::string> usage, sensitivity, region;
   std::optional<double> budget, months, electricity, pue, hosting, dataset_gb, runs_per_month;
+  std::optional<std::string> currency;
   std::vector<std::string> gpus, prices, purchases;
   std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
-  bool as_json = false, review_json = false, n_plus_n = false;
+  bool as_json = false, review_json = false, n_plus_n = false, prefer_domestic = false;
   std::string build_path, review_format = "text", review_output;
   int threads = 0;
 };
@@ -57,7 +58,9 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   CLI::App* r = s.recommend;
   s.job.add(r);
   r->add_option("--deadline", s.deadline, "finish within: 15d, 36h (default 30d)");
-  r->add_option("--budget", s.budget, "total USD available");
+  r->add_option("--budget", s.budget, "total available, in --currency");
+  r->add_option("--currency", s.currency, "USD | CNY | EUR: budget, prices and every amount shown (default USD)");
+  r->add_flag("--prefer-domestic", s.prefer_domestic, "restricted region: rank domestic parts first whatever they cost");
   r->add_option("--usage", s.usage,
                 "once | continuous (100% utilisation) | runs a month, e.g. 4/month | utilisation, e.g. 60%");
   r->add_option("--runs-per-month", s.runs_per_month, "runs a month (the same as --usage N/month)");
@@ -70,8 +73,8 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   r->add_option("--gpu", s.gpus, "GPU types to consider (comma-separated)")->delimiter(',');
   r->add_option("--max-gpus", s.max_gpus, "largest GPU count");
   r->add_option("--gpus", s.gpus_exact, "exact GPU count to compare (default: search)");
-  r->add_option("--price", s.prices, "rental USD per GPU-hour, e.g. h100-sxm=2.5")->delimiter(',');
-  r->add_option("--purchase", s.purchases, "purchase USD per GPU, e.g. a800-80gb-sxm=18000")->delimiter(',');
+  r->add_option("--price", s.prices, "rental price per GPU-hour in --currency, e.g. h100-sxm=2.5")->delimiter(',');
+  r->add_option("--purchase", s.purchases, "purchase price per GPU in --currency, e.g. a800-80gb-sxm=18000")->delimiter(',');
   r->add_option("--dataset-gb", s.dataset_gb, "dataset size on disk (default: the tokens as token ids)");
   r->add_option("--checkpoints-kept", s.checkpoints_kept, "full checkpoints kept (default 3)");
   r->add_flag("--psu-n-plus-n", s.n_plus_n, "N+N PSU redundancy (default N+1 for servers)");
@@ -97,7 +100,9 @@ bool RunRecommendCommands(int& exit_status) {
     json& r = doc["recommend"];
     r = json::object();
     if (!s.deadline.empty()) r["deadline"] = s.deadline;
-    if (s.budget) r["budget_usd"] = *s.budget;
+    if (s.budget) r["budget"] = *s.budget;
+    if (s.currency) r["currency"] = *s.currency;
+    if (s.prefer_domestic) r["prefer_domestic"] = true;
     if (s.usage) r["usage"] = *s.usage;
     if (s.runs_per_month) r["runs_per_month"] = *s.runs_per_month;
     if (s.months) r["months"] = *s.months;

@@ -134,7 +134,7 @@ TEST(RentalOffers, DefaultOfferIsTheMedianPricedOne) {
   EXPECT_EQ(h100->provider, "RunPod on-demand (aggregator)");
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h200"), 6.35);  // 6.35, 10.60: the cheaper middle one
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("mi300x"), 1.71);
-  EXPECT_EQ(DefaultRentalOffer("a800-80gb-sxm"), nullptr);
+  EXPECT_EQ(DefaultRentalOffer("h800-sxm"), nullptr);  // its offers name platforms without a published price
   const RentalOffer* a100 = DefaultRentalOffer("a100-40gb-sxm");
   ASSERT_NE(a100, nullptr);
   EXPECT_EQ(a100->gpus_per_instance, std::vector<int>{8});

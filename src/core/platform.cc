@@ -269,6 +269,7 @@ void OnPremReasons(PlatformOption& o, const PlatformPolicy& p) {
 
 void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
   o.why.push_back({o.cost.known ? OptionReasonCode::kRent : OptionReasonCode::kRentUnpriced});
+  if (PlatformOffer(o.plan.gpu_id) != nullptr) o.why.push_back({.code = OptionReasonCode::kPlatform});
   if (p.usage.kind == UsageKind::kOnce) {
     o.why.push_back({OptionReasonCode::kOneOff});
     return;
@@ -449,6 +450,17 @@ PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumpt
     assumptions.push_back(
         {AssumptionCode::kColocation, facility.colocation_usd_per_kw_month, facility.colocation_source});
   p.gpu_types = GpuTypes(in, region, assumptions);
+  if (!region.foreign_vendors.empty())
+    assumptions.push_back({.code = AssumptionCode::kRanking, .value = kDomesticMargin, .stand_in = p.prefer_domestic});
+  const Currency& currency = FindCurrency(p.currency);
+  p.currency = currency.code;
+  if (currency.code != "USD") {
+    const ExchangeRates& rates = ExchangeRateTable();
+    assumptions.push_back({.code = AssumptionCode::kCurrency,
+                           .value = currency.per_usd,
+                           .source = fmt::format("{}, {}; {}", rates.rule, rates.date, rates.source_text),
+                           .region = currency.code});
+  }
   return p;
 }
 
@@ -473,15 +485,22 @@ void JudgeOption(PlatformOption& o, const PlatformPolicy& p) {
   }
 }
 
-std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region) {
+std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region, bool prefer_domestic) {
   // A lower bound is not a cost: it cannot beat a complete total it happens to undercut.
   auto tier = [](const PlatformOption& o) { return o.cost.complete ? 0 : o.cost.known ? 1 : 2; };
   auto rank = [&](const PlatformOption& o) { return 2 * tier(o) + (o.suits ? 0 : 1); };
-  auto foreign = [&](const PlatformOption& o) { return IsForeign(o.plan.gpu_id, region); };
+  auto domestic = [&](const PlatformOption& o) {
+    return !region.foreign_vendors.empty() && !IsForeign(o.plan.gpu_id, region);
+  };
+  // Within a tier: cost per run, or time where there is no price; a domestic part's divided by 1 + the margin.
+  auto merit = [&](const PlatformOption& o) {
+    const double m = o.cost.known ? CostPerRun(o) : o.reliability.wall_s;
+    return domestic(o) ? m / (1 + kDomesticMargin) : m;
+  };
   auto better = [&](const PlatformOption& a, const PlatformOption& b) {
+    if (prefer_domestic && domestic(a) != domestic(b)) return domestic(a);
     if (rank(a) != rank(b)) return rank(a) < rank(b);
-    if (foreign(a) != foreign(b)) return !foreign(a);
-    if (a.cost.known && CostPerRun(a) != CostPerRun(b)) return CostPerRun(a) < CostPerRun(b);
+    if (merit(a) != merit(b)) return merit(a) < merit(b);
     return a.reliability.wall_s < b.reliability.wall_s;
   };
   std::stable_sort(all.begin(), all.end(), better);
@@ -523,7 +542,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   }
   for (auto& o : all) JudgeOption(o, p);
   if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
-  rec.options = RankOptions(std::move(all), region);
+  rec.options = RankOptions(std::move(all), region, p.prefer_domestic);
   rec.feasible = !rec.options.empty();
   if (!rec.feasible) {
     PlanConstraints c = base;

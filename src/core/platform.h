@@ -49,6 +49,8 @@ struct PlatformPolicy {
   std::vector<std::pair<std::string, double>> purchase_prices;  // USD per GPU
   BomOptions bom;
   bool framework_fixed = false;  // the job names its framework: search only its strategies
+  bool prefer_domestic = false;  // restricted region: rank domestic parts first whatever they cost
+  std::string currency = "USD";  // the currency amounts are shown in; every amount here is USD
 };
 
 enum class OptionKind { kOnPrem, kCloud, kHybrid };
@@ -104,6 +106,7 @@ enum class OptionReasonCode {
   kOverBudget,       // total cost over the budget `usd`
   kRegionPart,       // restricted region: a domestic part, or an export-compliant `foreign` one
   kRegionSpeedCost,  // `fraction` x the time of as many `gpu` (the region's reference), `reference_s`
+  kPlatform,         // cloud: the platform, instance type and storage to rent (the GPU's catalog offer)
 };
 
 struct OptionReason {
@@ -145,6 +148,8 @@ enum class AssumptionCode {
   kPue,              // `value`, the industry average
   kColocation,       // `value` USD per kW-month for servers
   kRegionGpus,       // `region` allows only its listed accelerators; `source` is its note
+  kRanking,          // how options are ranked: `value` is the domestic margin; `stand_in`: domestic first asked for
+  kCurrency,         // amounts in `region` (a currency code) at `value` per USD, from `source`
 };
 
 struct PolicyAssumption {
@@ -195,10 +200,16 @@ double RunsOver(const PlatformPolicy& policy, double run_s);
 /// `usd_rented`) and whether the option suits the policy.
 void JudgeOption(PlatformOption& option, const PlatformPolicy& policy);
 
-/// Complete costs first, then lower bounds, then unpriced; suitable before unsuitable within each; then
-/// domestic parts before foreign ones; then cost per run and time. Keeps the region's number of on-prem and of
-/// cloud options, and one hybrid.
-std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region);
+/// A region that ranks domestic parts divides their cost per run (their time, where an option has no price) by
+/// 1 + this when comparing with a foreign part: a domestic part ranks first while it is within 25% of the foreign
+/// one, not whatever it costs. An assumption, stated in the output; `prefer_domestic` ranks it first always.
+constexpr double kDomesticMargin = 0.25;
+
+/// Domestic parts first when `prefer_domestic`; then complete costs, lower bounds, unpriced; suitable before
+/// unsuitable within each; then cost per run (time where there is no price), a domestic part's divided by
+/// 1 + kDomesticMargin; then time. Keeps the region's number of on-prem and of cloud options, and one hybrid.
+std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const Region& region,
+                                        bool prefer_domestic = false);
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within
 /// the deadline, derives each purchase's build, its reliability and costs, applies the policy, and ranks

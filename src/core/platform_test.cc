@@ -172,7 +172,8 @@ TEST(Platform, BreakEvenNeedsBothSidesPriced) {
   EXPECT_FALSE(own.break_even.months.has_value());
 }
 
-// Seen: in region cn every option cost "$0". Unpriced is unknown: no total, and the missing prices named.
+// Seen: in region cn every option cost "$0". Unpriced is unknown: no total, and the missing prices named; only
+// the A800, with a cited (CNY) rental price, has a cost.
 TEST(Platform, UnpricedIsUnknownNotZero) {
   PlatformPolicy p;
   p.region = "cn";
@@ -180,6 +181,10 @@ TEST(Platform, UnpricedIsUnknownNotZero) {
   ASSERT_TRUE(r.feasible);
   for (const auto& o : r.options) {
     if (o.kind == OptionKind::kHybrid) continue;
+    if (o.kind == OptionKind::kCloud && o.plan.gpu_id.starts_with("a800")) {
+      EXPECT_TRUE(o.cost.complete) << o.plan.gpu_id;
+      continue;
+    }
     EXPECT_FALSE(o.cost.known) << o.plan.gpu_id;
     EXPECT_FALSE(o.cost.complete);
     ASSERT_FALSE(o.cost.unpriced.empty());
@@ -305,8 +310,9 @@ TEST(Platform, SensitiveDataOnlyDedicatedCloud) {
   for (const auto& o : r.options) EXPECT_EQ(o.dedicated, o.kind != OptionKind::kOnPrem) << ToString(o.kind);
 }
 
-// Region cn: only domestic and export-compliant parts, the domestic one first, and the speed it costs.
-TEST(Platform, RegionCnPrefersDomesticAndSaysTheSpeedCost) {
+// Region cn: only domestic and export-compliant parts; a priced option leads, the ranking rule is stated, and
+// the domestic part leads when asked for, with the speed it costs.
+TEST(Platform, RegionCnRanksByPriceUnlessDomesticIsAskedFor) {
   PlatformPolicy p;
   p.region = "cn";
   Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
@@ -314,6 +320,12 @@ TEST(Platform, RegionCnPrefersDomesticAndSaysTheSpeedCost) {
   const std::vector<std::string> allowed = {"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"};
   for (const auto& o : r.options)
     EXPECT_NE(std::find(allowed.begin(), allowed.end(), o.plan.gpu_id), allowed.end()) << o.plan.gpu_id;
+  EXPECT_TRUE(r.options.front().cost.known);
+  bool rule = false;
+  for (const auto& a : r.assumptions) rule |= a.code == AssumptionCode::kRanking && a.value == kDomesticMargin;
+  EXPECT_TRUE(rule);
+  p.prefer_domestic = true;
+  r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
   EXPECT_EQ(FindGpu(r.options.front().plan.gpu_id).vendor, "Huawei");
   bool speed = false;
   for (const auto& w : r.options.front().why) speed |= w.code == OptionReasonCode::kRegionSpeedCost;
@@ -407,8 +419,17 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   p.region = "cn";
   r = ResolvePolicy(p, a);
   EXPECT_EQ(r.gpu_types, RegionOf("cn").gpus);
-  EXPECT_EQ(a.back().code, AssumptionCode::kRegionGpus);
-  EXPECT_EQ(a.back().region, "cn");
+  ASSERT_GE(a.size(), 2u);
+  EXPECT_EQ(a[a.size() - 2].code, AssumptionCode::kRegionGpus);
+  EXPECT_EQ(a[a.size() - 2].region, "cn");
+  EXPECT_EQ(a.back().code, AssumptionCode::kRanking);  // a region that ranks domestic parts states its rule
+  EXPECT_DOUBLE_EQ(a.back().value, kDomesticMargin);
+  a.clear();
+  p.currency = "eur";
+  r = ResolvePolicy(p, a);
+  EXPECT_EQ(r.currency, "EUR");
+  EXPECT_EQ(a.back().code, AssumptionCode::kCurrency);
+  EXPECT_NEAR(a.back().value, 6.9858 / 8.2755, 1e-12);
 }
 
 // $100,000 of hardware, $1,000 a month to own against $6,000 to rent the same runs: 20 months, beyond a
@@ -459,7 +480,8 @@ TEST(Platform, JudgeOptionGivesReasonsAndSuitability) {
   EXPECT_FALSE(cloud.suits);
 }
 
-// In cn the domestic part leads and three of each kind are shown; elsewhere cost leads and two are.
+// In cn a domestic part leads only while within 25% of the cheapest foreign one, or when asked for; three of
+// each kind are shown there, two elsewhere, where cost alone leads.
 TEST(Platform, RankOptionsFollowsTheRegion) {
   auto option = [](OptionKind kind, const std::string& gpu, double usd) {
     PlatformOption o;
@@ -478,9 +500,17 @@ TEST(Platform, RankOptionsFollowsTheRegion) {
     for (const auto& o : list) out.push_back(std::string(ToString(o.kind)) + " " + o.plan.gpu_id);
     return out;
   };
+  // Ascend at 300 counts as 240 against H800 at 100: not competitive.
   EXPECT_EQ(shown(RankOptions(all, RegionOf("cn"))),
+            (std::vector<std::string>{"cloud h800-sxm", "hybrid h800-sxm", "cloud a800-80gb-sxm", "cloud h20"}));
+  EXPECT_EQ(shown(RankOptions(all, RegionOf("cn"), /*prefer_domestic=*/true)),
             (std::vector<std::string>{"cloud ascend-910b", "cloud h800-sxm", "hybrid h800-sxm",
                                       "cloud a800-80gb-sxm"}));
+  std::vector<PlatformOption> close = all;
+  close[1].cost.total_usd = 120;  // within 25% of H800's 100: counts as 96
+  EXPECT_EQ(shown(RankOptions(close, RegionOf("cn"))).front(), "cloud ascend-910b");
+  close[1].cost.total_usd = 130;  // 104: just past it
+  EXPECT_EQ(shown(RankOptions(close, RegionOf("cn"))).front(), "cloud h800-sxm");
   EXPECT_EQ(shown(RankOptions(all, RegionOf("us"))),
             (std::vector<std::string>{"cloud h800-sxm", "hybrid h800-sxm", "cloud a800-80gb-sxm"}));
   std::vector<PlatformOption> unsuited = all;

@@ -30,14 +30,18 @@ json ObjectiveJson(const PlanResult& r) {
 
 }  // namespace
 
-json PlanResultToJson(const Scenario& job, const PlanResult& r) {
+json PlanResultToJson(const Scenario& job, const PlanResult& r, const Currency& cur) {
   auto plan_json = [&](const Plan& p) {
     const Scenario s = PlanScenario(job, p);
     json j = EstimateToJson(s, EstimateScenario(s));
+    // Amounts under _usd keys in USD and, without the suffix, in the request's currency.
     json cost = {{"total_usd", p.cost_usd},
                  {"usd_per_gpu_hour", p.price_per_gpu_hour},
+                 {"currency", cur.code},
+                 {"total", FromUsd(p.cost_usd, cur)},
+                 {"per_gpu_hour", FromUsd(p.price_per_gpu_hour, cur)},
                  {"billed_gpu_hours", p.billed_gpu_hours},
-                 {"price_text", PriceText(p)}};
+                 {"price_text", PriceText(p, cur)}};
     if (p.offer != nullptr)
       cost["offer"] = {{"provider", p.offer->provider},
                        {"date", p.offer->date},
@@ -51,14 +55,14 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
     else
       cost["offer"] = nullptr;
     j["cost"] = cost;
-    j["why"] = PlanWhy(p);
+    j["why"] = PlanWhy(p, cur);
     j["low_utilisation"] = p.time.mfu < kLowMfu;
     if (p.rank.knee.gpus > 0)
       j["knee"] = {{"gpu", p.rank.knee.gpu_id},
                    {"gpus", p.rank.knee.gpus},
                    {"total_s", p.rank.knee.total_s},
                    {"total_usd", p.rank.knee.cost_usd},
-                   {"text", KneeText(p.rank)}};
+                   {"text", KneeText(p.rank, cur)}};
     return j;
   };
   json plans = json::array();
@@ -72,7 +76,7 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r) {
               {"objective", ObjectiveJson(r)},
               {"search",
                {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
-  if (!r.feasible) out["reason"] = NoPlanText(r.reason);
+  if (!r.feasible) out["reason"] = NoPlanText(r.reason, cur);
   return out;
 }
 

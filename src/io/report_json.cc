@@ -32,14 +32,25 @@ json ReliabilityJson(const Reliability& r) {
 }
 
 /// Unpriced is unknown: the total is null without a GPU price and a lower bound (complete: false) without
-/// the price of every part; `unpriced` names what is missing.
-json CostJson(const PlatformOption& o) {
+/// the price of every part; `unpriced` names what is missing. Amounts are in USD under `_usd` keys and, under
+/// the same names without the suffix, in the request's `currency` (the document's exchange rate).
+json CostJson(const PlatformOption& o, const Currency& cur) {
   const CostBreakdown& c = o.cost;
   auto part = [&](double usd) { return c.known ? json(usd) : json(); };
+  auto local = [&](double usd, bool known) { return known ? json(FromUsd(usd, cur)) : json(); };
+  const double rate = o.plan.price_per_gpu_hour;
   return {{"total_usd", part(c.total_usd)},
+          {"currency", cur.code},
+          {"total", local(c.total_usd, c.known)},
+          {"hardware", local(c.hardware_usd, c.known)},
+          {"power", FromUsd(c.power_usd, cur)},
+          {"hosting", FromUsd(c.hosting_usd, cur)},
+          {"rental", local(c.rental_usd, c.known)},
+          {"per_gpu_hour", local(rate, rate > 0)},
+          {"per_run", local(c.total_usd / o.runs, c.known)},
           {"complete", c.complete},
           {"unpriced", c.unpriced},
-          {"text", CostTotalText(c)},
+          {"text", CostTotalText(c, cur)},
           {"hardware_usd", part(c.hardware_usd)},
           {"power_usd", c.power_usd},
           {"hosting_usd", c.hosting_usd},
@@ -58,7 +69,7 @@ void BreakEvenJson(const BreakEven& b, json& out) {
   out["break_even"] = BreakEvenText(b);
 }
 
-json OptionJson(const PlatformOption& o) {
+json OptionJson(const PlatformOption& o, const Currency& cur) {
   const Plan& p = o.plan;
   const Strategy& s = p.strategy;
   json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
@@ -93,16 +104,20 @@ json OptionJson(const PlatformOption& o) {
               {"mfu", p.time.mfu},
               {"goodput", o.reliability.goodput},
               {"duration", FormatDuration(o.reliability.wall_s)}}},
-            {"cost", CostJson(o)},
+            {"cost", CostJson(o, cur)},
             {"suits", o.suits},
-            {"why", OptionWhy(o)},
+            {"why", OptionWhy(o, cur)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
-    j["bom"] = BomToJson(o.bom);
+    j["bom"] = BomToJson(o.bom, cur);
     BreakEvenJson(o.break_even, j);
+    auto known = [&](double usd) { return usd > 0 ? json(FromUsd(usd, cur)) : json(); };
     j["usd_per_month_owned"] = o.usd_per_month_owned;
     j["usd_rented_same_runs"] = o.usd_rented > 0 ? json(o.usd_rented) : json();
     j["usd_per_month_rented"] = o.usd_per_month_rented > 0 ? json(o.usd_per_month_rented) : json();
+    j["per_month_owned"] = FromUsd(o.usd_per_month_owned, cur);
+    j["rented_same_runs"] = known(o.usd_rented);
+    j["per_month_rented"] = known(o.usd_per_month_rented);
   }
   if (o.kind == OptionKind::kHybrid) {
     const StorageTier& t = o.bom.storage.tiers.back();
@@ -114,7 +129,7 @@ json OptionJson(const PlatformOption& o) {
 
 }  // namespace
 
-nlohmann::json BomToJson(const NodeBom& derived) {
+nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur) {
   const NodeBom b = WithSentences(derived);  // the why lines are text's
   auto terms = [](const std::vector<BomTerm>& list) {
     json out = json::array();
@@ -131,9 +146,10 @@ nlohmann::json BomToJson(const NodeBom& derived) {
                      {"read_bytes_per_s", t.read_bytes_per_s},
                      {"write_bytes_per_s", t.write_bytes_per_s},
                      {"why", t.why}});
-  auto price_list = [](const std::vector<PriceLine>& lines) {
+  auto price_list = [&](const std::vector<PriceLine>& lines) {
     json out = json::array();
-    for (const auto& p : lines) out.push_back({{"item", p.item}, {"usd", p.usd}, {"source", p.source}});
+    for (const auto& p : lines)
+      out.push_back({{"item", p.item}, {"usd", p.usd}, {"amount", FromUsd(p.usd, cur)}, {"source", p.source}});
     return out;
   };
   json warnings = json::array();
@@ -218,12 +234,26 @@ nlohmann::json BomToJson(const NodeBom& derived) {
           {"unpriced", b.unpriced},
           {"complete", b.priced && b.unpriced.empty()},
           {"node_usd", b.node_usd},
-          {"total_usd", b.priced ? json(b.total_usd) : json()}};
+          {"total_usd", b.priced ? json(b.total_usd) : json()},
+          {"currency", cur.code},
+          {"node", FromUsd(b.node_usd, cur)},
+          {"total", b.priced ? json(FromUsd(b.total_usd, cur)) : json()}};
+}
+
+/// The currency the document's amounts without a `_usd` suffix are in, and the dated rate that converts them.
+json CurrencyJson(const Currency& cur) {
+  const ExchangeRates& rates = ExchangeRateTable();
+  return {{"code", cur.code},
+          {"per_usd", cur.per_usd},
+          {"rule", rates.rule},
+          {"date", rates.date},
+          {"source", rates.source_text}};
 }
 
 json RecommendationToJson(const Recommendation& r) {
+  const Currency& cur = DisplayCurrency(r);
   json options = json::array();
-  for (const auto& o : r.options) options.push_back(OptionJson(o));
+  for (const auto& o : r.options) options.push_back(OptionJson(o, cur));
   json considered = json::array();
   for (const auto& o : r.considered)
     considered.push_back({{"kind", ToString(o.kind)},
@@ -232,6 +262,7 @@ json RecommendationToJson(const Recommendation& r) {
                           {"time_s", o.reliability.wall_s},
                           {"duration", FormatDuration(o.reliability.wall_s)},
                           {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()},
+                          {"cost", o.cost.known ? json(FromUsd(o.cost.total_usd, cur)) : json()},
                           {"cost_complete", o.cost.complete}});
   const PlatformPolicy& p = r.policy;
   json out = {{"job",
@@ -242,6 +273,7 @@ json RecommendationToJson(const Recommendation& r) {
               {"scenario",
                {{"deadline_s", p.deadline_s},
                 {"budget_usd", p.budget_usd},
+                {"budget", FromUsd(p.budget_usd, cur)},
                 {"usage", ToString(p.usage.kind)},
                 {"usage_text", UsageText(p)},
                 {"runs_per_month", p.usage.kind == UsageKind::kRunsPerMonth ? json(p.usage.runs_per_month) : json()},
@@ -250,12 +282,14 @@ json RecommendationToJson(const Recommendation& r) {
                 {"data_sensitivity", ToString(p.sensitivity)},
                 {"region", p.region},
                 {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
+                {"electricity_per_kwh", FromUsd(p.electricity_usd_per_kwh, cur)},
                 {"pue", p.pue}}},
               {"feasible", r.feasible},
               {"options", options},
               {"considered", considered},
               {"reliability", ReliabilityJson(r.reliability)},
-              {"assumptions", AssumptionLines(r.assumptions)}};
+              {"currency", CurrencyJson(cur)},
+              {"assumptions", AssumptionLines(r.assumptions, cur)}};
   BreakEvenJson(r.break_even, out);
   if (!r.feasible) {
     out["reason"] = NoOptionText(r);

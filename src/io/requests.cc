@@ -9,6 +9,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "catalog/hardware.h"
+#include "catalog/prices.h"
 #include "core/limits.h"
 #include "io/model_catalog.h"
 
@@ -33,8 +34,8 @@ std::vector<std::string> GpuList(const Field& v) {
   return ids;
 }
 
-/// {"h100-sxm": 2.5, ...} -> (catalog id, USD).
-std::vector<std::pair<std::string, double>> Prices(const Field& v, const char* unit) {
+/// {"h100-sxm": 2.5, ...} -> (catalog id, amount).
+std::vector<std::pair<std::string, double>> Prices(const Field& v, const std::string& unit) {
   v.RequireObject(fmt::format("an object of GPU id to {}", unit).c_str());
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [gpu, price] : v.Members()) {
@@ -47,6 +48,19 @@ std::vector<std::pair<std::string, double>> Prices(const Field& v, const char* u
     out.emplace_back(id, Positive(price, fmt::format("a positive {}", unit)));
   }
   return out;
+}
+
+/// The request's `currency`, USD when absent; InputError naming the codes allowed.
+const Currency& RequestCurrency(const Field& section) {
+  const auto v = section.Get("currency");
+  return v ? FindCurrency(v->String(), v->path()) : UsdCurrency();
+}
+
+/// Amounts in `cur` as USD, the unit the engine computes in.
+std::vector<std::pair<std::string, double>> InUsd(std::vector<std::pair<std::string, double>> prices,
+                                                  const Currency& cur) {
+  for (auto& [id, amount] : prices) amount = ToUsd(amount, cur);
+  return prices;
 }
 
 /// The request's own section ("plan", "recommend") and the scenario document without it.
@@ -85,9 +99,15 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   json scenario;
   const Field p = Split(Field(doc, ""), "plan", scenario);
   p.CheckKeys({"gpu", "gpus", "max_gpus", "gpus_per_node", "inter_link", "deadline", "budget_usd", "objective",
-               "offload", "top", "prices", "max_rent_gpus"});
+               "offload", "top", "prices", "max_rent_gpus", "currency", "budget"});
   PlanRequest r;
   PlanConstraints& c = r.constraints;
+  const Currency& cur = RequestCurrency(p);
+  r.currency = &cur;
+  if (const auto v = p.Get("budget")) {
+    if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");
+    c.budget_usd = ToUsd(Positive(*v, "a positive amount in " + cur.code), cur);
+  }
   if (const auto v = p.Get("gpu")) c.gpu_types = GpuList(*v);
   if (const auto v = p.Get("gpus")) c.gpus = static_cast<int>(v->Int(limits::kGpus));
   if (const auto v = p.Get("max_gpus")) c.max_gpus = static_cast<int>(v->Int(limits::kGpus));
@@ -106,7 +126,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
                                      : ObjectiveSource::kDefault;
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
-  if (const auto v = p.Get("prices")) c.prices = Prices(*v, "USD per GPU-hour");
+  if (const auto v = p.Get("prices")) c.prices = InUsd(Prices(*v, cur.code + " per GPU-hour"), cur);
   if (const auto v = p.Get("max_rent_gpus")) c.max_rent_gpus = static_cast<int>(v->Int(limits::kGpus));
   r.job = JobFromDocument(Field(scenario, ""), allow_paths, c.framework_fixed,
                           c.gpu_types.empty() ? std::string("h100-sxm") : c.gpu_types[0]);
@@ -118,9 +138,18 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   const Field p = Split(Field(doc, ""), "recommend", scenario);
   p.CheckKeys({"deadline", "budget_usd", "usage", "months", "data_sensitivity", "region", "electricity_usd_per_kwh",
                "pue", "hosting_usd_per_kw_month", "gpu", "max_gpus", "gpus", "prices", "purchase_prices",
-               "dataset_gb", "checkpoints_kept", "psu_n_plus_n", "runs_per_month"});
+               "dataset_gb", "checkpoints_kept", "psu_n_plus_n", "runs_per_month", "currency", "budget",
+               "prefer_domestic"});
   RecommendRequest r;
   PlatformPolicy& policy = r.policy;
+  // `budget`, `prices` and `purchase_prices` are in the request's currency; keys ending in _usd stay USD.
+  const Currency& cur = RequestCurrency(p);
+  policy.currency = cur.code;
+  if (const auto v = p.Get("budget")) {
+    if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");
+    policy.budget_usd = ToUsd(Positive(*v, "a positive amount in " + cur.code), cur);
+  }
+  if (const auto v = p.Get("prefer_domestic")) policy.prefer_domestic = v->Bool();
   if (const auto v = p.Get("deadline")) policy.deadline_s = v->DurationSeconds();
   if (const auto v = p.Get("budget_usd")) policy.budget_usd = Positive(*v, "a positive USD amount");
   if (const auto v = p.Get("usage")) policy.usage = ParseUsage(v->String(), v->path());
@@ -143,8 +172,8 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("gpu")) policy.gpu_types = GpuList(*v);
   if (const auto v = p.Get("max_gpus")) policy.max_gpus = static_cast<int>(v->Int(limits::kGpus));
   if (const auto v = p.Get("gpus")) policy.gpus = static_cast<int>(v->Int(limits::kGpus));
-  if (const auto v = p.Get("prices")) policy.rental_prices = Prices(*v, "USD per GPU-hour");
-  if (const auto v = p.Get("purchase_prices")) policy.purchase_prices = Prices(*v, "USD per GPU");
+  if (const auto v = p.Get("prices")) policy.rental_prices = InUsd(Prices(*v, cur.code + " per GPU-hour"), cur);
+  if (const auto v = p.Get("purchase_prices")) policy.purchase_prices = InUsd(Prices(*v, cur.code + " per GPU"), cur);
   if (const auto v = p.Get("dataset_gb")) policy.bom.dataset_bytes = Positive(*v, "a positive size in GB") * 1e9;
   if (const auto v = p.Get("checkpoints_kept")) {
     policy.bom.checkpoints_kept = static_cast<int>(v->Int(limits::kCheckpointsKept));

@@ -22,12 +22,14 @@ Scenario JobFromDocument(const Field& doc, bool allow_paths, bool& framework_fix
 struct PlanRequest {
   Scenario job;
   PlanConstraints constraints;
+  const Currency* currency = nullptr;  // amounts shown and read (budget, prices) in it; USD when not given
 };
 
 /// A scenario document with an optional "plan" object: gpu (id or list of ids), gpus, max_gpus,
 /// gpus_per_node, inter_link, deadline ("15d" or seconds), budget_usd, objective (time | cost | gpus;
 /// default cost, or time with a budget), offload (false excludes CPU offload), top, prices ({gpu: USD per
-/// GPU-hour}). Throws InputError naming "plan.<key>" for bad values and unknown keys.
+/// GPU-hour}); currency (USD | CNY | EUR: `budget` and `prices` are read in it, and the answer shown in it).
+/// Throws InputError naming "plan.<key>" for bad values and unknown keys.
 PlanRequest PlanRequestFromJson(const nlohmann::json& doc, bool allow_paths);
 
 struct RecommendRequest {
@@ -38,7 +40,8 @@ struct RecommendRequest {
 /// A scenario document with an optional "recommend" object: deadline, budget_usd, usage, months,
 /// data_sensitivity, region, electricity_usd_per_kwh, pue, hosting_usd_per_kw_month, gpu (list), max_gpus,
 /// gpus, prices ({gpu: USD per GPU-hour}), purchase_prices ({gpu: USD}), dataset_gb, checkpoints_kept,
-/// psu_n_plus_n. Throws InputError naming "recommend.<key>".
+/// psu_n_plus_n; currency (USD | CNY | EUR), budget, prices and purchase_prices in it; prefer_domestic.
+/// Throws InputError naming "recommend.<key>".
 RecommendRequest RecommendRequestFromJson(const nlohmann::json& doc, bool allow_paths);
 
 /// The catalogs as JSON, as `trainplan models --json` and `trainplan gpus --json` print them.

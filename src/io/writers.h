@@ -22,13 +22,14 @@ nlohmann::json ParamComponentsToJson(const ParamCounts& params);
 nlohmann::json EstimateToJson(const Scenario& scenario, const Estimate& estimate);
 
 /// The search result with the contract keys (feasible, reason, alternatives, plans, pareto, search.*).
-nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result);
+nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result,
+                                const Currency& currency = UsdCurrency());
 
 /// Changes that make an infeasible job feasible: [{change, feasible, summary}].
 nlohmann::json AlternativesToJson(const std::vector<Alternative>& alternatives);
 
 /// A node's bill of materials with each derivation's terms and reasons.
-nlohmann::json BomToJson(const NodeBom& bom);
+nlohmann::json BomToJson(const NodeBom& bom, const Currency& currency = UsdCurrency());
 
 /// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost {total_usd,
 /// complete, unpriced[], price_source, runs}, on-prem bom with cpu, ram_bytes, storage, network, psu_watts,

@@ -52,7 +52,7 @@ json Plan(const json& doc, const ApiLimits& limits) {
   if (c.gpus > limits.max_gpus) CappedGpus(c.gpus, true, "plan.gpus", limits);
   if (c.top > limits.max_top)
     throw InputError("plan.top", std::to_string(c.top), fmt::format("at most {} on this server", limits.max_top));
-  return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads));
+  return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads), *r.currency);
 }
 
 json RecommendJson(const json& doc, const ApiLimits& limits) {

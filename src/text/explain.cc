@@ -286,12 +286,12 @@ std::string ObjectiveText(const PlanRank& rank) {
   return "";
 }
 
-std::string KneeText(const PlanRank& rank) {
+std::string KneeText(const PlanRank& rank, const Currency& cur) {
   const KneePlan& k = rank.knee;
   if (k.gpus <= 0) return "";
-  return fmt::format("knee of the time-cost front: {} x {}, {} for ${:.0f}; doubling the cost past it buys less than "
+  return fmt::format("knee of the time-cost front: {} x {}, {} for {}; doubling the cost past it buys less than "
                      "10% time",
-                     GroupedCount(k.gpus), k.gpu_id, FormatDuration(k.total_s), k.cost_usd);
+                     GroupedCount(k.gpus), k.gpu_id, FormatDuration(k.total_s), FormatMoney(k.cost_usd, cur));
 }
 
 std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) {
@@ -343,7 +343,7 @@ std::string StrategyText(const Strategy& st, int64_t micro_batch) {
 
 std::string StrategyText(const Plan& p) { return StrategyText(p.strategy, p.micro_batch); }
 
-std::string PlanWhy(const Plan& p) {
+std::string PlanWhy(const Plan& p, const Currency& cur) {
   const PlanRank& rank = p.rank;
   const std::string lead = rank.position == 0 ? (rank.objective == Objective::kTime   ? "fastest"
                                                  : rank.objective == Objective::kCost ? "cheapest"
@@ -359,7 +359,7 @@ std::string PlanWhy(const Plan& p) {
     }
   }
   const std::string cost =
-      p.price_per_gpu_hour > 0 ? fmt::format("{} at {}", FormatUsd(p.cost_usd), PriceText(p)) : "no rental price";
+      p.price_per_gpu_hour > 0 ? fmt::format("{} at {}", FormatMoney(p.cost_usd, cur), PriceText(p, cur)) : "no rental price";
   const std::string utilisation =
       p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
   const MemoryEstimate& m = p.memory;
@@ -374,7 +374,7 @@ std::string PlanWhy(const Plan& p) {
           ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
           : "");
   if (rank.headline) why += "; " + ObjectiveText(rank);
-  if (const std::string knee = KneeText(rank); !knee.empty()) why += "; " + knee;
+  if (const std::string knee = KneeText(rank, cur); !knee.empty()) why += "; " + knee;
   return why;
 }
 
@@ -434,7 +434,7 @@ std::string AlternativeChangeText(const Alternative& a) {
   return "";
 }
 
-std::string NoPlanText(const NoPlanReason& r) {
+std::string NoPlanText(const NoPlanReason& r, const Currency& cur) {
   switch (r.code) {
     case NoPlanCode::kNone: return "";
     case NoPlanCode::kBeyondRange:
@@ -462,12 +462,12 @@ std::string NoPlanText(const NoPlanReason& r) {
       return fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
                          FormatDuration(r.fastest_s), FormatDuration(r.deadline_s));
     case NoPlanCode::kNoPrice:
-      return fmt::format("no price: no GPU with a plan that fits has a rental price to hold to the budget of ${:.0f}; "
+      return fmt::format("no price: no GPU with a plan that fits has a rental price to hold to the budget of {}; "
                          "give prices",
-                         r.budget_usd);
+                         FormatMoney(r.budget_usd, cur));
     case NoPlanCode::kOverBudget:
-      return fmt::format("over budget: the cheapest plan that fits costs ${:.0f}, budget ${:.0f}", r.cheapest_usd,
-                         r.budget_usd);
+      return fmt::format("over budget: the cheapest plan that fits costs {}, budget {}", FormatMoney(r.cheapest_usd, cur),
+                         FormatMoney(r.budget_usd, cur));
     case NoPlanCode::kDeadlineAndBudget: return "no plan meets the deadline and the budget together";
     case NoPlanCode::kNotRentable: {
       const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer) : "";

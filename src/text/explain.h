@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/prices.h"
 #include "core/estimate.h"
 #include "core/scenario.h"
 #include "core/search.h"
@@ -29,7 +30,7 @@ std::string ObjectiveText(const PlanRank& rank);
 
 /// "knee of the time-cost front: 64 x h100-sxm, 40 min for $1200; doubling the cost past it buys less than 10%
 /// time"; empty when the plan has no knee noted.
-std::string KneeText(const PlanRank& rank);
+std::string KneeText(const PlanRank& rank, const Currency& currency = UsdCurrency());
 
 /// "at the edge (189.3 of 192 GiB, above the 93% usable)": a peak that fits the GPU without its headroom.
 std::string EdgeText(const MemoryEstimate& memory);
@@ -51,10 +52,10 @@ std::string StrategyText(const Plan& plan);
 /// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU
 /// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)"; MFU under kLowMfu flagged as
 /// low utilisation; for the headline plan, the objective and why; the Pareto knee when there is one.
-std::string PlanWhy(const Plan& plan);
+std::string PlanWhy(const Plan& plan, const Currency& currency = UsdCurrency());
 
 /// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
-std::string NoPlanText(const NoPlanReason& reason);
+std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = UsdCurrency());
 
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative);

@@ -11,11 +11,17 @@ std::string FormatDuration(double s) {
   return fmt::format("{:.1f} days", s / 86400);
 }
 
-std::string FormatUsd(double usd) {
-  // Cents under $10, so a short job's cost never reads "$0".
-  return usd >= 1e6 ? fmt::format("${:.2f}M", usd / 1e6)
-         : usd < 10 ? fmt::format("${:.2f}", usd)
-                    : fmt::format("${:.0f}", usd);
+std::string FormatUsd(double usd) { return FormatMoney(usd, UsdCurrency()); }
+
+std::string FormatMoney(double usd, const Currency& currency) {
+  // Cents under 10 units, so a short job's cost never reads "$0".
+  const double v = FromUsd(usd, currency);
+  const std::string& s = currency.symbol;
+  return v >= 1e6 ? fmt::format("{}{:.2f}M", s, v / 1e6) : v < 10 ? fmt::format("{}{:.2f}", s, v) : fmt::format("{}{:.0f}", s, v);
+}
+
+std::string FormatRate(double usd, const Currency& currency, const char* unit) {
+  return fmt::format("{}{:.2f}/{}", currency.symbol, FromUsd(usd, currency), unit);
 }
 
 }  // namespace trainplan

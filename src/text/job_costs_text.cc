@@ -57,11 +57,11 @@ std::string FixedCostsAssumption() {
       c.checkpoint_write_bytes_per_s.value / 1e9, c.nccl_init_base_s.value, c.nccl_init_s_per_node.value);
 }
 
-std::string PriceText(const Plan& p) {
+std::string PriceText(const Plan& p, const Currency& cur) {
   if (p.price_per_gpu_hour <= 0) return "no rental price";
-  if (p.offer == nullptr) return fmt::format("${:.2f}/GPU-h, your price, billed by the second", p.price_per_gpu_hour);
-  return fmt::format("${:.2f}/GPU-h, {}, {}, billed {}", p.price_per_gpu_hour, p.offer->provider, p.offer->date,
-                     p.offer->billing->id);
+  const std::string rate = FormatRate(p.price_per_gpu_hour, cur, "GPU-h");
+  if (p.offer == nullptr) return rate + ", your price, billed by the second";
+  return fmt::format("{}, {}, {}, billed {}", rate, p.offer->provider, p.offer->date, p.offer->billing->id);
 }
 
 std::string OfferTermsText(const RentalOffer& offer) {

@@ -14,7 +14,7 @@ std::string FixedCostsText(const TimeEstimate& t);
 std::string FixedCostsAssumption();
 
 /// "$4.76/GPU-h, RunPod on-demand (aggregator), 2026-03, billed per-second"; the user's price says so.
-std::string PriceText(const Plan& p);
+std::string PriceText(const Plan& p, const Currency& currency = UsdCurrency());
 
 /// "rents instances of 1, 2, 4 or 8 GPUs, at most 64 without a contract (assumption)".
 std::string OfferTermsText(const RentalOffer& offer);

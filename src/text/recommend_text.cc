@@ -9,7 +9,7 @@ namespace trainplan {
 
 namespace {
 
-std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std::string& gpus) {
+std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur) {
   switch (r.code) {
     case OptionReasonCode::kBuyFewest:
       return fmt::format("buy the fewest GPUs that meet the deadline: {} in {} node(s), done in {}", gpus,
@@ -21,8 +21,8 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
       return fmt::format(
           "pays back against renting the same runs on {} after {}{:.1f} months ({} a month rented, {} a month to "
           "run it); the horizon is {:.0f} months",
-          FindGpu(o.plan.gpu_id).name, r.at_least ? "at least " : "", r.months, FormatUsd(o.usd_per_month_rented),
-          FormatUsd(o.usd_per_month_owned), r.used_months);
+          FindGpu(o.plan.gpu_id).name, r.at_least ? "at least " : "", r.months, FormatMoney(o.usd_per_month_rented, cur),
+          FormatMoney(o.usd_per_month_owned, cur), r.used_months);
     case OptionReasonCode::kNeverPaysBack:
       return "renting the same runs never costs more per month than owning the GPUs";
     case OptionReasonCode::kNoRentalPrice:
@@ -30,19 +30,54 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
                          FindGpu(o.plan.gpu_id).name);
     case OptionReasonCode::kBuyOnce:
       return fmt::format("a single run: buying costs {}{} against {} to rent the same run",
-                         r.at_least ? "at least " : "", FormatUsd(o.cost.total_usd), FormatUsd(r.usd));
+                         r.at_least ? "at least " : "", FormatMoney(o.cost.total_usd, cur), FormatMoney(r.usd, cur));
     default:
       return "sensitive data stays on premises";
   }
 }
 
-std::string RentalText(const PlatformOption& o, const OptionReason& r, const std::string& gpus) {
+/// Where to rent: the platform and instance type of the GPU's catalog offer, its object storage for checkpoints
+/// and data with its price, and its price or why it has none.
+std::string PlatformText(const PlatformOption& o, const Currency& cur) {
+  const RentalOffer& offer = *PlatformOffer(o.plan.gpu_id);
+  std::string out = "platform: " + offer.provider + (offer.instance.empty() ? "" : ", " + offer.instance);
+  if (!offer.priced())
+    out += fmt::format(" (price unknown: {}; {}, {})", offer.price_note, offer.source, offer.date);
+  else if (offer.per_gpu_month > 0)
+    out += fmt::format(" (monthly subscription {})", FormatRate(offer.usd_per_gpu_month, cur, "GPU-month"));
+  if (const StorageService* s = offer.storage) {
+    const double gb = o.bom.storage.checkpoint_bytes / 1e9;
+    out += "; checkpoints and data on " + s->name;
+    out += s->usd_per_gb_month > 0
+               ? fmt::format(" at {} ({:.0f} GB a checkpoint: {} a month; {}, {})",
+                             FormatRate(s->usd_per_gb_month, cur, "GB-month"), gb,
+                             FormatMoney(gb * s->usd_per_gb_month, cur), s->source_text, s->date)
+               : " (price unknown: " + s->price_note + ")";
+  }
+  return out;
+}
+
+std::string DedicatedText(const PlatformOption& o) {
+  const RentalOffer* offer = PlatformOffer(o.plan.gpu_id);
+  const std::string base = "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only";
+  if (offer == nullptr || offer->dedicated.empty())
+    return base + " (the catalog price is for shared instances, a lower bound)";
+  return base + ": " + offer->provider + " offers " + offer->dedicated +
+         (offer->priced() ? " (the catalog price is for shared instances, a lower bound)" : "");
+}
+
+std::string RentalText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur) {
   const std::string done = FormatDuration(o.reliability.wall_s);
   switch (r.code) {
     case OptionReasonCode::kRent:
-      return fmt::format("rent {} at ${:.2f}/GPU-hour, done in {}", gpus, o.plan.price_per_gpu_hour, done);
+      return fmt::format("rent {} at {}, done in {}", gpus, FormatRate(o.plan.price_per_gpu_hour, cur, "GPU-hour"),
+                         done);
     case OptionReasonCode::kRentUnpriced:
-      return fmt::format("rent {}, done in {}; no citable rental price: give one in recommend.prices", gpus, done);
+      return fmt::format("rent {}, done in {}; price unknown: no citable rental price, give one in recommend.prices "
+                         "(in {})",
+                         gpus, done, cur.code);
+    case OptionReasonCode::kPlatform:
+      return PlatformText(o, cur);
     case OptionReasonCode::kOneOff:
       return fmt::format("a one-off run: {} of rental, nothing bought to amortize", done);
     case OptionReasonCode::kRecurring:
@@ -59,8 +94,7 @@ std::string RentalText(const PlatformOption& o, const OptionReason& r, const std
     case OptionReasonCode::kDataCrossesOnce:
       return "the dataset crosses to the cloud once per run; checkpoints come back to local storage";
     default:
-      return "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only (the catalog price is "
-             "for shared instances, a lower bound)";
+      return DedicatedText(o);
   }
 }
 
@@ -75,7 +109,7 @@ std::string RegionText(const PlatformOption& o, const OptionReason& r) {
 
 }  // namespace
 
-std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
+std::string OptionReasonText(const PlatformOption& o, const OptionReason& r, const Currency& cur) {
   const std::string gpus = fmt::format("{} x {}", o.plan.gpus, FindGpu(o.plan.gpu_id).name);
   switch (r.code) {
     case OptionReasonCode::kBuyFewest:
@@ -85,7 +119,7 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
     case OptionReasonCode::kNoRentalPrice:
     case OptionReasonCode::kBuyOnce:
     case OptionReasonCode::kDataStaysLocal:
-      return OnPremText(o, r, gpus);
+      return OnPremText(o, r, gpus, cur);
     case OptionReasonCode::kRent:
     case OptionReasonCode::kRentUnpriced:
     case OptionReasonCode::kOneOff:
@@ -93,9 +127,10 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
     case OptionReasonCode::kLocalStorage:
     case OptionReasonCode::kDataCrossesOnce:
     case OptionReasonCode::kDedicatedOnly:
-      return RentalText(o, r, gpus);
+    case OptionReasonCode::kPlatform:
+      return RentalText(o, r, gpus, cur);
     case OptionReasonCode::kOverBudget:
-      return fmt::format("over the budget: {} against {}", FormatUsd(o.cost.total_usd), FormatUsd(r.usd));
+      return fmt::format("over the budget: {} against {}", FormatMoney(o.cost.total_usd, cur), FormatMoney(r.usd, cur));
     case OptionReasonCode::kRegionPart:
     case OptionReasonCode::kRegionSpeedCost:
       return RegionText(o, r);
@@ -103,40 +138,41 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r) {
   return "";
 }
 
-std::vector<std::string> OptionWhy(const PlatformOption& option) {
+std::vector<std::string> OptionWhy(const PlatformOption& option, const Currency& cur) {
   std::vector<std::string> out;
-  for (const auto& r : option.why) out.push_back(OptionReasonText(option, r));
+  for (const auto& r : option.why) out.push_back(OptionReasonText(option, r, cur));
   return out;
 }
 
-std::string CostTotalText(const CostBreakdown& c) {
+std::string CostTotalText(const CostBreakdown& c, const Currency& cur) {
   std::string missing;
   for (const auto& u : c.unpriced) missing += (missing.empty() ? "" : ", ") + u;
-  if (!c.known) return "no price" + (missing.empty() ? "" : "; not priced: " + missing);
-  if (c.complete) return FormatUsd(c.total_usd);
-  return fmt::format("at least {}; not priced: {}", FormatUsd(c.total_usd), missing);
+  // Unknown is never shown as an amount: a total without the GPUs' price would read as a cost.
+  if (!c.known) return "price unknown" + (missing.empty() ? "" : "; not priced: " + missing);
+  if (c.complete) return FormatMoney(c.total_usd, cur);
+  return fmt::format("at least {}; not priced: {}", FormatMoney(c.total_usd, cur), missing);
 }
 
-std::string CostPartsText(const PlatformOption& o) {
+std::string CostPartsText(const PlatformOption& o, const Currency& cur) {
   const CostBreakdown& c = o.cost;
   std::vector<std::string> parts;
-  const std::string hardware = c.known ? FormatUsd(c.hardware_usd) : "no price";
+  auto money = [&](double usd) { return FormatMoney(usd, cur); };
+  const std::string unknown = "price unknown";
   switch (o.kind) {
     case OptionKind::kOnPrem:
-      parts = {"hardware " + hardware, "power " + FormatUsd(c.power_usd), "hosting " + FormatUsd(c.hosting_usd)};
+      parts = {"hardware " + (c.known ? money(c.hardware_usd) : unknown), "power " + money(c.power_usd),
+               "hosting " + money(c.hosting_usd)};
       break;
     case OptionKind::kCloud:
-      parts = {"rental " + (c.known ? FormatUsd(c.rental_usd) : std::string("no price"))};
+      parts = {"rental " + (c.known ? money(c.rental_usd) : unknown)};
       break;
     case OptionKind::kHybrid:
-      parts = {"rental " + FormatUsd(c.rental_usd), "local storage " + FormatUsd(c.hardware_usd),
-               "its power " + FormatUsd(c.power_usd)};
+      parts = {"rental " + money(c.rental_usd), "local storage " + money(c.hardware_usd), "its power " + money(c.power_usd)};
       break;
   }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  if (o.runs != 1 && c.known)
-    out += fmt::format(" ({} a run over {:.4g} runs)", FormatUsd(c.total_usd / o.runs), o.runs);
+  if (o.runs != 1 && c.known) out += fmt::format(" ({} a run over {:.4g} runs)", money(c.total_usd / o.runs), o.runs);
   if (!c.price_source.empty()) out += "; price: " + c.price_source;
   return out;
 }
@@ -173,7 +209,7 @@ std::string BreakEvenText(const BreakEven& b) {
   return "";
 }
 
-std::string AssumptionText(const PolicyAssumption& a) {
+std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
   switch (a.code) {
     case AssumptionCode::kDefaultDeadline:
       return fmt::format(
@@ -181,24 +217,37 @@ std::string AssumptionText(const PolicyAssumption& a) {
           "not what wins on price",
           a.value);
     case AssumptionCode::kElectricity:
-      return fmt::format("electricity ${:.4f}/kWh ({}{})", a.value, a.source,
+      return fmt::format("electricity {}{:.4f}/kWh ({}{})", cur.symbol, FromUsd(a.value, cur), a.source,
                          a.stand_in ? "; the US figure stands in: give recommend.electricity_usd_per_kwh" : "");
     case AssumptionCode::kPue:
       return fmt::format("PUE {:.2f}, the industry average ({})", a.value, a.source);
     case AssumptionCode::kColocation:
-      return fmt::format("servers hosted in colocation at ${:.0f} per kW-month ({}); a workstation costs no hosting",
-                         a.value, a.source);
+      return fmt::format("servers hosted in colocation at {} per kW-month ({}); a workstation costs no hosting",
+                         FormatMoney(a.value, cur), a.source);
     case AssumptionCode::kRegionGpus:
       return fmt::format("region {}: domestic and export-compliant accelerators only ({})", a.region, a.source);
+    case AssumptionCode::kRanking:
+      return a.stand_in
+                 ? "ranking: domestic parts first, as asked (recommend.prefer_domestic); then priced options by cost per "
+                   "run, then unpriced ones by time"
+                 : fmt::format("ranking: priced options first by cost per run, then unpriced ones by time; a domestic "
+                               "part ranks ahead of a foreign one only while it is competitive, within {:.0f}% of its "
+                               "cost per run (of its time where unpriced), an assumption; recommend.prefer_domestic "
+                               "ranks domestic parts first",
+                               100 * a.value);
+    case AssumptionCode::kCurrency:
+      return fmt::format("amounts in {} at {:.4f} {} per USD ({})", a.region, a.value, a.region, a.source);
   }
   return "";
 }
 
-std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions) {
+std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions, const Currency& cur) {
   std::vector<std::string> out;
-  for (const auto& a : assumptions) out.push_back(AssumptionText(a));
+  for (const auto& a : assumptions) out.push_back(AssumptionText(a, cur));
   return out;
 }
+
+const Currency& DisplayCurrency(const Recommendation& r) { return FindCurrency(r.policy.currency); }
 
 std::string NoOptionText(const Recommendation& r) {
   return r.unpriced ? "no GPU type that fits has a rental or purchase price: give recommend.prices or "

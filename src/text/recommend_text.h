@@ -8,16 +8,21 @@
 
 namespace trainplan {
 
-std::string OptionReasonText(const PlatformOption& option, const OptionReason& reason);
+// Amounts are shown in `currency` (the policy's; USD by default).
+std::string OptionReasonText(const PlatformOption& option, const OptionReason& reason,
+                             const Currency& currency = UsdCurrency());
 /// Every reason of `option`, in order.
-std::vector<std::string> OptionWhy(const PlatformOption& option);
-std::string AssumptionText(const PolicyAssumption& assumption);
-std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions);
-/// The total as a user can act on it: "$X", "at least $X; not priced: a, b", or "no price; not priced: ...".
-std::string CostTotalText(const CostBreakdown& cost);
+std::vector<std::string> OptionWhy(const PlatformOption& option, const Currency& currency = UsdCurrency());
+std::string AssumptionText(const PolicyAssumption& assumption, const Currency& currency = UsdCurrency());
+std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions,
+                                         const Currency& currency = UsdCurrency());
+/// The total as a user can act on it: "$X", "at least $X; not priced: a, b", or "price unknown; not priced: ...".
+std::string CostTotalText(const CostBreakdown& cost, const Currency& currency = UsdCurrency());
 /// The parts of the total the option has ("hardware $X, power $Y, hosting $Z" on premises, "rental $X" in the
 /// cloud), and the price's source and date.
-std::string CostPartsText(const PlatformOption& option);
+std::string CostPartsText(const PlatformOption& option, const Currency& currency = UsdCurrency());
+/// The currency the recommendation's amounts are shown in (its policy's).
+const Currency& DisplayCurrency(const Recommendation& r);
 /// "once", "4 runs a month for 12 months", "60% utilisation for 36 months".
 std::string UsageText(const PlatformPolicy& policy);
 /// The break-even as a sentence: "12.3 months", "at least 12.3 months", or why there is none.

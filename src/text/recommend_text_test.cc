@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "text/format.h"
+
 namespace trainplan {
 namespace {
 
@@ -45,7 +47,10 @@ TEST(RecommendText, RentalReasons) {
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRent}),
             "rent 4 x NVIDIA A100 SXM4 80GB at $2.45/GPU-hour, done in 3.4 days");
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRentUnpriced}),
-            "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; no citable rental price: give one in recommend.prices");
+            "rent 4 x NVIDIA A100 SXM4 80GB, done in 3.4 days; price unknown: no citable rental price, give one in "
+            "recommend.prices (in USD)");
+  EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRent}, FindCurrency("CNY")),
+            "rent 4 x NVIDIA A100 SXM4 80GB at ¥17.12/GPU-hour, done in 3.4 days");  // 2.45 x 6.9858
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRecurring, .months = 36, .runs = 144, .hours = 11750}),
             "144 runs over 36 months: billed for the 11750 hours the runs take");
   EXPECT_EQ(
@@ -67,11 +72,13 @@ TEST(RecommendText, RentalReasons) {
 TEST(RecommendText, CostTotals) {
   CostBreakdown c;
   c.unpriced = {"Huawei Ascend 910B rental"};
-  EXPECT_EQ(CostTotalText(c), "no price; not priced: Huawei Ascend 910B rental");
+  EXPECT_EQ(CostTotalText(c), "price unknown; not priced: Huawei Ascend 910B rental");
+  EXPECT_EQ(CostTotalText(c, FindCurrency("CNY")), "price unknown; not priced: Huawei Ascend 910B rental");
   c = {.total_usd = 4771, .known = true, .unpriced = {"chassis, board, PSUs and cooling", "NVMe 2 TB"}};
   EXPECT_EQ(CostTotalText(c), "at least $4771; not priced: chassis, board, PSUs and cooling, NVMe 2 TB");
   c = {.total_usd = 4771, .known = true, .complete = true};
   EXPECT_EQ(CostTotalText(c), "$4771");
+  EXPECT_EQ(CostTotalText(c, FindCurrency("CNY")), "¥33329");  // 4771 x 6.9858 = 33329.25
   PlatformOption o = FourA100(OptionKind::kCloud);
   o.cost = {.rental_usd = 800, .total_usd = 800, .known = true, .complete = true,
             .price_source = "RunPod, runpod-deploybase-2026-03, 2026-03"};
@@ -79,7 +86,22 @@ TEST(RecommendText, CostTotals) {
   o.kind = OptionKind::kOnPrem;
   o.cost = {.power_usd = 40, .hosting_usd = 100};
   o.runs = 4;
-  EXPECT_EQ(CostPartsText(o), "hardware no price, power $40, hosting $100");
+  EXPECT_EQ(CostPartsText(o), "hardware price unknown, power $40, hosting $100");
+}
+
+// Amounts convert at the catalog rate and round by one rule in every currency: cents under 10 units, whole
+// units up to a million, then millions with two decimals.
+TEST(RecommendText, MoneyInEachCurrency) {
+  const Currency& cny = FindCurrency("CNY");
+  const Currency& eur = FindCurrency("EUR");
+  EXPECT_EQ(FormatMoney(1, cny), "¥6.99");  // 6.9858
+  EXPECT_EQ(FormatMoney(1.5, cny), "¥10");   // 10.4787: whole units from 10
+  EXPECT_EQ(FormatMoney(42944.26, cny), "¥300000");
+  EXPECT_EQ(FormatMoney(1e6, cny), "¥6.99M");
+  EXPECT_EQ(FormatMoney(1000, eur), "€844");  // 1000 x 6.9858 / 8.2755 = 844.15
+  EXPECT_EQ(FormatMoney(0.41, UsdCurrency()), "$0.41");
+  EXPECT_EQ(FormatMoney(0.41, UsdCurrency()), FormatUsd(0.41));
+  EXPECT_EQ(FormatRate(12 / 6.9858, cny, "GPU-hour"), "¥12.00/GPU-hour");
 }
 
 TEST(RecommendText, UsageAndBreakEven) {

@@ -163,14 +163,14 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e) {
   return out;
 }
 
-std::string RenderPlan(const Scenario& job, const PlanResult& r) {
+std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency& cur) {
   std::string out = fmt::format("{}: {} of {} tokens, seq {}\n", job.model.name, ToString(job.training.method),
                                 fmt::format("{:.3g}", job.training.tokens), job.training.seq_len);
   if (!r.feasible) {
-    out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason));
+    out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason, cur));
   } else {
     out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "#", "gpu",
-                       "gpus", "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "fixed", "cost USD");
+                       "gpus", "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "fixed", "cost " + cur.code);
     bool any_edge = false;
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
@@ -180,18 +180,20 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r) {
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
                          p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
                          FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
-                         p.price_per_gpu_hour > 0 ? FormatUsd(p.cost_usd).substr(1) : std::string("no price"));
+                         p.price_per_gpu_hour > 0 ? FormatMoney(p.cost_usd, cur).substr(cur.symbol.size())
+                                                  : std::string("no price"));
     }
     if (any_edge)
       out += fmt::format("! at the edge: above the {:.0f}% of GPU memory a plan may fill (--usable-memory); ranked "
                          "after every plan that keeps the headroom\n",
                          100 * job.hardware.usable_memory_fraction);
-    out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0]));
+    out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0], cur));
   }
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
     for (const Plan& p : r.pareto)
-      out += fmt::format("  {:>10}  ${:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), p.cost_usd, p.gpus,
+      out += fmt::format("  {:>10}  {}{:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), cur.symbol,
+                         FromUsd(p.cost_usd, cur), p.gpus,
                          p.gpu_id, ToString(p.framework), p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
   }
   if (!r.alternatives.empty()) {

@@ -12,7 +12,7 @@ namespace trainplan {
 /// Human-readable text for a terminal. JSON comes from io/writers.h.
 std::string RenderEstimate(const Scenario& scenario, const Estimate& estimate);
 std::string RenderModel(const ModelSpec& model, const ParamCounts& params);
-std::string RenderPlan(const Scenario& job, const PlanResult& result);
+std::string RenderPlan(const Scenario& job, const PlanResult& result, const Currency& currency = UsdCurrency());
 /// One row of `trainplan models`.
 struct CatalogModel {
   std::string id, hf_id;

@@ -47,7 +47,7 @@ std::string OptionTitle(const PlatformOption& o) {
 }
 
 /// An on-premises option's bill of materials as a Markdown table.
-std::string BomMarkdown(const PlatformOption& o) {
+std::string BomMarkdown(const PlatformOption& o, const Currency& cur) {
   std::string md;
   const NodeBom b = WithSentences(o.bom);
   md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
@@ -69,9 +69,9 @@ std::string BomMarkdown(const PlatformOption& o) {
                     b.power.peak_w / 1000, b.power.why);
   md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
   for (const auto& line : b.prices)
-    md += fmt::format("| price per node | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+    md += fmt::format("| price per node | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
   for (const auto& line : b.shared_prices)
-    md += fmt::format("| price, once | {} | ${:.0f} ({}) |\n", line.item, line.usd, line.source);
+    md += fmt::format("| price, once | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
   if (!b.unpriced.empty()) {
     std::string list;
     for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
@@ -83,15 +83,16 @@ std::string BomMarkdown(const PlatformOption& o) {
 /// Markdown body shared by the Markdown and HTML (as preformatted sections) reports.
 std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   std::string md;
+  const Currency& cur = DisplayCurrency(r);
   const ParamCounts params = CountParams(r.job.model);
   md += fmt::format("# Recommendation: {} ({}), {}\n\n", r.job.model.name, ToString(r.job.training.method),
                     r.job.training.tokens > 0 ? fmt::format("{:.3g} tokens", r.job.training.tokens) : "one step");
   md += fmt::format(
       "Model: {:.2f} B parameters. Scenario: usage {}, data sensitivity {}, region {}, deadline {}, "
-      "budget {}, electricity ${:.3f}/kWh, PUE {:.2f}.\n\n",
+      "budget {}, electricity {}{:.3f}/kWh, PUE {:.2f}.\n\n",
       params.total / 1e9, UsageText(r.policy), ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
-      r.policy.budget_usd > 0 ? fmt::format("${:.0f}", r.policy.budget_usd) : "none", r.policy.electricity_usd_per_kwh,
-      r.policy.pue);
+      r.policy.budget_usd > 0 ? FormatMoney(r.policy.budget_usd, cur) : "none", cur.symbol,
+      FromUsd(r.policy.electricity_usd_per_kwh, cur), r.policy.pue);
   if (!r.feasible) {
     md += "**No option:** " + NoOptionText(r) + "\n\n";
     for (const auto& a : r.alternatives)
@@ -103,18 +104,18 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), PlanSummary(o.plan),
-                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost), o.suits ? "yes" : "no");
+                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur), o.suits ? "yes" : "no");
   }
   md += "\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o));
-    for (const auto& w : OptionWhy(o)) md += "- " + w + "\n";
-    md += "- cost: " + CostPartsText(o) + "\n";
+    for (const auto& w : OptionWhy(o, cur)) md += "- " + w + "\n";
+    md += "- cost: " + CostPartsText(o, cur) + "\n";
     md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
                       o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
                       o.reliability.goodput * 100);
-    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o);
+    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o, cur);
     md += "\n";
   }
   const Reliability& rel = r.reliability;
@@ -132,7 +133,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts) {
     md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
   }
   md += "## Assumptions\n\n";
-  for (const auto& a : AssumptionLines(r.assumptions)) md += "- " + a + "\n";
+  for (const auto& a : AssumptionLines(r.assumptions, cur)) md += "- " + a + "\n";
   return md;
 }
 
@@ -293,6 +294,8 @@ std::string MemorySvg(const Recommendation& r) {
 }
 
 std::string TimeCostSvg(const Recommendation& r) {
+  const Currency& cur = DisplayCurrency(r);
+  auto cost = [&](const PlatformOption& o) { return FromUsd(o.cost.total_usd, cur); };  // the axis' currency
   const int width = 780, height = 430, left = 80, bottom = 50, top = 40, right = 30;
   std::vector<const PlatformOption*> points;
   for (const auto& o : r.considered)
@@ -310,20 +313,20 @@ std::string TimeCostSvg(const Recommendation& r) {
   for (const auto* o : points) {
     tmin = std::min(tmin, o->reliability.wall_s / 86400);
     tmax = std::max(tmax, o->reliability.wall_s / 86400);
-    cmin = std::min(cmin, o->cost.total_usd);
-    cmax = std::max(cmax, o->cost.total_usd);
+    cmin = std::min(cmin, cost(*o));
+    cmax = std::max(cmax, cost(*o));
   }
   // Whole decades around the data.
   const double lt0 = std::floor(std::log10(tmin)), lt1 = std::max(lt0 + 1, std::ceil(std::log10(tmax)));
   const double lc0 = std::floor(std::log10(cmin)), lc1 = std::max(lc0 + 1, std::ceil(std::log10(cmax)));
   auto X = [&](double days) { return left + (std::log10(days) - lt0) / (lt1 - lt0) * (width - left - right); };
-  auto Y = [&](double usd) {
-    return height - bottom - (std::log10(usd) - lc0) / (lc1 - lc0) * (height - top - bottom);
+  auto Y = [&](double amount) {
+    return height - bottom - (std::log10(amount) - lc0) / (lc1 - lc0) * (height - top - bottom);
   };
-  auto money = [](double usd) {
-    return usd >= 1e6   ? fmt::format("${:g}M", usd / 1e6)
-           : usd >= 1e3 ? fmt::format("${:g}k", usd / 1e3)
-                        : fmt::format("${:g}", usd);
+  auto money = [&](double amount) {
+    return amount >= 1e6   ? fmt::format("{}{:g}M", cur.symbol, amount / 1e6)
+           : amount >= 1e3 ? fmt::format("{}{:g}k", cur.symbol, amount / 1e3)
+                           : fmt::format("{}{:g}", cur.symbol, amount);
   };
   for (double d = lt0; d <= lt1; ++d)
     svg += fmt::format(
@@ -344,13 +347,13 @@ std::string TimeCostSvg(const Recommendation& r) {
     svg += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
         "</title></circle>",
-        X(o->reliability.wall_s / 86400), Y(o->cost.total_usd), KindColor(o->kind), Escape(OptionTitle(*o)),
-        FormatDuration(o->reliability.wall_s), CostTotalText(o->cost));
+        X(o->reliability.wall_s / 86400), Y(cost(*o)), KindColor(o->kind), Escape(OptionTitle(*o)),
+        FormatDuration(o->reliability.wall_s), CostTotalText(o->cost, cur));
   }
   for (size_t k = 0; k < r.options.size(); ++k) {
     const auto& o = r.options[k];
     if (!o.cost.known || o.cost.total_usd <= 0) continue;
-    const double x = X(o.reliability.wall_s / 86400), y = Y(o.cost.total_usd);
+    const double x = X(o.reliability.wall_s / 86400), y = Y(cost(o));
     svg += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"7\" fill=\"{}\" stroke=\"#000\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}. {} x {}</text>",
