@@ -983,13 +983,17 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
   const bool head_trainable = !IsAdapterMethod(tr.method);
+  // DualPipe: the rank holding the last stage runs it for the micro-batches of one direction only, half of them, and
+  // its mirrored first stage for the other half (dualpipe.py at bb214e82): the head, loss and MTP modules pass half
+  // the micro-batches through it, the layers a mean stage (stage_share) in every micro-batch.
+  const double head_share = st.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 0.5 : 1;
   const double head_s = Gemm16(r, tokens_gpu, vocab / t, h, 1);
-  const double head_fwd = head_s;
-  const double head_bwd = (head_trainable ? 2 : 1) * head_s;
+  const double head_fwd = head_share * head_s;
+  const double head_bwd = head_share * (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
   const LossTraffic ce = LossBytesPerLogit(tr, fw, model);
-  const double ce_fwd = HbmSeconds(r, logits * ce.fwd);
-  const double ce_bwd = HbmSeconds(r, logits * ce.bwd);
+  const double ce_fwd = head_share * HbmSeconds(r, logits * ce.fwd);
+  const double ce_bwd = head_share * HbmSeconds(r, logits * ce.bwd);
   const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
@@ -1006,7 +1010,9 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // MTP modules run beside the head on the last stage, which the busiest stage's time is taken to be.
   double mtp_flops = 0;
   const double mb_mtp =
-      tr.mtp_layers > 0 ? MtpModuleSeconds(sc, r, groups, tp_one, head_fwd + head_bwd + ce_fwd + ce_bwd, mtp_flops) : 0;
+      tr.mtp_layers > 0
+          ? head_share * MtpModuleSeconds(sc, r, groups, tp_one, (head_fwd + head_bwd + ce_fwd + ce_bwd) / head_share, mtp_flops)
+          : 0;
   const double mb_gpu =
       mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe + fp8.per_micro_batch_s + mb_mtp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
@@ -1043,8 +1049,13 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
 
   // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.
   const double stages_held = sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 2 : 1;
-  const double stage_params = stages_held * static_cast<double>(params.total) / (t * p);
-  const double stage_trainable = stages_held * trainable.trainable / (t * p);
+  // Per GPU the routed experts are split over etp x ep, not tp: their gradients and states are that share.
+  const double expert_split = static_cast<double>(ExpertTp(st)) * std::max(1, st.ep) / t;
+  const double experts = static_cast<double>(params.experts);
+  const double trained_experts = IsAdapterMethod(tr.method) || tr.method == Method::kFreeze ? 0 : experts;
+  const double stage_params = stages_held * (static_cast<double>(params.total) - experts + experts / expert_split) / (t * p);
+  const double stage_trainable =
+      stages_held * (trainable.trainable - trained_experts + trained_experts / expert_split) / (t * p);
   const double grad_bytes = GradientBytes(tr.precision, fw);
   const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
   out[TimeTerm::kDpComm] =
