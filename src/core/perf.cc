@@ -957,6 +957,14 @@ void AddHostWork(const Scenario& sc, const TimeRates& r, double module_passes, d
   out[TimeTerm::kDataloader] = micro_batches * exposed;
 }
 
+/// One pipeline stage's share of `count` parameters, `experts` of them routed experts, on one GPU: the experts
+/// split over etp x ep, the rest over tp, so a GPU reduces and steps its own expert shard only.
+double PerGpuStageParams(const Strategy& st, double count, double experts) {
+  const double t = std::max(1, st.tp), p = std::max(1, st.pp);
+  const double expert_split = static_cast<double>(ExpertTp(st)) * std::max(1, st.ep);
+  return ((count - experts) / t + experts / expert_split) / p;
+}
+
 /// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
 template <typename Layers>
 TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable,
@@ -1049,13 +1057,11 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
 
   // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.
   const double stages_held = sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 2 : 1;
-  // Per GPU the routed experts are split over etp x ep, not tp: their gradients and states are that share.
-  const double expert_split = static_cast<double>(ExpertTp(st)) * std::max(1, st.ep) / t;
+  // Adapter and freeze methods train no routed expert weights.
   const double experts = static_cast<double>(params.experts);
-  const double trained_experts = IsAdapterMethod(tr.method) || tr.method == Method::kFreeze ? 0 : experts;
-  const double stage_params = stages_held * (static_cast<double>(params.total) - experts + experts / expert_split) / (t * p);
-  const double stage_trainable =
-      stages_held * (trainable.trainable - trained_experts + trained_experts / expert_split) / (t * p);
+  const bool trains_experts = !IsAdapterMethod(tr.method) && tr.method != Method::kFreeze;
+  const double stage_params = stages_held * PerGpuStageParams(st, static_cast<double>(params.total), experts);
+  const double stage_trainable = stages_held * PerGpuStageParams(st, trainable.trainable, trains_experts ? experts : 0);
   const double grad_bytes = GradientBytes(tr.precision, fw);
   const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
   out[TimeTerm::kDpComm] =

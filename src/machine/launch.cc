@@ -437,6 +437,21 @@ json DeepSpeedConfig(const LaunchPlan& p) {
   return config;
 }
 
+namespace {
+
+/// Expert tensor parallelism where it differs from Megatron-Core's default (tp), MTP, and DeepSeek-V3's memory
+/// savers as Megatron-LM's own flags (megatron/training/arguments.py at d98e8a64).
+void AddDeepSeekArguments(const LaunchPlan& p, std::vector<std::string>& args) {
+  const Strategy& s = p.strategy;
+  if (s.etp > 0 && s.etp != s.tp) args.insert(args.end(), {"--expert-tensor-parallel-size", std::to_string(s.etp)});
+  if (p.mtp_layers > 0) args.insert(args.end(), {"--mtp-num-layers", std::to_string(p.mtp_layers)});
+  if (p.fp8_swiglu_input) args.push_back("--activation-func-fp8-input-store");
+  if (p.bf16_optimizer_states)  // the precision-aware optimizer keeps AdamW's moments in bf16
+    args.insert(args.end(), {"--use-precision-aware-optimizer", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
+}
+
+}  // namespace
+
 std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   const Strategy& s = p.strategy;
   if (s.zero >= 2 || s.offload != Offload::kNone)
@@ -505,15 +520,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   }
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
-  // Megatron-Core's default expert TP is --tensor-model-parallel-size; any other is asked for.
-  if (s.etp > 0 && s.etp != s.tp) add("--expert-tensor-parallel-size", s.etp);
-  if (p.mtp_layers > 0) add("--mtp-num-layers", p.mtp_layers);
-  if (p.fp8_swiglu_input) args.push_back("--activation-func-fp8-input-store");
-  if (p.bf16_optimizer_states) {  // the precision-aware optimizer keeps AdamW's moments in bf16
-    args.push_back("--use-precision-aware-optimizer");
-    add("--exp-avg-dtype", "bf16");
-    add("--exp-avg-sq-dtype", "bf16");
-  }
+  AddDeepSeekArguments(p, args);
   // The estimate hid the expert all-to-alls behind a paired micro-batch (combined 1F1B); Megatron-LM needs asking.
   if (ScheduledOverlap(GetFrameworkProfile(Framework::kMegatron).moe_overlap, s) == MoeOverlap::kA2aOverlap)
     args.push_back("--overlap-moe-expert-parallel-comm");
