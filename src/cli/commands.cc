@@ -46,16 +46,17 @@ bool OnOff(const std::string& value) {
 struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
-  std::string loss, optimizer_in_backward, pipeline_schedule;
+  std::string loss, optimizer_in_backward, pipeline_schedule, optimizer_state_dtype;
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::string attention, quantization;
-  std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, zero, interleave;
+  std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, etp, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
   std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
   std::string training_objective, sample_lengths;
   bool packing = false, group_by_length = false;
   bool liger = false, compile = false;
-  std::optional<int64_t> dataloader_workers;
+  std::optional<int64_t> dataloader_workers, mtp_layers;
+  bool fp8_swiglu_input = false;
   std::vector<std::string> lora_targets;
   bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, generic_config = false;
 
@@ -93,6 +94,11 @@ struct JobFlags {
     cmd->add_flag("--compile", compile, "torch.compile: fused elementwise kernels, less dispatch, compile time once");
     cmd->add_option("--dataloader-workers", dataloader_workers,
                     "DataLoader worker processes (default: the engine's; HF Trainer 0)");
+    cmd->add_option("--optimizer-state-dtype", optimizer_state_dtype,
+                    "fp32 | bf16: AdamW moments' dtype (DeepSeek-V3; Megatron --exp-avg-dtype)");
+    cmd->add_flag("--fp8-swiglu-input", fp8_swiglu_input,
+                  "save SwiGLU inputs in FP8 for the backward (Megatron --activation-func-fp8-input-store)");
+    cmd->add_option("--mtp-layers", mtp_layers, "multi-token-prediction depth trained beside the model (DeepSeek-V3: 1)");
     cmd->add_flag("--group-by-length", group_by_length,
                   "HF group_by_length: micro-batches of similar lengths, so padding falls");
     cmd->add_option("--usable-memory", usable_memory,
@@ -110,6 +116,7 @@ struct JobFlags {
     cmd->add_option("--dp", dp, "data-parallel size (default gpus / (tp*pp*cp))");
     cmd->add_option("--cp", cp, "context-parallel size");
     cmd->add_option("--ep", ep, "expert-parallel size");
+    cmd->add_option("--etp", etp, "expert-tensor-parallel size (default: as --tp, Megatron-Core's)");
     cmd->add_option("--zero", zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
     cmd->add_option("--interleave", interleave, "virtual pipeline stages per GPU");
     cmd->add_option("--pipeline-schedule", pipeline_schedule, "1f1b | dualpipe (pipeline micro-batch order)");
@@ -179,6 +186,9 @@ struct JobFlags {
     if (liger) doc["training"]["liger"] = true;
     if (compile) doc["training"]["compile"] = true;
     set("training", "dataloader_workers", dataloader_workers);
+    set("training", "optimizer_state_dtype", optimizer_state_dtype);
+    set("training", "mtp_layers", mtp_layers);
+    if (fp8_swiglu_input) doc["training"]["fp8_swiglu_input"] = true;
     if (group_by_length) doc["training"]["group_by_length"] = true;
     set("hardware", "gpu", gpu);
     set("hardware", "gpus", gpus);
@@ -192,6 +202,7 @@ struct JobFlags {
     set("strategy", "dp", dp);
     set("strategy", "cp", cp);
     set("strategy", "ep", ep);
+    set("strategy", "etp", etp);
     set("strategy", "zero", zero);
     set("strategy", "interleave", interleave);
     set("strategy", "pipeline_schedule", pipeline_schedule);

@@ -81,6 +81,7 @@ enum class TimeTerm {
   kDataloader,       // batches built in the training process (no DataLoader workers), not hidden
   kStraggler,        // waiting for the slowest of the step's GPUs at its synchronisations (core/scale.h)
   kFp8Casts,         // FP8 quantisation of inputs, gradients and weights; delayed scaling's amax bookkeeping
+  kMtp,              // multi-token-prediction modules on the last stage: block, projection, head and loss
   kCount
 };
 const char* TimeTermName(TimeTerm term);

@@ -15,6 +15,8 @@ inline constexpr IntRange kZeroStage{0, 3};
 inline constexpr IntRange kMicroBatch{1, 100'000'000};
 inline constexpr IntRange kGlobalBatch{0, 100'000'000};  // 0: derived
 inline constexpr IntRange kLoraRank{1, 65536};
+inline constexpr IntRange kMtpLayers{0, 16};  // DeepSeek-V3 trains 1
+
 inline constexpr IntRange kSamples{1, 10'000'000'000'000};
 inline constexpr IntRange kTop{1, 1000};
 inline constexpr IntRange kCheckpointsKept{1, 1000};

@@ -18,6 +18,7 @@ constexpr double kFp8WeightBytesPerParam = 1;
 
 struct Parallel {
   double t = 1, p = 1, d = 1, c = 1, e = 1;
+  double expert_dpc = 1;  // ranks sharing each expert shard (ExpertDataParallel): the experts' ZeRO group
   int v = 1;
   double microbatches = 1;  // per optimizer step on one pipeline
   double tokens = 0;  // of one micro-batch on one GPU: CP splits the sequence
@@ -45,14 +46,17 @@ Parallel ParallelOf(const Scenario& sc) {
   par.row_tokens = shape.peak_row_tokens;
   par.tokens = shape.peak_row_tokens / par.c * static_cast<double>(sc.training.micro_batch) * shape.rows_per_example;
   par.inv_t = 1 / par.t;
-  par.inv_te = 1 / (par.t * par.e);
+  par.inv_te = 1 / (std::max(ExpertTp(st), 1) * par.e);
+  Strategy derived = st;
+  derived.dp = dp;
+  par.expert_dpc = ExpertDataParallel(derived);
   if (st.sequence_parallel && par.t > 1) par.inv_rep = par.inv_t;
   return par;
 }
 
 
-// How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x TP the routed
-// experts (Megatron-core default expert_tensor_parallel_size = tp), the router is replicated.
+// How a layer's linear is shared among GPUs: TP splits attention and MLP matrices, EP x ETP the routed
+// experts (ExpertTp: Megatron-Core's expert_tensor_parallel_size, tp unless given), the router is replicated.
 double& ShareOf(ShardedSum& sum, const Linear& linear) {
   if (linear.module == Module::kRouter) return sum.replicated;
   if (linear.module == Module::kExpert) return sum.expert;
@@ -191,14 +195,22 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     // norm input (shared with attention in a parallel block), MLP input (the norm's output)
     whole += ((layer.parallel_attn_mlp ? 0 : 1) * el + NormOutputsSaved(tr) * in_el) * h;
     // Of the intermediates saved, the down projection's input is a linear input (recomputed under compile).
+    // Megatron-Core's --activation-func-fp8-input-store keeps SwiGLU's input (gate and up) in FP8 for its
+    // backward (megatron/core/fusions/fused_bias_swiglu.py, d98e8a64), as DeepSeek-V3 caches it (section 3.3.2).
     const double down_input = tr.compile ? 0 : 1;
-    const double width_bytes =
-        ((layer.mlp == MlpKind::kGated ? GatedMlpSaves(fw, tr) : PlainMlpSaves(tr)) - down_input) * el +
-        down_input * in_el;
+    const bool gated = layer.mlp == MlpKind::kGated;
+    const double glu_input_el = gated && tr.fp8_swiglu_input ? 1 : el;
+    const double width_bytes = ((gated ? GatedMlpSaves(fw, tr) : PlainMlpSaves(tr)) - down_input) * el +
+                               down_input * in_el - (gated ? 2 * (el - glu_input_el) : 0);
     if (layer.is_moe()) {
       const double k = static_cast<double>(layer.experts_per_token);
       whole += 8 * static_cast<double>(layer.num_experts);  // fp32 router logits and probabilities
-      whole += k * (in_el + el) * h;                        // dispatched inputs, expert outputs to combine
+      // Dispatched inputs, and the expert outputs the weighted combine keeps for the routing weights' gradient.
+      // Megatron-Core weights each copy inside the expert, in the SwiGLU before the down projection
+      // (experts.py weighted_bias_swiglu_impl with permuted_probs, d98e8a64): its combine is an unweighted
+      // scatter that keeps nothing.
+      const bool weighted_in_expert = tr.framework == Framework::kMegatron;
+      whole += k * (in_el + (weighted_in_expert ? 0 : el)) * h;
       out.act_mlp_bytes = width_bytes * (k * static_cast<double>(layer.mlp_intermediate) +
                                          static_cast<double>(layer.shared_expert_intermediate));
     } else {
@@ -228,6 +240,7 @@ struct PreparedLayers {
 struct Tally {
   double base = 0;           // model parameters held (not adapters), before ZeRO-3 sharding
   double trainable = 0;      // of `base`, those that train
+  double expert_trainable = 0;  // of `trainable`, routed experts' (their states shard over Parallel::expert_dpc)
   double quantized = 0;      // of `base`, layer linears (NF4 under QLoRA; FP8-cached under fp8)
   double lora = 0;           // adapter parameters
   double factored = 0;       // Adafactor state elements for the trainable parameters and adapters
@@ -250,6 +263,10 @@ struct Stage {
   bool embedding_slot = false;  // the embedding takes a layer's slot on this (first) stage
   int64_t mirror_begin = 0;  // DualPipe: the mirrored stage's layers the rank also holds; empty otherwise
   int64_t mirror_end = 0;
+  int64_t mtp = 0;  // multi-token-prediction modules beside the head (last stage): each a copy of the last layer
+  // Micro-batches whose activations the stage's own layers and the mirrored ones (with the MTP blocks) hold at the
+  // peak; 0: the 1F1B count ActivationsOfStage derives.
+  double main_in_flight = 0, mirror_in_flight = 0;
 };
 
 // A layer count two short of a multiple of p is split as Megatron-Core's account_for_embedding_in_pipeline_split
@@ -268,18 +285,35 @@ Stage StageOf(const Scenario& sc, const Parallel& par, bool first) {
   stage.begin = first ? 0 : L - last_layers;
   stage.end = first ? (pp == 1 ? L : first_layers) : L;
   stage.embedding_slot = end_slots && first;
+  if (stage.last) stage.mtp = sc.training.mtp_layers;
   return stage;
 }
 
-// DualPipe's first rank holds stage 0 and stage pp - 1 (deepseek-ai/DualPipe dualpipe.py at bb214e82: rank i
-// runs module pair (i, pp - 1 - i)), so the embedding, the head and both ends' layers: the report's
-// "2x parameters" (arXiv 2412.19437 Table 2), with their gradients and optimizer shards.
-Stage DualPipeStage(const Scenario& sc, const Parallel& par) {
+// DualPipe rank i runs module pair (i, pp - 1 - i) (deepseek-ai/DualPipe dualpipe.py at bb214e82): the report's
+// "2x parameters" (arXiv 2412.19437 Table 2), with their gradients and optimizer shards. Each direction gets half
+// the micro-batches; stage i of one direction holds pp - i of them at the peak, as 1F1B, and the mirrored stage
+// pp - 1 - i of the other direction i + 1: pp + 1 in all (Table 2). The first rank holds the embedding, the head
+// and both ends' layers; a middle rank (pp/2 - 1) two middle stages with pp/2 + 1 and pp/2 micro-batches.
+Stage DualPipeStage(const Scenario& sc, const Parallel& par, bool first_rank) {
   Stage stage = StageOf(sc, par, true);
   const Stage mirror = StageOf(sc, par, false);
-  stage.last = true;
-  stage.mirror_begin = mirror.begin;
-  stage.mirror_end = mirror.end;
+  const double half = par.microbatches / 2;
+  const double rank = first_rank ? 0 : par.p / 2 - 1;
+  stage.main_in_flight = std::min(par.p - rank, half);
+  stage.mirror_in_flight = std::min(rank + 1, half);
+  if (first_rank) {
+    stage.last = true;
+    stage.mtp = sc.training.mtp_layers;
+    stage.mirror_begin = mirror.begin;
+    stage.mirror_end = mirror.end;
+    return stage;
+  }
+  const int64_t layers = stage.end - stage.begin, middle = sc.model.num_layers / 2;
+  stage.first = stage.last = stage.embedding_slot = false;
+  stage.begin = middle - layers;
+  stage.end = middle;
+  stage.mirror_begin = middle;
+  stage.mirror_end = std::min(sc.model.num_layers, middle + layers);
   return stage;
 }
 
@@ -307,6 +341,7 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
     out.base += layer_params * count;
     out.quantized += linear_params * count;
     out.trainable += layer_params * trained_layers;
+    out.expert_trainable += layer.params.expert * par.inv_te * trained_layers;
     out.lora += adapters * count;
     // Adafactor factors each matrix into row and column statistics; vectors keep a full second moment.
     out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
@@ -334,6 +369,15 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   Tally tally;
   AddLayers(sc, layers, par, stage.begin, stage.end, tally);
   AddLayers(sc, layers, par, stage.mirror_begin, stage.mirror_end, tally);
+  // Each MTP module: a block like the last layer, its [2h, h] projection (TP-split) and three norms, all trained;
+  // it shares the embedding and head this stage already holds (DeepSeek-V3 section 3.2.3).
+  const int64_t last = model.num_layers;
+  for (int64_t d = 0; d < stage.mtp; ++d) AddLayers(sc, layers, par, last - 1, last, tally);
+  const double mtp_extra = static_cast<double>(stage.mtp) *
+                           (2.0 * static_cast<double>(model.hidden_size * model.hidden_size) * par.inv_t +
+                            3.0 * static_cast<double>(model.hidden_size));
+  tally.base += mtp_extra;
+  tally.trainable += mtp_extra;
 
   const bool all_train = tr.method == Method::kFull || tr.method == Method::kPretrain;
   const bool head_trains = all_train || tr.method == Method::kFreeze;
@@ -434,18 +478,25 @@ template <typename Layers>
 StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const Parallel& par,
                                     const Stage& stage) {
   double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0;
+  // Layers held, each weighted by the micro-batches it holds when the schedule says (DualPipe), else 1.
+  const bool weighted = stage.main_in_flight > 0;
   const auto held = [&](int64_t first, int64_t count) {
-    return std::max<int64_t>(0, std::min(stage.end, first + count) - std::max(stage.begin, first)) +
-           std::max<int64_t>(0, std::min(stage.mirror_end, first + count) - std::max(stage.mirror_begin, first));
+    return static_cast<double>(std::max<int64_t>(0, std::min(stage.end, first + count) - std::max(stage.begin, first))) *
+               (weighted ? stage.main_in_flight : 1) +
+           static_cast<double>(std::max<int64_t>(0, std::min(stage.mirror_end, first + count) -
+                                                    std::max(stage.mirror_begin, first))) *
+               (weighted ? stage.mirror_in_flight : 1);
   };
   int64_t index = 0;
   for (size_t g = 0; g < layers.size(); ++g) {
     const auto& layer = layers[g];
-    const int64_t count = held(index, layer.count);
+    // MTP blocks are copies of the last layer, each holding one more micro-batch's activations on the last stage.
+    const double n = held(index, layer.count) + (g + 1 == layers.size() ? static_cast<double>(stage.mtp) *
+                                                                             (weighted ? stage.mirror_in_flight : 1)
+                                                                       : 0);
     index += layer.count;
-    if (count == 0) continue;
+    if (n == 0) continue;
     const LayerActivations a = ActivationsOf(layer, sc, par);
-    const double n = static_cast<double>(count);
     switch (sc.strategy.recompute) {
       case Recompute::kNone:
         stored += n * a.all;
@@ -471,8 +522,8 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   // DualPipe: p + 1 micro-batches of one stage's activations (arXiv 2412.19437 Table 2), `stored` holding one
   // of each of the rank's two stages.
   double in_flight = 1;
-  if (sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && par.p > 1) {
-    in_flight = std::min(par.p + 1, par.microbatches) / 2;
+  if (weighted) {
+    in_flight = 1;
   } else if (par.p > 1 && stage.first) {
     in_flight = std::min(par.p, par.microbatches);
     const double layers = static_cast<double>(stage.end - stage.begin);
@@ -558,6 +609,7 @@ struct StateLayout {
   double weight_bytes, adapter_bytes, grad_bytes, adapter_grad_bytes;
   double dpc;  // ZeRO and the distributed optimizer shard over DP x CP
   double shard_optimizer, shard_grads, shard_weights;
+  double expert_shard_optimizer, expert_shard_grads;  // the routed experts' (over Parallel::expert_dpc)
   bool master, offload_optimizer, offload_params;
 };
 
@@ -574,6 +626,8 @@ struct StateLayout {
   l.shard_optimizer = st.zero >= 1 ? l.dpc : 1;  // ZeRO-1 or Megatron's distributed optimizer
   l.shard_grads = st.zero >= 2 ? l.dpc : 1;
   l.shard_weights = st.zero >= 3 ? l.dpc : 1;
+  l.expert_shard_optimizer = st.zero >= 1 ? par.expert_dpc : 1;
+  l.expert_shard_grads = st.zero >= 2 ? par.expert_dpc : 1;
   l.master = KeepsMasterWeights(tr.precision, fw) && !tr.fp32_weights;
   l.offload_optimizer = st.offload != Offload::kNone;
   l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
@@ -612,31 +666,42 @@ struct TrainingState {
   double master = 0, optimizer = 0, grads = 0, host = 0;
 };
 
+// Bytes per trained parameter sharded as its ZeRO group shards it: the routed experts over their expert
+// data-parallel ranks (Megatron-Core's distributed optimizer and DeepSpeed-MoE shard expert states over the
+// replicas of that expert only), everything else over DP x CP.
+[[gnu::always_inline]] inline double ShardedStates(double params, double expert_params, double bytes, double shard,
+                                                   double expert_shard) {
+  return ((params - expert_params) / shard + expert_params / expert_shard) * bytes;
+}
+
 // Master weights, optimizer states and gradients on the GPU, and what offload moves to the host.
 [[gnu::always_inline]] inline TrainingState TrainingStateOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par,
                               const Tally& tally, const StateLayout& l) {
   const Training& tr = sc.training;
   TrainingState out;
   // fp32 master copy of what trains, in mixed precision (adapters already fp32 need none).
-  out.master = l.master ? tally.trainable * 4 + (l.adapter_bytes < 4 ? tally.lora * 4 : 0) : 0;
-  out.master /= l.shard_optimizer;
+  if (l.master) {
+    out.master = ShardedStates(tally.trainable, tally.expert_trainable, 4, l.shard_optimizer, l.expert_shard_optimizer) +
+                 (l.adapter_bytes < 4 ? tally.lora * 4 : 0) / l.shard_optimizer;
+  }
 
   const double trained = tally.trainable + tally.lora;
   // Adafactor keeps a factored second moment and no first moment (Shazeer & Stern 2018; HF Adafactor
   // beta1=None): one value per row and column.
   const double factored_value_bytes = fw.pure_low_precision ? l.weight_bytes : 4;
   out.optimizer = tr.optimizer == Optimizer::kAdafactor
-                      ? tally.factored * factored_value_bytes
-                      : trained * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw);
-  out.optimizer /= l.shard_optimizer;
+                      ? tally.factored * factored_value_bytes / l.shard_optimizer
+                      : ShardedStates(trained, tally.expert_trainable,
+                                      OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states),
+                                      l.shard_optimizer, l.expert_shard_optimizer);
 
-  out.grads = tally.trainable * l.grad_bytes + tally.lora * l.adapter_grad_bytes;
+  out.grads = ShardedStates(tally.trainable, tally.expert_trainable, l.grad_bytes, l.shard_grads, l.expert_shard_grads) +
+              tally.lora * l.adapter_grad_bytes / l.shard_grads;
   if (EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1) {
     // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
     // embedding / LM head matrix).
-    out.grads = tally.largest_trainable_layer * l.grad_bytes;
+    out.grads = tally.largest_trainable_layer * l.grad_bytes / l.shard_grads;
   }
-  out.grads /= l.shard_grads;
   if (l.offload_optimizer) {
     out.host += out.master + out.optimizer;
     out.master = 0;
@@ -735,7 +800,8 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   host_per_gpu += acts.host;
   m.offloaded_activation_bytes = acts.offloaded;
   m[MemTerm::kActivations] = acts.gpu;
-  m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) : 0;
+  // Each MTP depth takes its own loss over the shared head: another micro-batch of logits.
+  m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) * static_cast<double>(1 + stage.mtp) : 0;
   m[MemTerm::kOptimizerStates] =
       state.optimizer + AdamStepExcessBytes(sc, fw, tally, layout, m[MemTerm::kActivations] + m[MemTerm::kLogits]);
   // bitsandbytes paged states live in unified memory, outside the caching allocator (no fragmentation).
@@ -772,7 +838,11 @@ MemoryEstimate PeakMemory(const Scenario& scenario, const ParamCounts& params, c
   const FrameworkProfile& fw = GetFrameworkProfile(scenario.training.framework);
   const Parallel par = ParallelOf(scenario);
   if (scenario.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && par.p > 1) {
-    MemoryEstimate both = StageMemory(scenario, params, layers, fw, par, DualPipeStage(scenario, par));
+    MemoryEstimate both = StageMemory(scenario, params, layers, fw, par, DualPipeStage(scenario, par, true));
+    if (par.p >= 4) {
+      MemoryEstimate middle = StageMemory(scenario, params, layers, fw, par, DualPipeStage(scenario, par, false));
+      if (middle.per_gpu_bytes > both.per_gpu_bytes) both = middle;
+    }
     JudgeFit(scenario.hardware, both);
     return both;
   }
@@ -819,7 +889,7 @@ TrainableParams CountTrainable(const Scenario& scenario, const ParamCounts& para
   switch (scenario.training.method) {
     case Method::kPretrain:
     case Method::kFull:
-      out.trainable = total;
+      out.trainable = total + static_cast<double>(scenario.training.mtp_layers * MtpModuleParams(scenario.model));
       break;
     case Method::kFreeze:
     case Method::kLora:

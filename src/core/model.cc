@@ -133,4 +133,10 @@ ModelSpec GenericModel(double billions) {
   return m;
 }
 
+int64_t MtpModuleParams(const ModelSpec& model) {
+  if (model.layers.empty()) return 0;
+  const int64_t h = model.hidden_size;
+  return LayerParams(model.layers.back().spec) + 2 * h * h + 3 * h;
+}
+
 }  // namespace trainplan

@@ -188,4 +188,10 @@ int64_t ModuleCount(const LayerSpec& layer);
 /// Parameters of one layer group's layer (all copies of all linears plus norms).
 int64_t LayerParams(const LayerSpec& layer);
 
+/// Parameters one multi-token-prediction module trains (DeepSeek-V3 section 2.2, Megatron-Core
+/// MultiTokenPredictionLayer): a decoder block shaped as the model's last layer, the [2h, h] projection of the
+/// normalised hidden state and next-token embedding, and its enorm, hnorm and final norm; the embedding and the
+/// output head are the main model's.
+int64_t MtpModuleParams(const ModelSpec& model);
+
 }  // namespace trainplan

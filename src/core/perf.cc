@@ -40,6 +40,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kDataloader: return "dataloader";
     case TimeTerm::kStraggler: return "straggler";
     case TimeTerm::kFp8Casts: return "fp8_casts";
+    case TimeTerm::kMtp: return "mtp";
     case TimeTerm::kCount: break;
   }
   return "";
@@ -268,15 +269,18 @@ constexpr double kAdapterCastBwdBytesPerIn = 18, kAdapterCastBwdBytesPerOut = 4;
 template <typename Layers>
 void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, size_t index, int backward,
                double tokens, bool adapter_casts, LayerCost& out, double& cast_fwd_bytes, double& cast_bwd_bytes) {
-  const double inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep;
+  const double inv_t = 1.0 / sc.strategy.tp, ep = sc.strategy.ep, etp = ExpertTp(sc.strategy);
   const bool fp8_fused_norm = GetFrameworkProfile(sc.training.framework).fused_kernels;
   layers.ForEachGemm(index, [&](const GemmShape& g) {
     double n = g.out * inv_t, k = g.in;
     if (g.row_parallel) n = g.out, k = g.in * inv_t;
     double m = tokens, count = 1;
     if (g.copies > 1) {  // routed experts: tokens spread over the copies held by the EP group
+      // Split over the etp ranks of the expert (ExpertTp), which gather the copies routed by etp of the tp ranks.
+      n = g.row_parallel ? g.out : g.out / etp;
+      k = g.row_parallel ? g.in / etp : g.in;
       count = std::ceil(g.copies / ep);
-      m = tokens * g.active_copies * ep / g.copies;
+      m = tokens * etp * inv_t * g.active_copies * ep / g.copies;
     }
     const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
@@ -382,6 +386,11 @@ void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLaye
   out.tp_collective_s = (layer.parallel_attn_mlp ? 1 : 2) * tp_one;
   if (layer.moe) {  // each token's top-k copies from the sequence shard this GPU routes
     const double routed = tokens / t, copies = routed * layer.experts_per_token;
+    // Expert tensor parallelism: after the all-to-all the etp ranks of an expert all-gather their copies and
+    // reduce-scatter the experts' output (Megatron-Core MoEAlltoAllTokenDispatcher, AG(TP) and RS(TP) in the
+    // expert-TP group, token_dispatcher.py at d98e8a64); twice half an all-reduce of etp ranks' copies.
+    const int etp = ExpertTp(st);
+    out.tp_collective_s += 2 * AllReduceTime(hw, etp * copies * h * 2, etp, std::min(etp, hw.gpus_per_node), 0.5);
     const int local = ExpertRanksPerNode(st.ep, st.tp * st.cp, hw.gpus_per_node);
     const double nodes = std::ceil(static_cast<double>(st.ep) / local);
     const double node_limit = NodesPerToken(layer.expert_groups, layer.expert_groups_per_token, nodes);
@@ -449,7 +458,7 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
 double OptimizerBytesPerParam(const Training& tr, const FrameworkProfile& fw, double grad_bytes) {
   const bool master = KeepsMasterWeights(tr.precision, fw);
   const double weights = master ? 2 * 4 + ComputeBytes(tr.precision) : 2 * ComputeBytes(tr.precision);
-  return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw) + grad_bytes;
+  return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states) + grad_bytes;
 }
 
 double PcieBytesPerS(const GpuSpec& gpu) {
@@ -543,6 +552,40 @@ void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile&
     const double expert_passes = 1 + (has_bwd ? backward : 0) + (recompute ? 1 : 0);
     x.moe_imbalance_s += n * (fw.moe_load_imbalance - 1) * lc.expert_fwd_matmul_s * expert_passes;
   }
+}
+
+/// The multi-token-prediction modules' time for one micro-batch on the last stage (DeepSeek-V3 section 2.2;
+/// Megatron-Core MultiTokenPredictionLayer, multi_token_prediction.py at d98e8a64): each a block shaped as the
+/// model's last layer, timed as that layer is with its collectives, expert all-to-alls and recomputation; the
+/// [2h, h] projection (forward and both backward GEMMs); another pass through the shared head and loss
+/// (`head_and_loss_s`). The busiest stage is timed with ceil(L/p) layers and the last holds floor(L/p): blocks
+/// fill that slack first. `flops`: the hardware FLOPs of all modules for one micro-batch.
+template <typename Layers>
+double MtpModuleSeconds(const Scenario& sc, const TimeRates& r, const Layers& groups, double tp_one,
+                        double head_and_loss_s, double& flops) {
+  const size_t last = groups.size() - 1;
+  const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
+  const Strategy& st = sc.strategy;
+  const LayerCost lc = CostLayer(sc, r, groups, last, groups[last], 2, tp_one, false);
+  const double paired =
+      PairedMicroBatchShare(ScheduledOverlap(fw.moe_overlap, st), static_cast<double>(GradAccumSteps(sc)), st.pp);
+  LayerTotals moe;
+  AddMoeLayer(sc, r, fw, lc, true, 2, paired, 1, moe);
+  const auto [b, s] = RowsOf(sc.training);
+  const double h = static_cast<double>(sc.model.hidden_size);
+  const double projection_s = 3 * Gemm(r, b * s / st.cp, h / st.tp, 2 * h, 1);
+  const double fwd_s = lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s;
+  const double recompute_s = st.recompute == Recompute::kFull        ? fwd_s
+                             : st.recompute == Recompute::kSelective ? lc.mla_up_fwd_matmul_s
+                                                                      : 0;
+  const double depth = static_cast<double>(sc.training.mtp_layers);
+  flops = depth * (lc.model_flops + 3 * b * s * 2 * (2 * h) * h +
+                   3 * b * s * 2 * h * static_cast<double>(sc.model.vocab_size));
+  const double block_s = fwd_s + lc.bwd_matmul_s + lc.bwd_attn_s + lc.bwd_mem_s + recompute_s +
+                         2 * lc.tp_collective_s + moe.ep_s + moe.moe_router_s + moe.moe_permute_s + moe.moe_imbalance_s;
+  const int64_t layers = sc.model.num_layers, pp = std::max(1, st.pp);
+  const double slack = pp > 1 ? static_cast<double>((layers + pp - 1) / pp - layers / pp) : 0;
+  return depth * (projection_s + head_and_loss_s) + std::max(0.0, depth - slack) * block_s;
 }
 
 // Transformer Engine userbuffers (the engine's tp_comm_overlap, sequence parallel only) split each all-gather
@@ -914,6 +957,14 @@ void AddHostWork(const Scenario& sc, const TimeRates& r, double module_passes, d
   out[TimeTerm::kDataloader] = micro_batches * exposed;
 }
 
+/// One pipeline stage's share of `count` parameters, `experts` of them routed experts, on one GPU: the experts
+/// split over etp x ep, the rest over tp, so a GPU reduces and steps its own expert shard only.
+double PerGpuStageParams(const Strategy& st, double count, double experts) {
+  const double t = std::max(1, st.tp), p = std::max(1, st.pp);
+  const double expert_split = static_cast<double>(ExpertTp(st)) * std::max(1, st.ep);
+  return ((count - experts) / t + experts / expert_split) / p;
+}
+
 /// The whole step from the layer groups' summaries (LiveLayers or PreparedLayers) and the GPU's rates.
 template <typename Layers>
 TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const TrainableParams& trainable,
@@ -940,13 +991,17 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
   const bool head_trainable = !IsAdapterMethod(tr.method);
+  // DualPipe: the rank holding the last stage runs it for the micro-batches of one direction only, half of them, and
+  // its mirrored first stage for the other half (dualpipe.py at bb214e82): the head, loss and MTP modules pass half
+  // the micro-batches through it, the layers a mean stage (stage_share) in every micro-batch.
+  const double head_share = st.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 0.5 : 1;
   const double head_s = Gemm16(r, tokens_gpu, vocab / t, h, 1);
-  const double head_fwd = head_s;
-  const double head_bwd = (head_trainable ? 2 : 1) * head_s;
+  const double head_fwd = head_share * head_s;
+  const double head_bwd = head_share * (head_trainable ? 2 : 1) * head_s;
   const double logits = tokens_gpu * vocab / t;
   const LossTraffic ce = LossBytesPerLogit(tr, fw, model);
-  const double ce_fwd = HbmSeconds(r, logits * ce.fwd);
-  const double ce_bwd = HbmSeconds(r, logits * ce.bwd);
+  const double ce_fwd = head_share * HbmSeconds(r, logits * ce.fwd);
+  const double ce_bwd = head_share * HbmSeconds(r, logits * ce.bwd);
   const double model_flops = x.model_flops + b * s * 2 * h * vocab * (1 + (head_trainable ? 2 : 1));
 
   // The slowest pipeline stage holds ceil(L/p) layers and the LM head.
@@ -960,7 +1015,14 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_cp = stage_share * x.cp_s;
   const double mb_moe = stage_share * (x.moe_router_s + x.moe_permute_s + x.moe_imbalance_s);
   const Fp8Time fp8 = Fp8Seconds(sc, r, l, x, stage_share);
-  const double mb_gpu = mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe + fp8.per_micro_batch_s;
+  // MTP modules run beside the head on the last stage, which the busiest stage's time is taken to be.
+  double mtp_flops = 0;
+  const double mb_mtp =
+      tr.mtp_layers > 0
+          ? head_share * MtpModuleSeconds(sc, r, groups, tp_one, (head_fwd + head_bwd + ce_fwd + ce_bwd) / head_share, mtp_flops)
+          : 0;
+  const double mb_gpu =
+      mb_compute + mb_mem + mb_recompute + mb_tp + mb_ep + mb_cp + mb_moe + fp8.per_micro_batch_s + mb_mtp;
   // Kernels are launched asynchronously: the GPU waits only when dispatching them on the CPU takes
   // longer than running them (small models, short sequences, eager engines). The excess counts as compute.
   // GPTQ's training path unpacks each weight in eager torch ops dispatched from Python, beside the layer's own.
@@ -979,6 +1041,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   out[TimeTerm::kMoeRouter] = micro_batches * stage_share * x.moe_router_s;
   out[TimeTerm::kMoePermute] = micro_batches * stage_share * x.moe_permute_s;
   out[TimeTerm::kMoeImbalance] = micro_batches * stage_share * x.moe_imbalance_s;
+  out[TimeTerm::kMtp] = micro_batches * mb_mtp;
   // Cached weight casts run once, in the first micro-batch's forward: they show beyond its dispatch-bound slack.
   out[TimeTerm::kFp8Casts] = micro_batches * fp8.per_micro_batch_s + std::max(0.0, fp8.per_step_s - mb_launch);
 
@@ -994,8 +1057,11 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
 
   // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.
   const double stages_held = sc.strategy.pipeline_schedule == PipelineSchedule::kDualPipe && p > 1 ? 2 : 1;
-  const double stage_params = stages_held * static_cast<double>(params.total) / (t * p);
-  const double stage_trainable = stages_held * trainable.trainable / (t * p);
+  // Adapter and freeze methods train no routed expert weights.
+  const double experts = static_cast<double>(params.experts);
+  const bool trains_experts = !IsAdapterMethod(tr.method) && tr.method != Method::kFreeze;
+  const double stage_params = stages_held * PerGpuStageParams(st, static_cast<double>(params.total), experts);
+  const double stage_trainable = stages_held * PerGpuStageParams(st, trainable.trainable, trains_experts ? experts : 0);
   const double grad_bytes = GradientBytes(tr.precision, fw);
   const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
   out[TimeTerm::kDpComm] =
@@ -1006,7 +1072,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
-  Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops, out);
+  Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops + mtp_flops, out);
   AddFixedCosts(sc, r, params, trainable, l, out);
   return out;
 }

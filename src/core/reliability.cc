@@ -17,7 +17,7 @@ double CheckpointBytes(const Scenario& job, const ParamCounts& params, const Tra
   const FrameworkProfile& fw = GetFrameworkProfile(t.framework);
   const double weight_bytes = ComputeBytes(t.precision);
   const double master_bytes = KeepsMasterWeights(t.precision, fw) ? 4 : 0;
-  const double moment_bytes = OptimizerStateBytesPerParam(t.optimizer, t.precision, fw);
+  const double moment_bytes = OptimizerStateBytesPerParam(t.optimizer, t.precision, fw, t.bf16_optimizer_states);
   const bool adapters = IsAdapterMethod(t.method);
   // Adapter runs save the adapters only; the frozen base is reloaded from its own files.
   const double saved_weights = adapters ? trainable.lora : static_cast<double>(params.total + params.checkpoint_extra);

@@ -244,6 +244,42 @@ void CheckExpertSplit(const ModelSpec& m, const Strategy& sg) {
   }
 }
 
+/// Expert-tensor parallelism splits each routed expert's matrices over etp ranks. Megatron-Core builds the
+/// expert grid etp x ep x edp x pp over the same ranks as tp x cp x dp x pp (parallel_state.py, d98e8a64), so etp x
+/// ep divides tp x dp x cp; each expert's width divides by etp.
+void CheckExpertTensorSplit(const ModelSpec& m, const Strategy& sg) {
+  if (sg.etp == 0) return;
+  if (sg.etp < 0 || sg.etp > limits::kParallel.hi)
+    throw InputError("strategy.etp", Num(sg.etp), "a positive integer (or absent: as tp)");
+  if (!IsMoe(m)) {
+    if (sg.etp == sg.tp) return;
+    throw InputError("strategy.etp", Num(sg.etp), fmt::format("absent or tp ({}) for a dense model (no experts)", sg.tp));
+  }
+  const int64_t grid = int64_t{sg.tp} * sg.dp * sg.cp;
+  if (grid % (int64_t{sg.etp} * sg.ep) != 0)
+    throw InputError("strategy.etp", Num(sg.etp),
+                     fmt::format("etp x ep ({} x {}) dividing tp x dp x cp ({})", sg.etp, sg.ep, grid));
+  for (const auto& group : m.layers)
+    if (group.spec.is_moe() && group.spec.mlp_intermediate % sg.etp != 0)
+      throw InputError("strategy.etp", Num(sg.etp),
+                       fmt::format("must divide moe_intermediate_size ({})", group.spec.mlp_intermediate));
+}
+
+/// Multi-token prediction trains extra modules beside the whole model; adapter and freeze methods train none.
+/// bf16 optimizer states are AdamW's or SGD's moments in 16 bits.
+void CheckMoeTrainingOptions(const Training& tr) {
+  if (tr.mtp_layers < 0 || tr.mtp_layers > limits::kMtpLayers.hi)
+    throw InputError("training.mtp_layers", Num(tr.mtp_layers),
+                     fmt::format("an integer from 0 to {}", limits::kMtpLayers.hi));
+  if (tr.mtp_layers > 0 && tr.method != Method::kPretrain && tr.method != Method::kFull)
+    throw InputError("training.mtp_layers", Num(tr.mtp_layers),
+                     fmt::format("0 with method {} (MTP modules train with the whole model: pretrain or full)",
+                                 ToString(tr.method)));
+  if (tr.bf16_optimizer_states && tr.optimizer != Optimizer::kAdamW && tr.optimizer != Optimizer::kSgdMomentum)
+    throw InputError("training.optimizer_state_dtype", "bf16",
+                     fmt::format("fp32 with optimizer {} (its states have their own format)", ToString(tr.optimizer)));
+}
+
 /// Context parallelism splits each sequence into 2 x cp chunks for load balance (Megatron-LM); sequence
 /// parallelism splits it over tp, and Megatron-LM turns it off when tp is 1 (it is a split of the TP region).
 void CheckSequenceSplit(const Training& tr, Strategy& sg) {
@@ -349,6 +385,8 @@ void ValidateScenario(Scenario& s) {
   CheckTensorSplit(m, sg);
   CheckPipelineSplit(m, sg);
   CheckExpertSplit(m, sg);
+  CheckExpertTensorSplit(m, sg);
+  CheckMoeTrainingOptions(s.training);
   CheckSequenceSplit(s.training, sg);
   // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine, and Megatron shards no gradients;
   // PyTorch FSDP does: torch.distributed.pipelining runs FSDP-wrapped stages (PipelineStage's

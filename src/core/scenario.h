@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +52,15 @@ struct Training {
   bool liger = false;
   bool compile = false;
   std::optional<int64_t> dataloader_workers;
+  // DeepSeek-V3's memory savers, as Megatron-Core exposes them: AdamW moments kept in bf16 (report section
+  // 3.3.3; --use-precision-aware-optimizer --exp-avg-dtype/--exp-avg-sq-dtype bf16) and SwiGLU inputs saved in
+  // FP8 for the backward (section 3.3.2; --activation-func-fp8-input-store).
+  bool bf16_optimizer_states = false;
+  bool fp8_swiglu_input = false;
+  // Multi-token prediction depth (DeepSeek-V3 section 2.2; Megatron-Core --mtp-num-layers): each module adds a
+  // decoder block like the model's last, a 2h x h projection and two norms on the last stage, sharing the
+  // embedding and the output head; 0: none.
+  int64_t mtp_layers = 0;
 };
 
 /// The order micro-batches run through the pipeline stages. 1F1B: Megatron-Core's one-forward-one-backward
@@ -74,7 +84,18 @@ struct Strategy {
   int interleave = 1;           // virtual pipeline stages per GPU
   bool tp_comm_overlap = true;  // the engine's TP comm/GEMM overlap where its profile has one; false: none
   PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
+  int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
 };
+
+/// The routed experts' tensor-parallel size: the one given, else tp (Megatron-Core model_parallel_config.py
+/// __post_init__ and parallel_state.initialize_model_parallel, NVIDIA/Megatron-LM d98e8a64).
+inline int ExpertTp(const Strategy& s) { return s.etp > 0 ? s.etp : s.tp; }
+/// Ranks that hold copies of the same expert shard (Megatron-Core's expert data-parallel group): tp x dp x cp /
+/// (etp x ep); the routed experts' optimizer states and gradients shard over these only.
+inline int ExpertDataParallel(const Strategy& s) {
+  const int64_t grid = int64_t{s.tp} * std::max(s.dp, 1) * std::max(s.cp, 1);
+  return static_cast<int>(std::max<int64_t>(1, grid / (int64_t{ExpertTp(s)} * std::max(s.ep, 1))));
+}
 
 /// One job on one set of hardware with one strategy: the estimator's whole input.
 struct Scenario {

@@ -113,7 +113,7 @@ struct PlanOrder {
                                                        : static_cast<double>(p.gpus);
       double secondary = objective == Objective::kTime ? cost : p.time.total_s;
       return std::make_tuple(edge_last && p.memory.at_edge, primary, secondary, p.memory.per_gpu_bytes,
-                             std::string_view(p.gpu_id), p.gpus, p.strategy.tp, p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.zero,
+                             std::string_view(p.gpu_id), p.gpus, p.strategy.tp, p.strategy.pp, p.strategy.cp, p.strategy.ep, p.strategy.etp, p.strategy.zero,
                              static_cast<int>(p.strategy.offload), static_cast<int>(p.strategy.recompute),
                              p.micro_batch, p.strategy.interleave, static_cast<int>(p.framework));
     };
@@ -238,6 +238,11 @@ class TaskSearch {
     if (megatron_ && space_.experts > 1)
       for (int ep = 2; ep <= dp * cp && ep <= space_.experts; ep *= 2)
         if (space_.experts % ep == 0 && (dp * cp) % ep == 0) eps.push(ep);
+    // Expert tensor parallelism: Megatron-Core's default (as tp, 0 here) and whole experts per GPU (etp 1, as
+    // NVIDIA's DeepSeek-V3 presets run), which trades expert weight memory for no expert-TP gather.
+    SmallInts etps;
+    etps.push(0);
+    if (megatron_ && space_.experts > 1 && tp > 1) etps.push(1);
     // Virtual stages only where Megatron-Core can split the layers so (SplitPipeline), so that every plan
     // launches.
     SmallInts interleaves;
@@ -267,6 +272,9 @@ class TaskSearch {
     // Hardware or kernels without flash attention: the job says so, and every plan keeps the score matrix.
     st.flash_attention = space_.job->strategy.flash_attention && s_.training.attention != AttentionKernel::kEager;
     for (int ep : eps) {
+     for (int etp : etps) {
+      if (etp > 0 && ep == 1) continue;  // without EP the experts follow TP
+      st.etp = etp;
       for (int v : interleaves) {
         for (int zero : zeros) {
           std::array<Offload, 3> offloads;
@@ -284,6 +292,7 @@ class TaskSearch {
           }
         }
       }
+     }
     }
   }
 

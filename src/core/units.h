@@ -60,10 +60,11 @@ inline constexpr double kAdam8bitBytesPerParam = 2 + 2 * 4.0 / 2048;
 inline bool IsPagedOptimizer(Optimizer o) { return o == Optimizer::kPagedAdamW || o == Optimizer::kPagedAdamW8bit; }
 
 /// Optimizer state per trainable parameter at rest, in bytes: AdamW's m and v, SGD's momentum, in fp32 or
-/// (pure low precision) the compute dtype. Adafactor's factored moment scales with rows + columns, not
-/// parameters, and counts 0 here.
-inline double OptimizerStateBytesPerParam(Optimizer o, Precision p, const FrameworkProfile& fw) {
-  const double value = fw.pure_low_precision ? ComputeBytes(p) : 4;
+/// (pure low precision, or `bf16_states`: DeepSeek-V3's bf16 moments, Megatron-Core's --exp-avg-dtype bf16) in
+/// 16 bits. Adafactor's factored moment scales with rows + columns, not parameters, and counts 0 here.
+inline double OptimizerStateBytesPerParam(Optimizer o, Precision p, const FrameworkProfile& fw,
+                                          bool bf16_states = false) {
+  const double value = bf16_states ? 2 : fw.pure_low_precision ? ComputeBytes(p) : 4;
   switch (o) {
     case Optimizer::kAdamW: return 2 * value;
     case Optimizer::kPagedAdamW: return 8;  // bitsandbytes keeps 32-bit states in fp32 whatever the weights

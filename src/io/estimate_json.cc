@@ -81,6 +81,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"dp", st.dp},
                    {"cp", st.cp},
                    {"ep", st.ep},
+                   {"etp", ExpertTp(st)},
                    {"zero", st.zero},
                    {"recompute", ToString(st.recompute)},
                    {"sequence_parallel", st.sequence_parallel},
@@ -118,6 +119,9 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
   training["liger"] = s.training.liger;
   training["compile"] = s.training.compile;
   training["dataloader_workers"] = EffectiveDataloaderWorkers(s.training);
+  training["optimizer_state_dtype"] = s.training.bf16_optimizer_states ? "bf16" : "fp32";
+  training["fp8_swiglu_input"] = s.training.fp8_swiglu_input;
+  training["mtp_layers"] = s.training.mtp_layers;
   // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.
   if (!s.training.sample_lengths.empty()) {
     training["sample_lengths"] = s.training.sample_lengths;

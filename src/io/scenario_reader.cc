@@ -220,7 +220,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "quantization",
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
-               "liger", "compile", "dataloader_workers"});
+               "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
@@ -238,6 +238,13 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   if (const auto v = t.Get("liger")) tr.liger = v->Bool();
   if (const auto v = t.Get("compile")) tr.compile = v->Bool();
   if (const auto v = t.Get("dataloader_workers")) tr.dataloader_workers = v->Int({0, 256});
+  if (const auto v = t.Get("optimizer_state_dtype")) {
+    const std::string dtype = NormalizeName(v->String());
+    if (dtype != "fp32" && dtype != "bf16") throw InputError(v->path(), v->Shown(), "fp32 or bf16");
+    tr.bf16_optimizer_states = dtype == "bf16";
+  }
+  if (const auto v = t.Get("fp8_swiglu_input")) tr.fp8_swiglu_input = v->Bool();
+  if (const auto v = t.Get("mtp_layers")) tr.mtp_layers = v->Int(limits::kMtpLayers);
   if (const auto v = t.Get("optimizer")) tr.optimizer = ParseOptimizer(v->String(), v->path());
   if (const auto v = t.Get("seq_len")) tr.seq_len = v->Int(limits::kSeqLen);
   if (const auto v = t.Get("micro_batch")) tr.micro_batch = v->Int(limits::kMicroBatch);
@@ -344,12 +351,13 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap", "pipeline_schedule"});
+                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
   sg.cp = ReadInt(st, "cp", limits::kParallel, sg.cp);
   sg.ep = ReadInt(st, "ep", limits::kParallel, sg.ep);
+  sg.etp = ReadInt(st, "etp", limits::kParallel, sg.etp);
   sg.interleave = ReadInt(st, "interleave", limits::kParallel, sg.interleave);
   sg.zero = ReadInt(st, "zero", limits::kZeroStage, sg.zero);
   if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();

@@ -200,6 +200,28 @@ TEST(ScenarioFromJson, ResolvesModelsByNameAndFile) {
   EXPECT_THROW(ScenarioFromJson({{"model", "llama-3-8"}}, false), InputError);
 }
 
+// DeepSeek-V3's options and the MTP depth: read as given, bad values named with what is allowed.
+TEST(ScenarioFromJson, ReadsMoeTrainingOptions) {
+  json doc = {{"model", "deepseek-v3"},
+              {"training", {{"method", "pretrain"}, {"optimizer_state_dtype", "BF16"}, {"fp8_swiglu_input", true},
+                            {"mtp_layers", 1}}},
+              {"hardware", {{"gpus", 16}}},
+              {"strategy", {{"pp", 16}}}};
+  const Scenario s = ScenarioFromJson(doc, false);
+  EXPECT_TRUE(s.training.bf16_optimizer_states);
+  EXPECT_TRUE(s.training.fp8_swiglu_input);
+  EXPECT_EQ(s.training.mtp_layers, 1);
+  doc["training"]["optimizer_state_dtype"] = "fp8";
+  EXPECT_EQ(ErrorOf(doc).field(), "training.optimizer_state_dtype");
+  EXPECT_EQ(ErrorOf(doc).allowed(), "fp32 or bf16");
+  doc["training"]["optimizer_state_dtype"] = "fp32";
+  doc["training"]["mtp_layers"] = 17;
+  EXPECT_EQ(ErrorOf(doc).field(), "training.mtp_layers");
+  doc["training"]["mtp_layers"] = 1;
+  doc["training"]["method"] = "lora";
+  EXPECT_EQ(ErrorOf(doc).field(), "training.mtp_layers");
+}
+
 TEST(ScenarioFromJson, UnknownKeysNameTheKeyAndWhatIsAllowed) {
   json doc = Doc();
   doc["strategy"]["tensor_parallel"] = 2;

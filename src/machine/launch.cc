@@ -9,6 +9,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/framework.h"
+#include "core/limits.h"
 #include "core/moe_time.h"
 #include "io/model_catalog.h"
 #include "core/units.h"
@@ -353,6 +354,9 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   if (auto v = training.Get("liger")) p.liger = v->Bool();
   if (auto v = training.Get("compile")) p.compile = v->Bool();
   if (auto v = training.Get("dataloader_workers")) p.dataloader_workers = v->Int({0, 256});
+  if (auto v = training.Get("mtp_layers")) p.mtp_layers = v->Int(limits::kMtpLayers);
+  if (auto v = training.Get("optimizer_state_dtype")) p.bf16_optimizer_states = v->String() == "bf16";
+  if (auto v = training.Get("fp8_swiglu_input")) p.fp8_swiglu_input = v->Bool();
   p.gpu_id = hardware.At("gpu").String();
   p.gpus = static_cast<int>(hardware.At("gpus").Int(kCount));
   p.gpus_per_node = static_cast<int>(hardware.At("gpus_per_node").Int(kCount));
@@ -364,6 +368,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   st.dp = size("dp");
   st.cp = size("cp");
   st.ep = size("ep");
+  if (strategy.Has("etp")) st.etp = size("etp");
   st.interleave = size("interleave");
   st.zero = static_cast<int>(strategy.At("zero").Int({0, 3}));
   st.recompute = std::apply(ParseRecompute, text(strategy.At("recompute")));
@@ -431,6 +436,21 @@ json DeepSpeedConfig(const LaunchPlan& p) {
   }
   return config;
 }
+
+namespace {
+
+/// Expert tensor parallelism where it differs from Megatron-Core's default (tp), MTP, and DeepSeek-V3's memory
+/// savers as Megatron-LM's own flags (megatron/training/arguments.py at d98e8a64).
+void AddDeepSeekArguments(const LaunchPlan& p, std::vector<std::string>& args) {
+  const Strategy& s = p.strategy;
+  if (s.etp > 0 && s.etp != s.tp) args.insert(args.end(), {"--expert-tensor-parallel-size", std::to_string(s.etp)});
+  if (p.mtp_layers > 0) args.insert(args.end(), {"--mtp-num-layers", std::to_string(p.mtp_layers)});
+  if (p.fp8_swiglu_input) args.push_back("--activation-func-fp8-input-store");
+  if (p.bf16_optimizer_states)  // the precision-aware optimizer keeps AdamW's moments in bf16
+    args.insert(args.end(), {"--use-precision-aware-optimizer", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
+}
+
+}  // namespace
 
 std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   const Strategy& s = p.strategy;
@@ -500,6 +520,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   }
   add("--context-parallel-size", s.cp);
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
+  AddDeepSeekArguments(p, args);
   // The estimate hid the expert all-to-alls behind a paired micro-batch (combined 1F1B); Megatron-LM needs asking.
   if (ScheduledOverlap(GetFrameworkProfile(Framework::kMegatron).moe_overlap, s) == MoeOverlap::kA2aOverlap)
     args.push_back("--overlap-moe-expert-parallel-comm");

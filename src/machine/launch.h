@@ -26,6 +26,10 @@ struct LaunchPlan {
   bool liger = false;
   bool compile = false;
   int64_t dataloader_workers = 0;
+  // DeepSeek-V3's options (absent from older documents: off): MTP depth, bf16 AdamW moments, FP8 SwiGLU inputs.
+  int64_t mtp_layers = 0;
+  bool bf16_optimizer_states = false;
+  bool fp8_swiglu_input = false;
   std::string gpu_id;
   int gpus = 1;
   int gpus_per_node = 1;

@@ -210,6 +210,33 @@ TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
   EXPECT_THROW(MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json")), InputError);
 }
 
+// Expert-tensor parallelism, MTP and DeepSeek-V3's memory savers reach Megatron-LM as its own flags; ETP only where
+// it differs from Megatron-Core's default (tp).
+TEST(Launch, MegatronExpertTensorParallelMtpAndStateDtypes) {
+  json job = kMegatron16;
+  job["model"] = "mixtral-8x7b";
+  job["strategy"]["ep"] = 2;
+  auto args_of = [](const json& j) { return MegatronArguments(LaunchPlanFromJson(EstimateDoc(j), "estimate.json")); };
+  auto value = [](const std::vector<std::string>& args, const std::string& flag) {
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == flag) return args[i + 1];
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(value(args_of(job), "--expert-tensor-parallel-size"), "(absent)");
+  EXPECT_EQ(value(args_of(job), "--mtp-num-layers"), "(absent)");
+  job["strategy"]["etp"] = 1;
+  job["training"]["mtp_layers"] = 1;
+  job["training"]["optimizer_state_dtype"] = "bf16";
+  job["training"]["fp8_swiglu_input"] = true;
+  const std::vector<std::string> args = args_of(job);
+  EXPECT_EQ(value(args, "--expert-tensor-parallel-size"), "1");
+  EXPECT_EQ(value(args, "--mtp-num-layers"), "1");
+  EXPECT_EQ(value(args, "--exp-avg-dtype"), "bf16");
+  EXPECT_EQ(value(args, "--exp-avg-sq-dtype"), "bf16");
+  EXPECT_NE(std::find(args.begin(), args.end(), "--use-precision-aware-optimizer"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--activation-func-fp8-input-store"), args.end());
+}
+
 TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
   const std::vector<std::string> args = MegatronArguments(p);

@@ -334,6 +334,7 @@ std::string StrategyText(const Strategy& st, int64_t micro_batch) {
   std::string out = fmt::format("tp{} pp{} dp{}", st.tp, st.pp, st.dp);
   if (st.cp > 1) out += fmt::format(" cp{}", st.cp);
   if (st.ep > 1) out += fmt::format(" ep{}", st.ep);
+  if (st.ep > 1 && ExpertTp(st) != st.tp) out += fmt::format(" etp{}", ExpertTp(st));
   if (st.interleave > 1) out += fmt::format(" v{}", st.interleave);
   if (st.zero > 0) out += fmt::format(" zero{}", st.zero);
   if (st.offload != Offload::kNone) out += fmt::format(" offload:{}", ToString(st.offload));
