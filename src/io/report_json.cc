@@ -249,6 +249,7 @@ json RecommendationToJson(const Recommendation& r) {
                 {"months", p.months},
                 {"data_sensitivity", ToString(p.sensitivity)},
                 {"region", p.region},
+                {"as_of", p.as_of},
                 {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
                 {"pue", p.pue}}},
               {"feasible", r.feasible},
