@@ -321,3 +321,26 @@ TEST(Cli, DataAndKernelFlagsAreNamedInErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// The date a region's export rules are read on is a flag; a bad one names it. Before the Oct 2023 rule the H800
+// could be bought into China; after it the same job gets no H800 purchase option.
+TEST(Cli, RegionExportStatusAsOfADate) {
+  CliRun bad = RunCli("recommend --model qwen2.5-14b --method lora --tokens 1e8 --region cn --as-of 2023-13-01");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("invalid --as-of: '2023-13-01'"), std::string::npos) << bad.out;
+  auto h800_purchase = [](const nlohmann::json& r) {
+    for (const auto& o : r["considered"])
+      if (o["gpu"] == "h800-sxm" && o["kind"] == "on-prem") return true;
+    return false;
+  };
+  const std::string job = "recommend --model qwen2.5-14b --method lora --tokens 1e8 --region cn --gpu h800-sxm --threads 1";
+  const nlohmann::json before = TrainplanJson(job + " --as-of 2023-06-01");
+  const nlohmann::json after = TrainplanJson(job + " --as-of 2024-06-01");
+  EXPECT_EQ(before["scenario"]["as_of"], "2023-06-01");
+  EXPECT_TRUE(h800_purchase(before));
+  EXPECT_FALSE(h800_purchase(after));
+}
+
+}  // namespace

@@ -84,11 +84,18 @@ TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
   EXPECT_EQ(p.purchase.systems.front().id, "dgx-h100");
   EXPECT_DOUBLE_EQ(p.purchase.systems.front().usd, 199000);
   ASSERT_NE(p.FindRegion("cn"), nullptr);  // export-rules
-  EXPECT_EQ(p.FindRegion("cn")->gpus.front(), "ascend-910b");
+  EXPECT_EQ(p.FindRegion("cn")->parts.front().gpu, "ascend-910b");
+  EXPECT_TRUE(p.FindRegion("cn")->parts.front().domestic);
+  const RegionPart* h20 = PartsCatalog::FindPart(*p.FindRegion("cn"), "h20");
+  ASSERT_NE(h20, nullptr);
+  ASSERT_GE(h20->history.size(), 2u);
+  EXPECT_EQ(h20->history[1].from, "2025-04-09");
+  EXPECT_EQ(h20->history[1].status, ExportStatus::kLicence);
+  EXPECT_NE(h20->history[1].source.find("8-K"), std::string::npos);
   EXPECT_EQ(p.FindRegion("cn")->reference_gpu, "h100-sxm");
   EXPECT_EQ(p.FindRegion("cn")->options_per_kind, 3);
   ASSERT_NE(p.FindRegion("eu"), nullptr);
-  EXPECT_TRUE(p.FindRegion("eu")->gpus.empty());  // no restriction
+  EXPECT_TRUE(p.FindRegion("eu")->parts.empty());  // no restriction
   EXPECT_EQ(p.FindRegion("eu")->options_per_kind, 2);
   EXPECT_EQ(p.FindRegion("mars"), nullptr);
   // llama3-interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s.
@@ -119,6 +126,22 @@ TEST(PartsCatalog, BrokenDocumentsNameFileEntryAndKey) {
             "built-in catalog cpus.json: epyc-9654.cores: ''; required");
   EXPECT_NE(InternalErrorOf([] { LoadParts("{\"sources\": ", "parts.json"); }).find("built-in catalog parts.json: "),
             std::string::npos);
+  // Export rulings are dated, in order, with a known status.
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"from\": \"2025-04-09\"", "\"from\": \"2025-4-9\""), "parts.json");
+            }).find("from: '2025-4-9'; a date YYYY-MM-DD"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"from\": \"2025-04-09\"", "\"from\": \"2023-04-09\""), "parts.json");
+            }).find("a date after the ruling before it"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"status\": \"licence\"", "\"status\": \"banned\""), "parts.json");
+            }).find("allowed, licence or restricted"),
+            std::string::npos);
+  EXPECT_FALSE(IsIsoDate("2026-02-30x"));
+  EXPECT_TRUE(IsIsoDate("2026-12-01"));
+  EXPECT_FALSE(IsIsoDate("2026-00-01"));
 }
 
 TEST(RentalPrices, DefaultOffersAsCited) {

@@ -90,7 +90,9 @@ struct GpuLinks {
   std::string intra_node, inter_node, nvlink;
 };
 
+/// GpuSpec::stack points into `stacks`, whose buffer a move keeps: the catalogs are built once and never copied.
 struct Catalogs {
+  std::vector<SoftwareStack> stacks;
   std::vector<GpuSpec> gpus;
   std::vector<GpuLinks> gpu_links;  // parallel to gpus
   std::vector<LinkSpec> links;
@@ -101,6 +103,29 @@ struct Catalogs {
 
 constexpr const char* kGenerationNames[kGpuGenerations] = {"unknown", "volta",     "turing", "ampere", "ada",
                                                            "hopper",  "blackwell", "cdna2",  "cdna3",  "davinci"};
+
+constexpr const char* kStackFeatureKeys[kStackFeatures] = {
+    "zero", "zero3", "tp", "pp", "cp", "sequence_parallel", "flash_attention", "lora", "qlora", "fp8", "optim_8bit"};
+
+SoftwareStack ReadStack(const Field& e) {
+  SoftwareStack s;
+  s.id = e.At("id").String();
+  s.name = e.At("name").String();
+  s.date = e.At("date").String();
+  for (const Field& f : e.At("frameworks").Items()) {
+    const std::string key = f.String();
+    const auto* it = std::find_if(std::begin(kAllFrameworks), std::end(kAllFrameworks),
+                                  [&](Framework w) { return key == FrameworkKey(w); });
+    if (it == std::end(kAllFrameworks)) f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron or litgpt");
+    s.frameworks.push_back(*it);
+  }
+  const Field features = e.At("features");
+  for (int i = 0; i < kStackFeatures; ++i) {
+    const Field f = features.At(kStackFeatureKeys[i]);
+    s.features[static_cast<size_t>(i)] = {f.At("supported").Bool(), f.At("note").String(), f.At("source").String()};
+  }
+  return s;
+}
 
 std::string ReadBasis(const Field& f) {
   std::string basis = f.String();
@@ -170,11 +195,16 @@ Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
   }
 
   const CatalogDocument gpus(gpus_text, "gpus.json");
+  for (const Field& e : gpus.Entries("stacks")) c.stacks.push_back(ReadStack(e));
   const Field usable = gpus.Root().At("usable_memory");
   c.usable_memory_fraction = usable.At("fraction").Number(0.5, 1);
   c.usable_memory_source = usable.At("source").String() + " (" + usable.At("date").String() + ")";
   for (const Field& e : gpus.Entries("gpus")) {
     GpuSpec g = ReadGpu(e);
+    const Field stack = e.At("stack");
+    const auto it = std::find_if(c.stacks.begin(), c.stacks.end(), [&](const auto& s) { return s.id == stack.String(); });
+    if (it == c.stacks.end()) stack.Fail("a stack of data/gpus.json \"stacks\"");
+    g.stack = &*it;
     const Field l = e.At("links");
     GpuLinks defaults{l.At("intra_node").String(), l.At("inter_node").String(),
                       l.Has("nvlink") ? l.At("nvlink").String() : std::string()};
@@ -220,6 +250,12 @@ std::vector<std::string> ClosestIds(std::string_view query, const NameIndex& ind
 
 }  // namespace
 
+const char* StackFeatureKey(StackFeature f) { return kStackFeatureKeys[static_cast<int>(f)]; }
+
+bool SoftwareStack::Runs(Framework f) const {
+  return std::find(frameworks.begin(), frameworks.end(), f) != frameworks.end();
+}
+
 const char* GenerationName(GpuGeneration g) { return kGenerationNames[static_cast<int>(g)]; }
 
 std::optional<GpuGeneration> ParseGpuGeneration(std::string_view name) {
@@ -241,6 +277,7 @@ double GpuSpec::PeakTflops(bool fp8, bool fp32) const {
 int DefaultGpusPerNode(const GpuSpec& gpu) { return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : 8; }
 
 const std::vector<GpuSpec>& GpuCatalog() { return Get().gpus; }
+const std::vector<SoftwareStack>& StackCatalog() { return Get().stacks; }
 double DefaultUsableMemoryFraction() { return Get().usable_memory_fraction; }
 const std::string& UsableMemorySource() { return Get().usable_memory_source; }
 const std::vector<LinkSpec>& LinkCatalog() { return Get().links; }

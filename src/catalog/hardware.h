@@ -1,10 +1,52 @@
 #pragma once
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/vocabulary.h"
+
 namespace trainplan {
+
+/// What a training software stack may or may not run (data/gpus.json "stacks"): ZeRO-1/2, ZeRO-3 (or FSDP full
+/// shard), tensor, pipeline and context parallelism, sequence parallelism, a fused (flash) attention kernel, LoRA,
+/// QLoRA (bitsandbytes NF4), FP8 matmuls and bitsandbytes' 8-bit and paged optimizers.
+enum class StackFeature {
+  kZero,
+  kZero3,
+  kTensorParallel,
+  kPipelineParallel,
+  kContextParallel,
+  kSequenceParallel,
+  kFlashAttention,
+  kLora,
+  kQlora,
+  kFp8,
+  kOptimizer8bit,
+};
+inline constexpr int kStackFeatures = 11;
+/// The key of a feature in data/gpus.json and JSON output ("zero", "qlora", ...).
+const char* StackFeatureKey(StackFeature f);
+
+/// Whether a stack has a feature, how (or why not), and where that is published.
+struct StackSupport {
+  bool supported = true;
+  std::string note;
+  std::string source;
+};
+
+/// An accelerator's training software stack (CUDA, ROCm, CANN with torch_npu, ...): the engines that run on it and
+/// the features it has, each with its source.
+struct SoftwareStack {
+  std::string id;    // "cann"
+  std::string name;  // "Huawei CANN with torch_npu (...)"
+  std::vector<Framework> frameworks;
+  std::array<StackSupport, kStackFeatures> features{};
+  std::string date;
+  const StackSupport& Of(StackFeature f) const { return features[static_cast<size_t>(f)]; }
+  bool Runs(Framework f) const;
+};
 
 /// A GPU's architecture generation (data/gpus.json "generation"); the time model's achieved-efficiency
 /// ceilings are calibrated per generation (data/efficiency.json).
@@ -50,7 +92,13 @@ struct GpuSpec {
   /// 0 otherwise. Such a rack is the node a job is planned on by default, so TP and EP groups inside it use
   /// NVLink.
   int nvlink_domain_gpus = 0;
+  /// The training software stack of data/gpus.json "stacks"; null for a GPU built outside the catalog, on
+  /// which nothing is ruled out.
+  const SoftwareStack* stack = nullptr;
 
+  /// Whether the GPU's stack runs a feature or an engine (true without a stack).
+  bool Supports(StackFeature f) const { return stack == nullptr || stack->Of(f).supported; }
+  bool Runs(Framework f) const { return stack == nullptr || stack->Runs(f); }
   double PeakTflops(bool fp8, bool fp32) const;
 };
 
@@ -99,6 +147,7 @@ struct Hardware {
 
 /// The catalogs compiled into the binary (data/gpus.json, data/links.json).
 const std::vector<GpuSpec>& GpuCatalog();
+const std::vector<SoftwareStack>& StackCatalog();
 const std::vector<LinkSpec>& LinkCatalog();
 
 /// Finds a GPU by id, name or alias, ignoring case, spaces, dashes and underscores

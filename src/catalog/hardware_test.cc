@@ -370,6 +370,37 @@ TEST(GpuCatalog, BrokenDocumentsNameFileEntryAndKey) {
             std::string::npos);
   EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments("{\"gpus\": [", links); }).find("built-in catalog gpus.json:"),
             std::string::npos);
+  // Every GPU names a stack of the file; every stack says each feature with a source.
+  text = gpus;
+  text.replace(text.find("\"stack\": \"cuda\"", text.find(h100)), 15, "\"stack\": \"cudo\"");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); })
+                .find("built-in catalog gpus.json: h100-sxm.stack: 'cudo'; a stack of data/gpus.json"),
+            std::string::npos);
+  text = gpus;
+  text.replace(text.find("\"qlora\": {"), 10, "\"qlor\": {");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); }).find("qlora"), std::string::npos);
+}
+
+// The China-market and domestic parts resolve by the names clouds and npu-smi print.
+TEST(GpuCatalog, ChinaMarketAndDomesticParts) {
+  EXPECT_EQ(FindGpu("Ascend910B3").id, "ascend-910b3");
+  EXPECT_EQ(FindGpu("910B4").id, "ascend-910b4");
+  EXPECT_EQ(FindGpu("Ascend 910B").id, "ascend-910b");
+  EXPECT_EQ(FindGpu("RTX 4090D").id, "rtx-4090d");
+  EXPECT_EQ(FindGpu("RTX 4090").id, "rtx-4090");
+  EXPECT_EQ(FindGpu("NVIDIA L20").id, "l20");
+  EXPECT_EQ(FindGpu("MLU370-X8").id, "cambricon-mlu370-x8");
+  EXPECT_EQ(FindGpu("BW1000").id, "hygon-bw1000");
+  const GpuSpec& b3 = FindGpu("ascend-910b3");
+  EXPECT_DOUBLE_EQ(b3.memory_bytes, 64.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(b3.bf16_tflops, 295);
+  EXPECT_EQ(b3.confidence, "low");
+  EXPECT_DOUBLE_EQ(FindGpu("910B4").memory_bytes, 32.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(FindGpu("l20").fp8_tflops, 239);
+  EXPECT_DOUBLE_EQ(FindGpu("hygon-bw1000").fp8_tflops, 0);  // no FP8
+  EXPECT_EQ(DefaultIntraNodeLink(FindGpu("ascend-910c")).id, "hccs-910c");
+  EXPECT_DOUBLE_EQ(FindLink("hccs-910c").bytes_per_s, 392e9);
+  EXPECT_EQ(StackFeatureKey(StackFeature::kQlora), std::string("qlora"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "catalog/parts.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/error.h"
 #include "catalog/hardware.h"
@@ -85,12 +86,49 @@ CardSlots ReadCardSlots(const Field& c, const std::string& file) {
   return out;
 }
 
+/// A YYYY-MM-DD date, compared as text.
+std::string Date(const Field& f) {
+  std::string d = f.String();
+  if (!IsIsoDate(d)) f.Fail("a date YYYY-MM-DD");
+  return d;
+}
+
+ExportRuling ReadRuling(const Field& e) {
+  ExportRuling out;
+  out.from = Date(e.At("from"));
+  const Field status = e.At("status");
+  const std::string s = status.String();
+  if (s == "allowed") out.status = ExportStatus::kAllowed;
+  else if (s == "licence") out.status = ExportStatus::kLicence;
+  else if (s == "restricted") out.status = ExportStatus::kRestricted;
+  else status.Fail("allowed, licence or restricted");
+  out.rule = e.At("rule").String();
+  out.source = e.At("source").String();
+  return out;
+}
+
+RegionPart ReadRegionPart(const Field& e) {
+  RegionPart out;
+  out.gpu = GpuId(e.At("gpu"));
+  out.domestic = e.Has("domestic") && e.At("domestic").Bool();
+  if (out.domestic == e.Has("history")) e.At("gpu").Fail("a part either domestic or with an export history");
+  if (e.Has("history")) {
+    for (const Field& h : e.At("history").Items()) {
+      out.history.push_back(ReadRuling(h));
+      if (out.history.size() > 1 && out.history.back().from <= out.history[out.history.size() - 2].from)
+        h.At("from").Fail("a date after the ruling before it");
+    }
+    if (out.history.empty()) e.At("history").Fail("at least one ruling");
+  }
+  return out;
+}
+
 Region ReadRegion(const std::string& id, const Field& r) {
   Region out;
   out.id = id;
   out.source = r.At("source").String();
   out.note = r.At("note").String();
-  for (const Field& g : r.At("gpus").Items()) out.gpus.push_back(GpuId(g));
+  for (const Field& p : r.At("parts").Items()) out.parts.push_back(ReadRegionPart(p));
   if (r.Has("foreign_vendors"))
     for (const Field& v : r.At("foreign_vendors").Items()) out.foreign_vendors.push_back(GpuVendor(v));
   if (r.Has("reference_gpu")) out.reference_gpu = GpuId(r.At("reference_gpu"));
@@ -309,6 +347,36 @@ const Region* PartsCatalog::FindRegion(std::string_view id) const {
   for (const auto& r : regions)
     if (r.id == id) return &r;
   return nullptr;
+}
+
+const RegionPart* PartsCatalog::FindPart(const Region& region, std::string_view gpu) {
+  for (const auto& p : region.parts)
+    if (p.gpu == gpu) return &p;
+  return nullptr;
+}
+
+const ExportRuling* RegionPart::On(const std::string& date) const {
+  const ExportRuling* in_force = nullptr;
+  for (const auto& h : history)
+    if (h.from <= date) in_force = &h;
+  return in_force;
+}
+
+bool IsIsoDate(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (i != 4 && i != 7 && !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  const int month = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+const char* ToString(ExportStatus s) {
+  switch (s) {
+    case ExportStatus::kAllowed: return "allowed";
+    case ExportStatus::kLicence: return "licence";
+    case ExportStatus::kRestricted: return "restricted";
+  }
+  return "allowed";
 }
 
 const PartsCatalog& Parts() {

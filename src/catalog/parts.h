@@ -168,10 +168,35 @@ struct CloudFigures {
   std::string reserved_source, reserved_date;
 };
 
-/// A region and what it allows: the accelerators (export rules) and how a recommendation presents them.
+/// Whether a foreign part may be sold into a region: freely, only with an export licence, or not (a licence
+/// reviewed under a presumption of denial: only capacity installed before the rule is there to rent).
+enum class ExportStatus { kAllowed, kLicence, kRestricted };
+const char* ToString(ExportStatus s);  // "allowed" | "licence" | "restricted"
+
+/// Whether `s` is a date YYYY-MM-DD, as export rulings and the date they are read on are written.
+bool IsIsoDate(std::string_view s);
+
+/// A change of a part's export status: from `from` (YYYY-MM-DD) on, the rule in words and its source.
+struct ExportRuling {
+  std::string from;
+  ExportStatus status = ExportStatus::kAllowed;
+  std::string rule, source;
+};
+
+/// A part a region lists: domestic (no export rule applies), or foreign with its rulings, oldest first; before
+/// the first it was not sold there.
+struct RegionPart {
+  std::string gpu;  // GPU catalog id
+  bool domestic = false;
+  std::vector<ExportRuling> history;
+  /// The ruling in force on `date` (YYYY-MM-DD); nullptr when domestic or not yet sold there.
+  const ExportRuling* On(const std::string& date) const;
+};
+
+/// A region and what it allows: the accelerators (export rules by date) and how a recommendation presents them.
 struct Region {
-  std::string id;                 // "cn"
-  std::vector<std::string> gpus;  // GPU catalog ids available there; empty: no restriction
+  std::string id;                // "cn"
+  std::vector<RegionPart> parts;  // the accelerators sold or rented there; empty: no restriction
   std::string source, note;
   std::vector<std::string> foreign_vendors;  // their parts rank after domestic ones
   std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
@@ -221,6 +246,8 @@ struct PartsCatalog {
   const std::string& SourceText(const std::string& key) const;
   /// The region `id`, or nullptr.
   const Region* FindRegion(std::string_view id) const;
+  /// The part `gpu` of a region's list, or nullptr.
+  static const RegionPart* FindPart(const Region& region, std::string_view gpu);
 };
 
 /// data/parts.json and data/cpus.json, loaded and validated once.

@@ -94,6 +94,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"recommend.months", "--months"},
     {"recommend.data_sensitivity", "--data-sensitivity"},
     {"recommend.region", "--region"},
+    {"recommend.as_of", "--as-of"},
     {"recommend.electricity_usd_per_kwh", "--electricity"},
     {"recommend.pue", "--pue"},
     {"recommend.hosting_usd_per_kw_month", "--hosting"},

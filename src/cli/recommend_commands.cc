@@ -33,7 +33,7 @@ struct RecommendState {
   CLI::App* review = nullptr;
   JobFlagsHook job;
   std::string deadline, format = "text", output;
-  std::optional<std::string> usage, sensitivity, region;
+  std::optional<std::string> usage, sensitivity, region, as_of;
   std::optional<double> budget, months, electricity, pue, hosting, dataset_gb, runs_per_month;
   std::optional<std::string> currency;
   std::vector<std::string> gpus, prices, purchases;
@@ -66,7 +66,8 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   r->add_option("--runs-per-month", s.runs_per_month, "runs a month (the same as --usage N/month)");
   r->add_option("--months", s.months, "recurring use: months compared (default 36)");
   r->add_option("--data-sensitivity", s.sensitivity, "low | high (high: no shared public cloud)");
-  r->add_option("--region", s.region, "us | eu | cn (cn: domestic and export-compliant accelerators)");
+  r->add_option("--region", s.region, "us | eu | cn (cn: domestic parts and foreign ones by export status)");
+  r->add_option("--as-of", s.as_of, "date the region's export rules are read on, YYYY-MM-DD (default: today)");
   r->add_option("--electricity", s.electricity, "USD per kWh");
   r->add_option("--pue", s.pue, "facility power usage effectiveness");
   r->add_option("--hosting", s.hosting, "USD per kW-month of hosting (default: colocation for servers)");
@@ -108,6 +109,7 @@ bool RunRecommendCommands(int& exit_status) {
     if (s.months) r["months"] = *s.months;
     if (s.sensitivity) r["data_sensitivity"] = *s.sensitivity;
     if (s.region) r["region"] = *s.region;
+    if (s.as_of) r["as_of"] = *s.as_of;
     if (s.electricity) r["electricity_usd_per_kwh"] = *s.electricity;
     if (s.pue) r["pue"] = *s.pue;
     if (s.hosting) r["hosting_usd_per_kw_month"] = *s.hosting;

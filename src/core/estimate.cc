@@ -9,6 +9,8 @@ namespace {
 
 std::vector<EstimateWarning> Warnings(const Scenario& s, const Estimate& e) {
   std::vector<EstimateWarning> warnings;
+  // First: the numbers are of a job that does not run as asked on this GPU.
+  if (auto gap = ScenarioStackGap(s)) warnings.push_back({.code = WarningCode::kUnsupportedOnStack, .stack_gap = *gap});
   if (s.model.approximate) warnings.push_back({.code = WarningCode::kApproximateModel});
   for (size_t i = 0; i < s.model.warnings.size(); ++i)
     warnings.push_back({.code = WarningCode::kModelNote, .model_note = i});
@@ -70,14 +72,16 @@ std::vector<FitOption> FitOptions(const Scenario& scenario, const ParamCounts& p
   }
   // DeepSpeed offloads through ZeRO; Megatron-LM has no optimizer offload, and ZeRO-2/3 excludes PP.
   const bool full_training = t.method == Method::kPretrain || t.method == Method::kFull || t.method == Method::kFreeze;
-  if (full_training && st.offload == Offload::kNone && st.pp == 1 && t.framework != Framework::kMegatron) {
+  if (full_training && st.offload == Offload::kNone && st.pp == 1 && t.framework != Framework::kMegatron &&
+      scenario.hardware.gpu.Supports(StackFeature::kZero)) {
     Scenario s = scenario;
     s.strategy.zero = std::max(st.zero, 2);
     s.strategy.offload = Offload::kOptimizer;
     s.strategy.recompute = Recompute::kFull;
     add({.change = FitChange::kOptimizerOffload, .zero = s.strategy.zero}, s);
   }
-  if (full_training && t.optimizer == Optimizer::kAdamW) {
+  if (full_training && t.optimizer == Optimizer::kAdamW &&
+      scenario.hardware.gpu.Supports(StackFeature::kOptimizer8bit)) {
     Scenario s = scenario;
     s.training.optimizer = Optimizer::kAdamW8bit;
     s.strategy.recompute = Recompute::kFull;
@@ -85,6 +89,7 @@ std::vector<FitOption> FitOptions(const Scenario& scenario, const ParamCounts& p
   }
   for (Method method : {Method::kLora, Method::kQlora}) {
     if (t.method == method || (method == Method::kLora && t.method == Method::kQlora)) continue;
+    if (method == Method::kQlora && !scenario.hardware.gpu.Supports(StackFeature::kQlora)) continue;
     Scenario s = scenario;
     s.training.method = method;
     s.strategy.recompute = Recompute::kFull;

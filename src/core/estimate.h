@@ -7,6 +7,7 @@
 #include "catalog/efficiency.h"
 #include "core/model.h"
 #include "core/scenario.h"
+#include "core/stack.h"
 
 namespace trainplan {
 
@@ -183,6 +184,7 @@ enum class WarningCode {
   kHostRamShort,      // needed_bytes of host RAM per node above capacity_bytes, the RAM given
   kTpSpansNodes,      // tp over gpus_per_node: TP traffic crosses the inter-node link
   kNoNvlink,          // a consumer GPU without NVLink talks over the intra-node link
+  kUnsupportedOnStack,  // the GPU's software stack lacks a feature or engine the job uses (stack_gap)
 };
 
 struct EstimateWarning {
@@ -190,6 +192,7 @@ struct EstimateWarning {
   size_t model_note = 0;
   double needed_bytes = 0, capacity_bytes = 0, usable_bytes = 0;
   int tp = 0, gpus_per_node = 0;
+  StackGap stack_gap{};
 };
 
 /// Everything the estimator says about one scenario.

@@ -39,6 +39,7 @@ void CheckPolicy(const PlatformPolicy& p) {
   if (p.pue != 0 && (p.pue < 1 || p.pue > 3)) throw InputError("pue", fmt::format("{}", p.pue), "between 1 and 3");
   if (p.max_gpus < 1) throw InputError("max_gpus", std::to_string(p.max_gpus), "a positive GPU count");
   if (p.gpus < 0) throw InputError("gpus", std::to_string(p.gpus), "a positive GPU count (0: search)");
+  if (!p.as_of.empty() && !IsIsoDate(p.as_of)) throw InputError("as_of", p.as_of, "a date YYYY-MM-DD");
   if (p.usage.kind == UsageKind::kRunsPerMonth) RunsPerMonth(p.usage.runs_per_month);
   if (p.usage.kind == UsageKind::kUtilisation && (!(p.usage.utilisation > 0) || p.usage.utilisation > 1))
     throw InputError("usage", fmt::format("{}", p.usage.utilisation), "a utilisation above 0 and at most 1");
@@ -54,9 +55,10 @@ std::vector<std::string> GpuTypes(const PlatformPolicy& p, const Region& region,
   std::vector<std::string> out;
   if (!p.gpu_types.empty()) {
     for (const auto& id : p.gpu_types) out.push_back(FindGpu(id).id);
-  } else if (!region.gpus.empty()) {
-    out = region.gpus;
-    assumptions.push_back({AssumptionCode::kRegionGpus, 0, region.note, region.id});
+  } else if (!region.parts.empty()) {
+    out = RegionGpus(region, p.as_of);
+    assumptions.push_back(
+        {.code = AssumptionCode::kRegionGpus, .source = region.note, .region = region.id, .as_of = p.as_of});
   } else {
     PlanConstraints probe;
     probe.prices = p.rental_prices;
@@ -199,7 +201,10 @@ std::vector<PlatformOption> CandidateOptions(const Scenario& job, const Platform
   PlanResult cheapest = SearchPlans(job, c, threads);
   if (!cheapest.feasible) return {};
   PlatformOption cloud = OptionFor(OptionKind::kCloud, job, cheapest.plans.front(), p);
-  const bool buy = HasPurchasePrice(gpu_id, p) || listed;
+  // A restricted part is not sold there any more: its installed capacity is rented, none is bought.
+  const ExportRuling* ruling = RulingOn(RegionOf(p.region), gpu_id, p.as_of);
+  const bool sold = ruling == nullptr || ruling->status != ExportStatus::kRestricted;
+  const bool buy = (HasPurchasePrice(gpu_id, p) || listed) && sold;
   std::optional<PlatformOption> own;
   // A utilisation is of the bought hardware: its run time sets the runs even when it cannot be bought.
   if (buy || p.usage.kind == UsageKind::kUtilisation) {
@@ -283,7 +288,7 @@ void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
 
 /// Each option's part as the region sees it, and its time against as many of the region's reference GPU.
 void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& job, const PlanConstraints& base,
-                          const Region& region, int threads) {
+                          const Region& region, const std::string& as_of, int threads) {
   for (auto& o : options) {
     PlanConstraints c = base;
     c.gpu_types = {region.reference_gpu};
@@ -292,7 +297,10 @@ void CompareWithReference(std::vector<PlatformOption>& options, const Scenario& 
     c.objective = Objective::kTime;
     c.rented = false;  // a speed comparison on as many GPUs, whatever a provider rents
     PlanResult ref = SearchPlans(job, c, threads);
-    o.why.push_back({.code = OptionReasonCode::kRegionPart, .foreign = IsForeign(o.plan.gpu_id, region)});
+    o.why.push_back({.code = OptionReasonCode::kRegionPart,
+                     .foreign = IsForeign(o.plan.gpu_id, region),
+                     .ruling = RulingOn(region, o.plan.gpu_id, as_of),
+                     .as_of = as_of});
     if (ref.feasible) {
       const double ref_s = ref.plans.front().time.total_s;
       o.why.push_back({.code = OptionReasonCode::kRegionSpeedCost,
@@ -423,6 +431,19 @@ const Region& RegionOf(const std::string& region) {
   ThrowUnknownName("region", region, names);
 }
 
+std::vector<std::string> RegionGpus(const Region& region, const std::string& as_of) {
+  std::vector<std::string> out;
+  for (const auto& part : region.parts)
+    if (part.domestic || (as_of.empty() ? !part.history.empty() : part.On(as_of) != nullptr)) out.push_back(part.gpu);
+  return out;
+}
+
+const ExportRuling* RulingOn(const Region& region, const std::string& gpu_id, const std::string& as_of) {
+  const RegionPart* part = PartsCatalog::FindPart(region, gpu_id);
+  if (part == nullptr || part->domestic) return nullptr;
+  return as_of.empty() ? &part->history.back() : part->On(as_of);
+}
+
 PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumption>& assumptions) {
   CheckPolicy(in);
   const Region& region = RegionOf(in.region);
@@ -525,9 +546,14 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   const Region& region = RegionOf(p.region);
   const PlanConstraints base = BaseConstraints(p);
   // A GPU listed by name, or by the region, gets its build even without a purchase price.
-  const bool listed = !policy.gpu_types.empty() || !region.gpus.empty();
-  for (const auto& gpu_id : p.gpu_types)
+  const bool listed = !policy.gpu_types.empty() || !region.parts.empty();
+  for (const auto& gpu_id : p.gpu_types) {
+    if (auto gap = JobStackGap(job, FindGpu(gpu_id), p.framework_fixed)) {
+      rec.assumptions.push_back({.code = AssumptionCode::kStackGap, .gap = *gap});
+      continue;
+    }
     for (auto& o : CandidateOptions(job, p, base, gpu_id, listed, threads)) rec.considered.push_back(std::move(o));
+  }
 
   std::vector<PlatformOption> all = rec.considered;
   // The cheapest priced cloud option: the hybrid's compute, and the rent a purchase whose GPU has no rental
@@ -541,7 +567,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
     all.push_back(hybrid);
   }
   for (auto& o : all) JudgeOption(o, p);
-  if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, threads);
+  if (!region.reference_gpu.empty()) CompareWithReference(all, job, base, region, p.as_of, threads);
   rec.options = RankOptions(std::move(all), region, p.prefer_domestic);
   rec.feasible = !rec.options.empty();
   if (!rec.feasible) {

@@ -39,6 +39,7 @@ struct PlatformPolicy {
   double months = 36;  // recurring use: the horizon of the comparison
   Sensitivity sensitivity = Sensitivity::kLow;
   std::string region = "us";             // a region of data/parts.json; some restrict the accelerators
+  std::string as_of;                     // YYYY-MM-DD the region's export rulings are read on; empty: the latest
   double electricity_usd_per_kwh = 0;    // 0: the catalog's figure for the region
   double pue = 0;                        // 0: the catalog's industry average
   double hosting_usd_per_kw_month = -1;  // < 0: colocation price for servers, none for a workstation
@@ -104,7 +105,7 @@ enum class OptionReasonCode {
   kDataCrossesOnce,  // hybrid: the dataset crosses once, checkpoints come back
   kDedicatedOnly,    // sensitive data: dedicated hosts only, the catalog price a lower bound
   kOverBudget,       // total cost over the budget `usd`
-  kRegionPart,       // restricted region: a domestic part, or an export-compliant `foreign` one
+  kRegionPart,       // restricted region: a domestic part, or a `foreign` one under `ruling` on `as_of`
   kRegionSpeedCost,  // `fraction` x the time of as many `gpu` (the region's reference), `reference_s`
   kPlatform,         // cloud: the platform, instance type and storage to rent (the GPU's catalog offer)
 };
@@ -121,6 +122,8 @@ struct OptionReason {
   std::string gpu{};
   bool foreign = false;
   bool at_least = false;
+  const ExportRuling* ruling = nullptr;  // kRegionPart, foreign: the export ruling in force; null: none recorded
+  std::string as_of{};
 };
 
 /// One way to get the job done: buy, rent, or keep data local and rent compute.
@@ -147,9 +150,10 @@ enum class AssumptionCode {
   kElectricity,      // `value` USD per kWh, from `source`; `stand_in`: the US figure for a region without one
   kPue,              // `value`, the industry average
   kColocation,       // `value` USD per kW-month for servers
-  kRegionGpus,       // `region` allows only its listed accelerators; `source` is its note
+  kRegionGpus,       // `region` allows only its listed accelerators, by their rulings on `as_of`; `source`: its note
   kRanking,          // how options are ranked: `value` is the domestic margin; `stand_in`: domestic first asked for
   kCurrency,         // amounts in `region` (a currency code) at `value` per USD, from `source`
+  kStackGap,         // a GPU type left out: its software stack cannot run the job (`gap`)
 };
 
 struct PolicyAssumption {
@@ -158,11 +162,19 @@ struct PolicyAssumption {
   std::string source{};
   std::string region{};
   bool stand_in = false;
+  std::string as_of{};
+  StackGap gap{};
 };
 
 /// What a region allows (its GPUs, the vendors ranked after domestic parts, its reference GPU, the options
 /// shown) from the regions of data/parts.json; throws InputError naming the regions for an unknown one.
 const Region& RegionOf(const std::string& region);
+/// The region's accelerators on `as_of` (YYYY-MM-DD; empty: the latest rulings): its domestic parts and the foreign
+/// ones sold there by then, restricted ones included (their installed capacity is rented).
+std::vector<std::string> RegionGpus(const Region& region, const std::string& as_of);
+/// The ruling in force for a region's foreign part on `as_of`; nullptr for a domestic part, one not yet sold
+/// there, one the region does not list, or a region without restrictions.
+const ExportRuling* RulingOn(const Region& region, const std::string& gpu_id, const std::string& as_of);
 
 struct Recommendation {
   Scenario job;

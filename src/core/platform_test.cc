@@ -177,6 +177,7 @@ TEST(Platform, BreakEvenNeedsBothSidesPriced) {
 TEST(Platform, UnpricedIsUnknownNotZero) {
   PlatformPolicy p;
   p.region = "cn";
+  p.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // parts without a catalog price
   Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
   ASSERT_TRUE(r.feasible);
   for (const auto& o : r.options) {
@@ -310,16 +311,51 @@ TEST(Platform, SensitiveDataOnlyDedicatedCloud) {
   for (const auto& o : r.options) EXPECT_EQ(o.dedicated, o.kind != OptionKind::kOnPrem) << ToString(o.kind);
 }
 
-// Region cn: only domestic and export-compliant parts; a priced option leads, the ranking rule is stated, and
-// the domestic part leads when asked for, with the speed it costs.
+// Region cn: only the parts it lists on the date asked, and a restricted one is rented, never bought.
+TEST(Platform, RegionCnListsItsPartsByDate) {
+  PlatformPolicy p;
+  p.region = "cn";
+  p.as_of = "2026-12-01";
+  p.gpu_types = {};
+  Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
+  ASSERT_TRUE(r.feasible);
+  const std::vector<std::string> allowed = RegionGpus(RegionOf("cn"), p.as_of);
+  for (const auto& o : r.considered) {
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), o.plan.gpu_id), allowed.end()) << o.plan.gpu_id;
+    const ExportRuling* ruling = RulingOn(RegionOf("cn"), o.plan.gpu_id, p.as_of);
+    if (ruling != nullptr && ruling->status == ExportStatus::kRestricted) {
+      EXPECT_NE(o.kind, OptionKind::kOnPrem) << o.plan.gpu_id;
+    }
+  }
+  bool h800_rented = false;
+  for (const auto& o : r.considered) h800_rented |= o.plan.gpu_id == "h800-sxm" && o.kind == OptionKind::kCloud;
+  EXPECT_TRUE(h800_rented);
+}
+
+// QLoRA in region cn: the parts whose stack lacks bitsandbytes NF4 are left out, each named with why.
+TEST(Platform, RegionCnLeavesOutWhatItsStackCannotRun) {
+  PlatformPolicy p;
+  p.region = "cn";
+  p.gpu_types = {"ascend-910b", "h800-sxm"};
+  Recommendation r = Recommend(Job("qwen2.5-14b", "qlora", 2.5e8), p);
+  ASSERT_TRUE(r.feasible);
+  for (const auto& o : r.considered) EXPECT_EQ(o.plan.gpu_id, "h800-sxm");
+  bool named = false;
+  for (const auto& a : r.assumptions)
+    named |= a.code == AssumptionCode::kStackGap && a.gap.gpu_id == "ascend-910b" &&
+             a.gap.feature == StackFeature::kQlora;
+  EXPECT_TRUE(named);
+}
+
+// Region cn: a priced option leads, the ranking rule is stated, and the domestic part leads when asked for, with
+// the speed it costs.
 TEST(Platform, RegionCnRanksByPriceUnlessDomesticIsAskedFor) {
   PlatformPolicy p;
   p.region = "cn";
+  p.as_of = "2026-12-01";
+  p.gpu_types = {"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"};
   Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
   ASSERT_TRUE(r.feasible);
-  const std::vector<std::string> allowed = {"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"};
-  for (const auto& o : r.options)
-    EXPECT_NE(std::find(allowed.begin(), allowed.end(), o.plan.gpu_id), allowed.end()) << o.plan.gpu_id;
   EXPECT_TRUE(r.options.front().cost.known);
   bool rule = false;
   for (const auto& a : r.assumptions) rule |= a.code == AssumptionCode::kRanking && a.value == kDomesticMargin;
@@ -386,12 +422,15 @@ TEST(Platform, BadPolicies) {
 TEST(Platform, RegionRulesComeFromTheCatalog) {
   const Region& cn = RegionOf("CN");
   EXPECT_EQ(cn.id, "cn");
-  EXPECT_EQ(cn.gpus, (std::vector<std::string>{"ascend-910b", "h20", "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm"}));
+  EXPECT_EQ(RegionGpus(cn, "2026-12-01"),
+            (std::vector<std::string>{"ascend-910b", "ascend-910c", "hygon-bw1000", "cambricon-mlu370-x8", "h20",
+                                      "a800-80gb-sxm", "a800-80gb-pcie", "h800-sxm", "l20", "rtx-4090", "rtx-4090d",
+                                      "rtx-3090"}));
   EXPECT_EQ(cn.reference_gpu, "h100-sxm");
   EXPECT_EQ(cn.foreign_vendors, (std::vector<std::string>{"NVIDIA"}));
   EXPECT_EQ(cn.options_per_kind, 3);
   const Region& us = RegionOf("us");
-  EXPECT_TRUE(us.gpus.empty());
+  EXPECT_TRUE(us.parts.empty());
   EXPECT_TRUE(us.reference_gpu.empty());
   EXPECT_EQ(us.options_per_kind, 2);
   EXPECT_THROW(RegionOf("mars"), InputError);
@@ -417,11 +456,13 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   EXPECT_DOUBLE_EQ(a[3].value, 196);
   a.clear();
   p.region = "cn";
+  p.as_of = "2026-12-01";
   r = ResolvePolicy(p, a);
-  EXPECT_EQ(r.gpu_types, RegionOf("cn").gpus);
+  EXPECT_EQ(r.gpu_types, RegionGpus(RegionOf("cn"), "2026-12-01"));
   ASSERT_GE(a.size(), 2u);
   EXPECT_EQ(a[a.size() - 2].code, AssumptionCode::kRegionGpus);
   EXPECT_EQ(a[a.size() - 2].region, "cn");
+  EXPECT_EQ(a[a.size() - 2].as_of, "2026-12-01");
   EXPECT_EQ(a.back().code, AssumptionCode::kRanking);  // a region that ranks domestic parts states its rule
   EXPECT_DOUBLE_EQ(a.back().value, kDomesticMargin);
   a.clear();
@@ -430,6 +471,39 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   EXPECT_EQ(r.currency, "EUR");
   EXPECT_EQ(a.back().code, AssumptionCode::kCurrency);
   EXPECT_NEAR(a.back().value, 6.9858 / 8.2755, 1e-12);
+  p.as_of = "2026-13-01";
+  EXPECT_THROW(ResolvePolicy(p, a), InputError);
+}
+
+// A part's export status changes by date: the A800 and H800 were sold into China until the Oct 2023 rule took
+// effect for NVIDIA on 2023-10-23; the H20 came in 2024, needed a licence from 2025-04-09; the RTX 4090 fell under
+// the rule on 2023-11-17 and the 4090 D was made for China after it. Domestic parts carry no ruling.
+TEST(Platform, ExportStatusByDate) {
+  const Region& cn = RegionOf("cn");
+  auto status = [&](const std::string& gpu, const std::string& date) {
+    const ExportRuling* r = RulingOn(cn, gpu, date);
+    return r == nullptr ? std::string("none") : std::string(ToString(r->status));
+  };
+  EXPECT_EQ(status("h800-sxm", "2023-10-22"), "allowed");
+  EXPECT_EQ(status("h800-sxm", "2023-10-23"), "restricted");
+  EXPECT_EQ(status("a800-80gb-sxm", "2023-06-01"), "allowed");
+  EXPECT_EQ(status("a800-80gb-sxm", "2026-12-01"), "restricted");
+  EXPECT_EQ(status("h20", "2023-06-01"), "none");
+  EXPECT_EQ(status("h20", "2025-04-08"), "allowed");
+  EXPECT_EQ(status("h20", "2025-04-09"), "licence");
+  EXPECT_EQ(RulingOn(cn, "h20", "2025-08-01")->from, "2025-07-31");
+  EXPECT_EQ(status("rtx-4090", "2023-11-16"), "allowed");
+  EXPECT_EQ(status("rtx-4090", "2023-11-17"), "restricted");
+  EXPECT_EQ(status("rtx-4090d", "2024-01-01"), "allowed");
+  EXPECT_EQ(status("ascend-910b", "2026-12-01"), "none");
+  EXPECT_EQ(status("h100-sxm", "2026-12-01"), "none");  // not listed: no status recorded
+  // Before the H20 and the 4090 D existed, the region's list has the A800/H800 and not them.
+  const auto mid2023 = RegionGpus(cn, "2023-06-01");
+  EXPECT_EQ(std::count(mid2023.begin(), mid2023.end(), "h800-sxm"), 1);
+  EXPECT_EQ(std::count(mid2023.begin(), mid2023.end(), "h20"), 0);
+  EXPECT_EQ(std::count(mid2023.begin(), mid2023.end(), "rtx-4090d"), 0);
+  // The latest rulings when no date is asked.
+  EXPECT_EQ(status("h20", ""), "licence");
 }
 
 // $100,000 of hardware, $1,000 a month to own against $6,000 to rent the same runs: 20 months, beyond a

@@ -405,6 +405,9 @@ void ValidateScenario(Scenario& s) {
   CheckDualPipe(s);
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
+  // The engine's default attention falls back to eager where the GPU's stack has no fused kernel.
+  if (s.training.attention == AttentionKernel::kAuto && !s.hardware.gpu.Supports(StackFeature::kFlashAttention))
+    sg.flash_attention = false;
   // torchtune refuses optimizer_in_bwd with gradient accumulation: each gradient is freed once stepped.
   if (s.training.optimizer_in_backward.value_or(false) && GradAccumSteps(s) > 1) {
     throw InputError("training.optimizer_in_backward", "true",

@@ -69,6 +69,16 @@ std::vector<Framework> CandidateFrameworks(const Scenario& job, bool framework_f
   return out;
 }
 
+/// The candidate engines that run on the GPU's stack; the HF Trainer where none of them does and the job leaves
+/// the engine open (a stack with PyTorch but neither DeepSpeed nor Megatron).
+std::vector<Framework> RunningFrameworks(const Scenario& job, bool framework_fixed, const GpuSpec& gpu, int gpus,
+                                         int gpn) {
+  std::vector<Framework> out = CandidateFrameworks(job, framework_fixed, gpus, gpn);
+  std::erase_if(out, [&](Framework f) { return !gpu.Runs(f); });
+  if (out.empty() && !framework_fixed && gpu.Runs(Framework::kHfTrainer)) out.push_back(Framework::kHfTrainer);
+  return out;
+}
+
 bool IsMegatron(Framework f) { return f == Framework::kMegatron; }
 
 int64_t MaxExperts(const ModelSpec& m) {
@@ -132,6 +142,7 @@ struct TaskResult {
   double cheapest_fit_usd = 0;      // cheapest cost among plans that fit
   int64_t evaluated = 0;
   int64_t enumerated = 0;
+  std::optional<StackGap> stack_gap;  // the GPU's stack cannot run the job: nothing searched
 };
 
 /// A handful of candidate sizes without heap allocation in the search's inner loops.
@@ -213,9 +224,14 @@ class TaskSearch {
     result_ = &result;
     static const std::vector<int> kOne = {1};
     const bool long_context = s_.training.seq_len >= 16384;
-    const std::vector<int>& tps = megatron_ ? space_.tensor_sizes : kOne;
-    const std::vector<int>& pps = megatron_ ? space_.pipeline_sizes : kOne;
-    const std::vector<int>& cps = megatron_ && long_context ? space_.context_sizes : kOne;
+    // Only the splits the GPU's software stack runs.
+    const GpuSpec& gpu = s_.hardware.gpu;
+    const std::vector<int>& tps =
+        megatron_ && gpu.Supports(StackFeature::kTensorParallel) ? space_.tensor_sizes : kOne;
+    const std::vector<int>& pps =
+        megatron_ && gpu.Supports(StackFeature::kPipelineParallel) ? space_.pipeline_sizes : kOne;
+    const std::vector<int>& cps =
+        megatron_ && long_context && gpu.Supports(StackFeature::kContextParallel) ? space_.context_sizes : kOne;
     for (int tp : tps) {
       if (tp > gpn_) break;
       if (space_.heads_gcd % tp != 0 || gpus_ % tp != 0) continue;
@@ -254,23 +270,29 @@ class TaskSearch {
     // state sharded over DP x CP). On one replica sharding saves nothing, but DeepSpeed still offloads through
     // ZeRO (ZeRO-Offload trains on a single GPU; Ren et al. 2021).
     const bool single_replica = dp * cp == 1;
+    const GpuSpec& gpu = s_.hardware.gpu;
     SmallInts zeros;
+    auto add_zero = [&](int zero) {
+      if (zero == 0 || gpu.Supports(zero == 3 ? StackFeature::kZero3 : StackFeature::kZero)) zeros.push(zero);
+    };
     if (megatron_) {
-      zeros.push(0);
-      if (!single_replica) zeros.push(1);
+      add_zero(0);
+      if (!single_replica) add_zero(1);
     } else if (LitGptSharded()) {
-      zeros.push(3);
+      add_zero(3);
     } else {
-      for (int zero = 0; zero <= 3; ++zero) zeros.push(zero);
+      for (int zero = 0; zero <= 3; ++zero) add_zero(zero);
     }
     Strategy& st = s_.strategy;
     st.tp = tp;
     st.pp = pp;
     st.dp = dp;
     st.cp = cp;
-    st.sequence_parallel = megatron_ && tp > 1;
-    // Hardware or kernels without flash attention: the job says so, and every plan keeps the score matrix.
-    st.flash_attention = space_.job->strategy.flash_attention && s_.training.attention != AttentionKernel::kEager;
+    st.sequence_parallel = megatron_ && tp > 1 && gpu.Supports(StackFeature::kSequenceParallel);
+    // Hardware or kernels without flash attention: the job says so, or the GPU's stack has no fused kernel, and
+    // every plan keeps the score matrix.
+    st.flash_attention = space_.job->strategy.flash_attention && s_.training.attention != AttentionKernel::kEager &&
+                         gpu.Supports(StackFeature::kFlashAttention);
     for (int ep : eps) {
      for (int etp : etps) {
       if (etp > 0 && ep == 1) continue;  // without EP the experts follow TP
@@ -403,8 +425,10 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = DefaultGlobalBatch(space.job->training, gpus);
 
+  result.stack_gap = JobStackGap(*space.job, gpu, space.framework_fixed);
+  if (result.stack_gap) return result;
   TaskSearch search(space, s, gpus, gpn, quote);
-  for (Framework framework : CandidateFrameworks(*space.job, space.framework_fixed, gpus, gpn)) {
+  for (Framework framework : RunningFrameworks(*space.job, space.framework_fixed, gpu, gpus, gpn)) {
     if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
     // litgpt finetune_lora refuses bnb quantisation on more than one device (NotImplementedError).
     if (framework == Framework::kLitGpt && gpus > 1 && space.job->training.method == Method::kQlora) continue;
@@ -646,6 +670,7 @@ struct NearMisses {
   double min_host = INFINITY;  // the least host RAM of candidates held back only by the host RAM given
   double fastest_fit = INFINITY;
   double cheapest_fit = INFINITY;
+  bool searched = false;  // some GPU type's stack runs the job
 };
 
 /// Merges the tasks' plans into the ranked list and the Pareto front.
@@ -654,6 +679,12 @@ NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c
   std::vector<Plan> fastest;
   NearMisses near;
   for (auto& r : results) {
+    if (r.stack_gap) {
+      const auto same = [&](const StackGap& g) { return g.gpu_id == r.stack_gap->gpu_id; };
+      if (std::none_of(out.skipped.begin(), out.skipped.end(), same)) out.skipped.push_back(*r.stack_gap);
+      continue;
+    }
+    near.searched = true;
     out.evaluated += r.evaluated;
     out.enumerated += r.enumerated;
     for (auto& p : r.best) InsertTop(out.plans, p, static_cast<size_t>(c.top), order);
@@ -734,7 +765,10 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
     std::vector<TaskResult> results;
     out.threads = RunTasks(space, MakeTasks(c), threads, results);
     const NearMisses near = MergeTasks(results, c, out);
-    if (out.plans.empty()) out.reason = BindingConstraint(near, job, c, space.global_batch);
+    if (out.plans.empty() && !near.searched && !out.skipped.empty())
+      out.reason = {.code = NoPlanCode::kUnsupportedOnStack, .stack_gap = out.skipped.front()};
+    else if (out.plans.empty())
+      out.reason = BindingConstraint(near, job, c, space.global_batch);
   }
   out.feasible = !out.plans.empty();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -863,7 +897,8 @@ void AddMemoryAlternatives(const Scenario& job, const PlanConstraints& c, std::v
   }
 }
 
-std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, int threads) {
+std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstraints& c, const NoPlanReason& why,
+                                          int threads) {
   std::vector<AlternativeTry> changes;
   auto add = [&](AlternativeChange code, auto&& edit, int max_gpus = 0) {
     AlternativeTry change = MakeTry(job, c, code);
@@ -872,7 +907,9 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
     changes.push_back(std::move(change));
   };
   const Method method = job.training.method;
-  if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze)
+  // LoRA also where the stack lacks QLoRA's 4-bit kernels (Ascend: no bitsandbytes NF4).
+  const bool qlora_unsupported = method == Method::kQlora && why.code == NoPlanCode::kUnsupportedOnStack;
+  if (method == Method::kPretrain || method == Method::kFull || method == Method::kFreeze || qlora_unsupported)
     add(AlternativeChange::kMethodLora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kLora; });
   if (method != Method::kQlora)
     add(AlternativeChange::kMethodQlora, [](Scenario& s, PlanConstraints&) { s.training.method = Method::kQlora; });
@@ -926,7 +963,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int threads) {
   ValidateConstraints(c);
   PlanResult result = SearchCore(job, c, threads);
-  if (!result.feasible) result.alternatives = FindAlternatives(job, c, threads);
+  if (!result.feasible) result.alternatives = FindAlternatives(job, c, result.reason, threads);
   return result;
 }
 

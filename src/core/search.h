@@ -9,6 +9,7 @@
 #include "catalog/hardware.h"
 #include "catalog/prices.h"
 #include "core/scenario.h"
+#include "core/stack.h"
 
 namespace trainplan {
 
@@ -104,6 +105,7 @@ enum class NoPlanCode {
   kOverBudget,         // the cheapest plan that fits costs more than the budget
   kDeadlineAndBudget,  // plans meet each limit, none both
   kNotRentable,        // the exact count is beyond the rental limit or not whole instances of the offer
+  kUnsupportedOnStack,  // the job needs a feature or engine the software stack of every GPU asked lacks
 };
 
 /// Why a search found no plan, with the numbers its sentence needs (the others stay 0).
@@ -125,6 +127,7 @@ struct NoPlanReason {
   const RentalOffer* offer = nullptr;
   int rent_limit_gpus = 0;
   int node_gpus = 0;
+  StackGap stack_gap{};  // kUnsupportedOnStack: what the first GPU type asked lacks
 };
 
 /// A change to the job tried when nothing fits as asked.
@@ -166,6 +169,7 @@ struct PlanResult {
   std::vector<Alternative> alternatives;
   std::vector<Plan> plans;   // ranked by the objective, at most constraints.top
   std::vector<Plan> pareto;  // training time against cost, fastest first
+  std::vector<StackGap> skipped;  // GPU types left out: their stack lacks what the job asks for
   int64_t evaluated = 0;     // candidate strategies whose memory and time were estimated
   int64_t enumerated = 0;    // candidates considered, including those pruned by bounds
   double seconds = 0;

@@ -4,6 +4,7 @@
 
 #include "text/explain.h"
 #include "text/job_costs_text.h"
+#include "text/stack_text.h"
 
 namespace trainplan {
 
@@ -77,6 +78,11 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r, const Currency& 
               {"search",
                {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
   if (!r.feasible) out["reason"] = NoPlanText(r.reason, cur);
+  if (!r.skipped.empty()) {
+    json skipped = json::array();
+    for (const auto& gap : r.skipped) skipped.push_back(SkippedGpuText(gap));
+    out["skipped_gpus"] = skipped;
+  }
   return out;
 }
 

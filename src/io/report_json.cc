@@ -281,6 +281,7 @@ json RecommendationToJson(const Recommendation& r) {
                 {"months", p.months},
                 {"data_sensitivity", ToString(p.sensitivity)},
                 {"region", p.region},
+                {"as_of", p.as_of},
                 {"electricity_usd_per_kwh", p.electricity_usd_per_kwh},
                 {"electricity_per_kwh", FromUsd(p.electricity_usd_per_kwh, cur)},
                 {"pue", p.pue}}},

@@ -2,6 +2,7 @@
 
 #include "io/writers.h"
 
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "base/error.h"
 #include "catalog/hardware.h"
 #include "catalog/prices.h"
+#include "catalog/parts.h"
 #include "core/limits.h"
 #include "io/model_catalog.h"
 
@@ -18,6 +20,13 @@ namespace trainplan {
 namespace {
 
 using nlohmann::json;
+
+/// Today's date in UTC, YYYY-MM-DD.
+std::string TodayUtc() {
+  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
+                     static_cast<unsigned>(day.day()));
+}
 
 double Positive(const Field& f, const std::string& allowed) {
   if (!f.value().is_number()) f.Fail(allowed);
@@ -139,7 +148,7 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   p.CheckKeys({"deadline", "budget_usd", "usage", "months", "data_sensitivity", "region", "electricity_usd_per_kwh",
                "pue", "hosting_usd_per_kw_month", "gpu", "max_gpus", "gpus", "prices", "purchase_prices",
                "dataset_gb", "checkpoints_kept", "psu_n_plus_n", "runs_per_month", "currency", "budget",
-               "prefer_domestic"});
+               "prefer_domestic", "as_of"});
   RecommendRequest r;
   PlatformPolicy& policy = r.policy;
   // `budget`, `prices` and `purchase_prices` are in the request's currency; keys ending in _usd stay USD.
@@ -160,6 +169,11 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("months")) policy.months = Positive(*v, "a positive number of months");
   if (const auto v = p.Get("data_sensitivity")) policy.sensitivity = ParseSensitivity(v->String(), v->path());
   if (const auto v = p.Get("region")) policy.region = v->String();
+  policy.as_of = TodayUtc();  // a region's export rulings as they stand today unless a date is asked
+  if (const auto v = p.Get("as_of")) {
+    policy.as_of = v->String();
+    if (!IsIsoDate(policy.as_of)) v->Fail("a date YYYY-MM-DD");
+  }
   if (const auto v = p.Get("electricity_usd_per_kwh")) {
     policy.electricity_usd_per_kwh = Positive(*v, "a positive USD per kWh");
   }
@@ -203,6 +217,24 @@ json ModelToJson(const ModelSpec& m, const ParamCounts& p) {
             {"components", ParamComponentsToJson(p)}}}};
 }
 
+namespace {
+
+/// The GPU's software stack: what it supports and lacks, each with its source.
+json StackToJson(const SoftwareStack* stack) {
+  if (stack == nullptr) return nullptr;
+  json features = json::object();
+  for (int i = 0; i < kStackFeatures; ++i) {
+    const StackSupport& f = stack->features[static_cast<size_t>(i)];
+    features[StackFeatureKey(static_cast<StackFeature>(i))] = {
+        {"supported", f.supported}, {"note", f.note}, {"source", f.source}};
+  }
+  json engines = json::array();
+  for (Framework f : stack->frameworks) engines.push_back(FrameworkKey(f));
+  return {{"id", stack->id}, {"name", stack->name}, {"frameworks", engines}, {"features", features}, {"date", stack->date}};
+}
+
+}  // namespace
+
 json GpuToJson(const GpuSpec& g) {
   return {{"id", g.id},
           {"name", g.name},
@@ -224,7 +256,8 @@ json GpuToJson(const GpuSpec& g) {
           {"date", g.date},
           {"confidence", g.confidence},
           {"basis", g.basis},
-          {"default_gpus_per_node", DefaultGpusPerNode(g)}};
+          {"default_gpus_per_node", DefaultGpusPerNode(g)},
+          {"stack", StackToJson(g.stack)}};
 }
 
 json ModelCatalogJson() {

@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "text/format.h"
 #include "text/job_costs_text.h"
+#include "text/stack_text.h"
 
 namespace trainplan {
 
@@ -58,6 +59,7 @@ std::string WarningText(const Scenario& s, const EstimateWarning& w) {
     case WarningCode::kNoNvlink:
       return fmt::format("{} has no NVLink: GPU-to-GPU traffic goes over {}", s.hardware.gpu.name,
                          s.hardware.intra_node.name);
+    case WarningCode::kUnsupportedOnStack: return "will not run as asked: " + StackGapText(w.stack_gap);
   }
   return "";
 }
@@ -482,6 +484,7 @@ std::string NoPlanText(const NoPlanReason& r, const Currency& cur) {
                          "instances, or your own price (--price) for hardware you have",
                          GroupedCount(r.gpus), r.node_gpus, terms);
     }
+    case NoPlanCode::kUnsupportedOnStack: return "not supported: " + StackGapText(r.stack_gap);
   }
   return "";
 }

@@ -60,6 +60,13 @@ TEST(Explain, ConfidenceGivesTheLevelAndEveryReason) {
 
 TEST(Explain, EveryNoPlanCodeHasItsSentence) {
   EXPECT_EQ(NoPlanText({}), "");
+  const std::string stack = NoPlanText(
+      {.code = NoPlanCode::kUnsupportedOnStack, .stack_gap = {.gpu_id = "ascend-910b", .feature = StackFeature::kFp8}});
+  EXPECT_EQ(stack.rfind("not supported: FP8 training needs FP8 matmuls, not available for Huawei Ascend 910B via "
+                        "Huawei CANN with torch_npu",
+                        0),
+            0u)
+      << stack;
   EXPECT_EQ(NoPlanText({.code = NoPlanCode::kBeyondRange, .gpus = 20000, .max_gpus = 16384}),
             "outside the search: 20,000 GPUs is beyond its range of 1 to 16,384 GPUs; raise max_gpus to search "
             "larger counts");

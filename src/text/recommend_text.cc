@@ -4,6 +4,7 @@
 
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/stack_text.h"
 
 namespace trainplan {
 
@@ -98,10 +99,34 @@ std::string RentalText(const PlatformOption& o, const OptionReason& r, const std
   }
 }
 
+/// " on 2026-12-01", or nothing when the latest rulings are read.
+std::string OnDate(const std::string& as_of) { return as_of.empty() ? "" : " on " + as_of; }
+
+/// A foreign part's export status in a region, with the rule and its source: never "export-compliant" unless it
+/// may be sold there without a licence on that date.
+std::string ExportStatusText(const GpuSpec& gpu, const ExportRuling* ruling, const std::string& as_of) {
+  if (ruling == nullptr)
+    return fmt::format("{}: no export status recorded for this region{}: check it before relying on it", gpu.name,
+                       OnDate(as_of));
+  switch (ruling->status) {
+    case ExportStatus::kAllowed:
+      return fmt::format("{}: an export-compliant {} part{}: allowed since {}, {} ({})", gpu.name, gpu.vendor,
+                         OnDate(as_of), ruling->from, ruling->rule, ruling->source);
+    case ExportStatus::kLicence:
+      return fmt::format("{}: sale into this region needs a US export licence{} (since {}: {}; {})", gpu.name,
+                         OnDate(as_of), ruling->from, ruling->rule, ruling->source);
+    case ExportStatus::kRestricted:
+      return fmt::format("{}: export-restricted{} (since {}: {}; {}): installed cloud capacity only, no purchase "
+                         "option",
+                         gpu.name, OnDate(as_of), ruling->from, ruling->rule, ruling->source);
+  }
+  return "";
+}
+
 std::string RegionText(const PlatformOption& o, const OptionReason& r) {
   const GpuSpec& gpu = FindGpu(o.plan.gpu_id);
   if (r.code == OptionReasonCode::kRegionPart)
-    return r.foreign ? fmt::format("{}: an export-compliant {} part", gpu.name, gpu.vendor)
+    return r.foreign ? ExportStatusText(gpu, r.ruling, r.as_of)
                      : gpu.name + ": a domestic accelerator, preferred for compliance";
   return fmt::format("compliance costs speed: {:.2f}x the time of {} {} ({})", r.fraction, o.plan.gpus,
                      FindGpu(r.gpu).name, FormatDuration(r.reference_s));
@@ -209,6 +234,31 @@ std::string BreakEvenText(const BreakEven& b) {
   return "";
 }
 
+namespace {
+
+/// The region's accelerators grouped by their export status on the date asked.
+std::string RegionPartsText(const PolicyAssumption& a) {
+  const Region& region = RegionOf(a.region);
+  std::vector<std::string> groups[4];  // domestic, allowed, licence, restricted
+  for (const auto& id : RegionGpus(region, a.as_of)) {
+    const ExportRuling* ruling = RulingOn(region, id, a.as_of);
+    groups[ruling == nullptr ? 0 : 1 + static_cast<int>(ruling->status)].push_back(FindGpu(id).name);
+  }
+  static constexpr const char* kLabels[4] = {
+      "domestic", "foreign, allowed", "foreign, export licence needed",
+      "foreign, export-restricted (installed cloud capacity only)"};
+  std::string out = fmt::format("region {}{}: only its listed accelerators, by export status", a.region, OnDate(a.as_of));
+  for (int i = 0; i < 4; ++i) {
+    if (groups[i].empty()) continue;
+    std::string names;
+    for (const auto& n : groups[i]) names += (names.empty() ? "" : ", ") + n;
+    out += fmt::format("; {}: {}", kLabels[i], names);
+  }
+  return out + fmt::format(" ({})", a.source);
+}
+
+}  // namespace
+
 std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
   switch (a.code) {
     case AssumptionCode::kDefaultDeadline:
@@ -225,7 +275,7 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
       return fmt::format("servers hosted in colocation at {} per kW-month ({}); a workstation costs no hosting",
                          FormatMoney(a.value, cur), a.source);
     case AssumptionCode::kRegionGpus:
-      return fmt::format("region {}: domestic and export-compliant accelerators only ({})", a.region, a.source);
+      return RegionPartsText(a);
     case AssumptionCode::kRanking:
       return a.stand_in
                  ? "ranking: domestic parts first, as asked (recommend.prefer_domestic); then priced options by cost per "
@@ -237,6 +287,8 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
                                100 * a.value);
     case AssumptionCode::kCurrency:
       return fmt::format("amounts in {} at {:.4f} {} per USD ({})", a.region, a.value, a.region, a.source);
+    case AssumptionCode::kStackGap:
+      return SkippedGpuText(a.gap);
   }
   return "";
 }

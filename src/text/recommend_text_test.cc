@@ -122,7 +122,36 @@ TEST(RecommendText, RegionReasons) {
   PlatformOption o = FourA100(OptionKind::kCloud);
   o.plan.gpu_id = "h800-sxm";
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRegionPart, .foreign = true}),
-            "NVIDIA H800 SXM5 80GB: an export-compliant NVIDIA part");
+            "NVIDIA H800 SXM5 80GB: no export status recorded for this region: check it before relying on it");
+  const Region& cn = RegionOf("cn");
+  // Seen: the H800 called "an export-compliant NVIDIA part" while the note said it fell under the Oct 2023 rule.
+  const std::string restricted = OptionReasonText(
+      o, {.code = OptionReasonCode::kRegionPart,
+          .foreign = true,
+          .ruling = RulingOn(cn, "h800-sxm", "2026-12-01"),
+          .as_of = "2026-12-01"});
+  EXPECT_EQ(restricted.find("export-compliant"), std::string::npos) << restricted;
+  EXPECT_EQ(restricted.rfind("NVIDIA H800 SXM5 80GB: export-restricted on 2026-12-01 (since 2023-10-23: ", 0), 0u)
+      << restricted;
+  EXPECT_NE(restricted.find("installed cloud capacity only, no purchase option"), std::string::npos);
+  const std::string before = OptionReasonText(
+      o, {.code = OptionReasonCode::kRegionPart,
+          .foreign = true,
+          .ruling = RulingOn(cn, "h800-sxm", "2023-06-01"),
+          .as_of = "2023-06-01"});
+  EXPECT_EQ(before.rfind("NVIDIA H800 SXM5 80GB: an export-compliant NVIDIA part on 2023-06-01: allowed since 2023-03-21", 0), 0u)
+      << before;
+  o.plan.gpu_id = "h20";
+  const std::string licence = OptionReasonText(
+      o, {.code = OptionReasonCode::kRegionPart,
+          .foreign = true,
+          .ruling = RulingOn(cn, "h20", "2025-05-01"),
+          .as_of = "2025-05-01"});
+  EXPECT_EQ(licence.rfind("NVIDIA H20 96GB: sale into this region needs a US export licence on 2025-05-01 (since "
+                          "2025-04-09: ",
+                          0),
+            0u)
+      << licence;
   o.plan.gpu_id = "ascend-910b";
   EXPECT_EQ(OptionReasonText(o, {.code = OptionReasonCode::kRegionPart}),
             "Huawei Ascend 910B: a domestic accelerator, preferred for compliance");
@@ -139,8 +168,20 @@ TEST(RecommendText, AssumptionsAndNoOption) {
             "not what wins on price");
   EXPECT_EQ(AssumptionText({.code = AssumptionCode::kElectricity, .value = 0.1194, .source = "eia", .stand_in = true}),
             "electricity $0.1194/kWh (eia; the US figure stands in: give recommend.electricity_usd_per_kwh)");
-  EXPECT_EQ(AssumptionText({.code = AssumptionCode::kRegionGpus, .source = "check availability", .region = "cn"}),
-            "region cn: domestic and export-compliant accelerators only (check availability)");
+  // Each part under its status on the date: never "export-compliant" for a part the same line calls restricted.
+  const std::string region = AssumptionText(
+      {.code = AssumptionCode::kRegionGpus, .source = "check availability", .region = "cn", .as_of = "2026-12-01"});
+  EXPECT_EQ(region,
+            "region cn on 2026-12-01: only its listed accelerators, by export status; domestic: Huawei Ascend 910B, "
+            "Huawei Ascend 910C, Hygon DCU BW1000, Cambricon MLU370-X8; foreign, allowed: NVIDIA L20 48GB, NVIDIA "
+            "GeForce RTX 4090 D, NVIDIA GeForce RTX 3090; foreign, export licence needed: NVIDIA H20 96GB; foreign, "
+            "export-restricted (installed cloud capacity only): NVIDIA A800 SXM4 80GB, NVIDIA A800 PCIe 80GB, NVIDIA "
+            "H800 SXM5 80GB, NVIDIA GeForce RTX 4090 (check availability)");
+  EXPECT_EQ(region.find("export-compliant"), std::string::npos);
+  const std::string mid2023 = AssumptionText(
+      {.code = AssumptionCode::kRegionGpus, .source = "s", .region = "cn", .as_of = "2023-06-01"});
+  EXPECT_NE(mid2023.find("foreign, allowed: NVIDIA A800 SXM4 80GB"), std::string::npos) << mid2023;
+  EXPECT_EQ(mid2023.find("H20"), std::string::npos) << mid2023;
   Recommendation r;
   r.reason = {.code = NoPlanCode::kTooSlow, .fastest_s = 3 * 86400, .deadline_s = 86400};
   EXPECT_EQ(NoOptionText(r), "too slow: the fastest plan that fits takes 3.0 days, past the deadline of 24.0 h");

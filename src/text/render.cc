@@ -7,6 +7,7 @@
 #include "text/explain.h"
 #include "text/format.h"
 #include "text/job_costs_text.h"
+#include "text/stack_text.h"
 #include "catalog/hardware.h"
 #include "core/units.h"
 
@@ -188,6 +189,10 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
                          "after every plan that keeps the headroom\n",
                          100 * job.hardware.usable_memory_fraction);
     out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0], cur));
+  }
+  for (const auto& gap : r.skipped) {
+    const bool is_reason = r.reason.code == NoPlanCode::kUnsupportedOnStack && r.reason.stack_gap.gpu_id == gap.gpu_id;
+    if (!is_reason) out += fmt::format("note: {}\n", SkippedGpuText(gap));
   }
   if (!r.pareto.empty()) {
     out += "\ntime vs cost (Pareto front, fastest first):\n";
