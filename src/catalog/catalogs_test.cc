@@ -148,9 +148,15 @@ TEST(RentalPrices, DefaultOffersAsCited) {
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm"), 4.76);  // the median of 2.69, 4.76, 12.29: runpod-deploybase
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("h200"), 6.35);      // runpod-deploybase-2026-03
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("v100-32gb-sxm2"), 3.90);  // aws-skypilot
-  EXPECT_NEAR(DefaultRentalPrice("a800-80gb-sxm"), 12 / 6.9858, 1e-12);  // 12 CNY (zhitaoyun-2025-04)
-  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h800-sxm"), 0);  // platforms named, prices console-only
-  EXPECT_DOUBLE_EQ(DefaultRentalPrice("ascend-910b"), 0);
+  // Mainland China offers price only the cn market; they rent nothing elsewhere.
+  EXPECT_NEAR(DefaultRentalPrice("a800-80gb-sxm", "cn"), 12 / 6.9858, 1e-12);  // 12 CNY (zhitaoyun-2025-04)
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("a800-80gb-sxm"), 0);
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h800-sxm", "cn"), 0);  // platforms named, prices console-only
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("ascend-910b", "cn"), 0);
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-4090"), 0.6);                          // RunPod
+  EXPECT_NEAR(DefaultRentalPrice("rtx-4090", "cn"), 5.5 / 6.9858, 1e-12);         // the China marketplaces
+  EXPECT_DOUBLE_EQ(DefaultRentalPrice("h100-sxm", "cn"), 0);                      // no mainland H100 offer
+  EXPECT_EQ(PlatformOffer("h800-sxm"), nullptr);
   const GpuRentalPrices& h100 = RentalPriceCatalog().front();
   EXPECT_EQ(h100.gpu, "h100-sxm");
   ASSERT_EQ(h100.offers.size(), 3u);
@@ -175,18 +181,16 @@ TEST(RentalPrices, CurrenciesAndPlatforms) {
     EXPECT_EQ(e.value(), "GBP");
     EXPECT_EQ(e.allowed(), "CNY | EUR | USD");
   }
-  const RentalOffer* a800 = DefaultRentalOffer("a800-80gb-sxm");
+  const RentalOffer* a800 = DefaultRentalOffer("a800-80gb-sxm", "cn");
   ASSERT_NE(a800, nullptr);
   EXPECT_EQ(a800->currency->code, "CNY");
   EXPECT_DOUBLE_EQ(a800->per_gpu_hour, 12);
-  const RentalOffer* h800 = PlatformOffer("h800-sxm");
+  const RentalOffer* h800 = PlatformOffer("h800-sxm", "cn");
   ASSERT_NE(h800, nullptr);
   EXPECT_FALSE(h800->priced());
   EXPECT_EQ(h800->provider, "Tencent Cloud HCC high-performance computing cluster");
   EXPECT_EQ(h800->storage->name, "Tencent Cloud COS Standard");
   EXPECT_FALSE(h800->dedicated.empty());
-  // The US default is unchanged by the China marketplace offer: the cheaper middle of two stays RunPod's.
-  EXPECT_DOUBLE_EQ(DefaultRentalPrice("rtx-4090"), 0.6);
   EXPECT_EQ(DefaultRentalOffer("h100-sxm")->storage, nullptr);  // RunPod names none
   EXPECT_DOUBLE_EQ(RentalPriceCatalog().front().offers[2].storage->usd_per_gb_month, 0.023);  // AWS: S3
 }
@@ -200,6 +204,10 @@ TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
   EXPECT_NE(InternalErrorOf([] {
               LoadRentalPrices(Edited("prices.json", "\"source\": \"aws-skypilot\"", "\"source\": \"aws\""), "prices.json");
             }).find("built-in catalog prices.json: h100-sxm.offers[2].source: 'aws'; a key of the file's sources"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadRentalPrices(Edited("prices.json", "\"market\": \"cn\"", "\"market\": \"china\""), "prices.json");
+            }).find("rtx-4090.offers[1].market: 'china'; \"cn\" (a provider renting in mainland China)"),
             std::string::npos);
 }
 

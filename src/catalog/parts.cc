@@ -132,6 +132,7 @@ Region ReadRegion(const std::string& id, const Field& r) {
   if (r.Has("foreign_vendors"))
     for (const Field& v : r.At("foreign_vendors").Items()) out.foreign_vendors.push_back(GpuVendor(v));
   if (r.Has("reference_gpu")) out.reference_gpu = GpuId(r.At("reference_gpu"));
+  if (r.Has("rental_market")) out.rental_market = r.At("rental_market").String();
   if (r.Has("options_per_kind")) out.options_per_kind = static_cast<int>(r.At("options_per_kind").Int({1, 10}));
   return out;
 }

@@ -201,6 +201,7 @@ struct Region {
   std::vector<std::string> foreign_vendors;  // their parts rank after domestic ones
   std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
   int options_per_kind = 2;                  // on-prem and cloud options shown
+  std::string rental_market;                 // the offers rented there (RentalOffer::market); empty: international
 };
 
 /// The interruption rate of the largest published run and the relaunch overhead.

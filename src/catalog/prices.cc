@@ -78,11 +78,15 @@ void ReadAmounts(const Field& o, RentalOffer& offer) {
 RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& gpu) {
   o.CheckKeys({"provider", "instance", "currency", "per_gpu_hour", "per_gpu_month", "price_note", "source", "date",
                "gpus_per_instance", "gpus_per_instance_source", "billing", "max_gpus", "max_gpus_source", "storage",
-               "dedicated"});
+               "dedicated", "market"});
   RentalOffer offer;
   offer.gpu = gpu;
   offer.provider = o.At("provider").String();
   if (o.Has("instance")) offer.instance = o.At("instance").String();
+  if (o.Has("market")) {
+    offer.market = o.At("market").String();
+    if (offer.market != "cn") o.At("market").Fail("\"cn\" (a provider renting in mainland China)");
+  }
   ReadAmounts(o, offer);
   offer.source = o.At("source").String();
   if (!sources.Has(offer.source)) o.At("source").Fail("a key of the file's sources");
@@ -106,17 +110,6 @@ RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& g
   }
   if (o.Has("dedicated")) offer.dedicated = o.At("dedicated").String();
   return offer;
-}
-
-/// The stated rule: the median-priced of the priced offers, the cheaper of the two middle ones for an even count.
-int MedianOffer(const std::vector<RentalOffer>& offers) {
-  std::vector<int> order;
-  for (size_t i = 0; i < offers.size(); ++i)
-    if (offers[i].priced()) order.push_back(static_cast<int>(i));
-  if (order.empty()) return -1;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return offers[a].usd_per_gpu_hour < offers[b].usd_per_gpu_hour; });
-  return order[(order.size() - 1) / 2];
 }
 
 StorageService ReadStorage(const std::string& id, const Field& s, const Field& sources) {
@@ -184,7 +177,6 @@ std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string
     if (!known) g.At("gpu").Fail("a GPU id of data/gpus.json");
     for (const Field& o : g.At("offers").Items()) prices.offers.push_back(ReadOffer(o, sources, prices.gpu));
     if (prices.offers.empty()) g.At("offers").Fail("at least one offer");
-    prices.default_offer = MedianOffer(prices.offers);
     out.push_back(std::move(prices));
   }
   return out;
@@ -195,20 +187,36 @@ const std::vector<GpuRentalPrices>& RentalPriceCatalog() {
   return catalog;
 }
 
-const RentalOffer* DefaultRentalOffer(const std::string& gpu_id) {
+/// The stated rule: the median-priced of the market's priced offers, the cheaper of the two middle ones for an even
+/// count.
+const RentalOffer* GpuRentalPrices::DefaultOffer(const std::string& market) const {
+  std::vector<const RentalOffer*> priced;
+  for (const auto& o : offers)
+    if (o.market == market && o.priced()) priced.push_back(&o);
+  if (priced.empty()) return nullptr;
+  std::stable_sort(priced.begin(), priced.end(),
+                   [](const RentalOffer* a, const RentalOffer* b) { return a->usd_per_gpu_hour < b->usd_per_gpu_hour; });
+  return priced[(priced.size() - 1) / 2];
+}
+
+const RentalOffer* DefaultRentalOffer(const std::string& gpu_id, const std::string& market) {
   for (const auto& p : RentalPriceCatalog())
-    if (p.gpu == gpu_id) return p.DefaultOffer();
+    if (p.gpu == gpu_id) return p.DefaultOffer(market);
   return nullptr;
 }
 
-const RentalOffer* PlatformOffer(const std::string& gpu_id) {
-  for (const auto& p : RentalPriceCatalog())
-    if (p.gpu == gpu_id) return p.DefaultOffer() != nullptr ? p.DefaultOffer() : &p.offers.front();
+const RentalOffer* PlatformOffer(const std::string& gpu_id, const std::string& market) {
+  for (const auto& p : RentalPriceCatalog()) {
+    if (p.gpu != gpu_id) continue;
+    if (const RentalOffer* priced = p.DefaultOffer(market)) return priced;
+    for (const auto& o : p.offers)
+      if (o.market == market) return &o;
+  }
   return nullptr;
 }
 
-double DefaultRentalPrice(const std::string& gpu_id) {
-  const RentalOffer* offer = DefaultRentalOffer(gpu_id);
+double DefaultRentalPrice(const std::string& gpu_id, const std::string& market) {
+  const RentalOffer* offer = DefaultRentalOffer(gpu_id, market);
   return offer != nullptr ? offer->usd_per_gpu_hour : 0;
 }
 

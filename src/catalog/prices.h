@@ -50,6 +50,7 @@ struct StorageService {
 struct RentalOffer {
   std::string gpu;  // GPU catalog id
   std::string provider;  // the platform to rent on
+  std::string market;    // where the provider rents: "cn" mainland China; empty: the international market
   std::string instance;  // the instance type or resource to ask for; empty where the source names none
   const Currency* currency = nullptr;  // as published
   double per_gpu_hour = 0;             // on demand, as published; 0: not published
@@ -74,20 +75,22 @@ struct RentalOffer {
 struct GpuRentalPrices {
   std::string gpu;  // GPU catalog id
   std::vector<RentalOffer> offers;
-  int default_offer = -1;  // the median-priced offer; the cheaper middle one for an even count; -1: none priced
-  const RentalOffer* DefaultOffer() const { return default_offer < 0 ? nullptr : &offers[default_offer]; }
+  /// The median-priced offer of `market`, the cheaper middle one for an even count; nullptr: none priced there.
+  const RentalOffer* DefaultOffer(const std::string& market) const;
 };
 
 const std::vector<GpuRentalPrices>& RentalPriceCatalog();
 const std::vector<StorageService>& StorageCatalog();
 
-/// The default offer for a GPU catalog id; nullptr when no rental price is cited.
-const RentalOffer* DefaultRentalOffer(const std::string& gpu_id);
-/// The platform to name for renting a GPU: its default offer, else its first unpriced one; nullptr when none.
-const RentalOffer* PlatformOffer(const std::string& gpu_id);
+/// The default offer for a GPU catalog id in a rental market (RentalOffer::market); nullptr when no rental price
+/// is cited there.
+const RentalOffer* DefaultRentalOffer(const std::string& gpu_id, const std::string& market = {});
+/// The platform to name for renting a GPU in a market: its default offer, else its first unpriced one there;
+/// nullptr when none.
+const RentalOffer* PlatformOffer(const std::string& gpu_id, const std::string& market = {});
 
 /// The default offer's USD per GPU-hour for a GPU catalog id; 0 when no rental price is cited.
-double DefaultRentalPrice(const std::string& gpu_id);
+double DefaultRentalPrice(const std::string& gpu_id, const std::string& market = {});
 
 /// Reads a prices document; a bad entry throws InternalError naming `file`, the GPU and the key.
 std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file);

@@ -123,15 +123,15 @@ nlohmann::json DeepSeekV3(const std::string& framework) {
 }
 
 // Megatron-Core at DeepSeek-V3's published layout cannot pair micro-batches: PP 16 needs virtual stages for its
-// combined 1F1B, and 61 layers admit none. Its all-to-alls show (86 days against the report's 54.2); DeepSeek's
-// own DualPipe hides them.
+// combined 1F1B, and 61 layers admit none. Its all-to-alls show; DeepSeek's own DualPipe hides them but for the
+// warm-up and cool-down micro-batches', which pair with nothing.
 TEST(MoeTime, DeepSeekV3AsMegatronCannotHideItsAllToAlls) {
   nlohmann::json doc = DeepSeekV3("megatron");
   const Estimate megatron = EstimateScenario(ScenarioFromJson(doc, false));
   doc["strategy"]["pipeline_schedule"] = "dualpipe";
   const Estimate dual = EstimateScenario(ScenarioFromJson(doc, false));
   EXPECT_GT(megatron.time[TimeTerm::kEpComm], 0.15 * megatron.time.step_s);
-  EXPECT_LT(dual.time[TimeTerm::kEpComm], 0.05 * dual.time.step_s);
+  EXPECT_LT(dual.time[TimeTerm::kEpComm], 0.08 * dual.time.step_s);
   EXPECT_GT(megatron.time.training_s, 1.2 * dual.time.training_s);
 }
 

@@ -159,6 +159,7 @@ PlanConstraints BaseConstraints(const PlatformPolicy& p) {
   base.max_gpus = p.max_gpus;
   base.gpus = p.gpus;
   base.prices = p.rental_prices;
+  base.market = RegionOf(p.region).rental_market;
   base.top = 1;
   base.framework_fixed = p.framework_fixed;
   return base;
@@ -274,7 +275,8 @@ void OnPremReasons(PlatformOption& o, const PlatformPolicy& p) {
 
 void CloudReasons(PlatformOption& o, const PlatformPolicy& p) {
   o.why.push_back({o.cost.known ? OptionReasonCode::kRent : OptionReasonCode::kRentUnpriced});
-  if (PlatformOffer(o.plan.gpu_id) != nullptr) o.why.push_back({.code = OptionReasonCode::kPlatform});
+  o.platform = PlatformOffer(o.plan.gpu_id, RegionOf(p.region).rental_market);
+  if (o.platform != nullptr) o.why.push_back({.code = OptionReasonCode::kPlatform});
   if (p.usage.kind == UsageKind::kOnce) {
     o.why.push_back({OptionReasonCode::kOneOff});
     return;

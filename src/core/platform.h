@@ -142,6 +142,7 @@ struct PlatformOption {
   BreakEven break_even;             // on-prem against renting the same work
   bool suits = true;
   std::vector<OptionReason> why;
+  const RentalOffer* platform = nullptr;  // cloud: the offer to rent, from the region's rental market
 };
 
 /// What the recommendation assumed where the policy left a figure out.

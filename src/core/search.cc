@@ -505,7 +505,7 @@ Objective ParseObjective(const std::string& s, const std::string& field) {
 PriceQuote QuotePrice(const std::string& gpu_id, const PlanConstraints& c) {
   for (const auto& [id, price] : c.prices)
     if (NormalizeName(id) == NormalizeName(gpu_id)) return {price, nullptr};
-  const RentalOffer* offer = DefaultRentalOffer(gpu_id);
+  const RentalOffer* offer = DefaultRentalOffer(gpu_id, c.market);
   return {offer != nullptr ? offer->usd_per_gpu_hour : 0, offer};
 }
 

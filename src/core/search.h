@@ -45,6 +45,7 @@ struct PlanConstraints {
   int top = 5;
   /// USD per GPU-hour by GPU id, overriding the price catalog (data/prices.json).
   std::vector<std::pair<std::string, double>> prices;
+  std::string market;  // the rental market whose catalog offers price GPUs without a given price (RentalOffer)
   /// The GPUs are rented: counts are whole instances of the GPU's offer and within its rental limit. False
   /// for hardware the user has (a build under review, a cluster bought), where neither applies.
   bool rented = true;

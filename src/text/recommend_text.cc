@@ -40,7 +40,7 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
 /// Where to rent: the platform and instance type of the GPU's catalog offer, its object storage for checkpoints
 /// and data with its price, and its price or why it has none.
 std::string PlatformText(const PlatformOption& o, const Currency& cur) {
-  const RentalOffer& offer = *PlatformOffer(o.plan.gpu_id);
+  const RentalOffer& offer = *o.platform;
   std::string out = "platform: " + offer.provider + (offer.instance.empty() ? "" : ", " + offer.instance);
   if (!offer.priced())
     out += fmt::format(" (price unknown: {}; {}, {})", offer.price_note, offer.source, offer.date);
@@ -59,7 +59,7 @@ std::string PlatformText(const PlatformOption& o, const Currency& cur) {
 }
 
 std::string DedicatedText(const PlatformOption& o) {
-  const RentalOffer* offer = PlatformOffer(o.plan.gpu_id);
+  const RentalOffer* offer = o.platform;
   const std::string base = "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only";
   if (offer == nullptr || offer->dedicated.empty())
     return base + " (the catalog price is for shared instances, a lower bound)";
