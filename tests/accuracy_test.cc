@@ -118,7 +118,8 @@ TEST(Accuracy, PretrainingSourcesLeanLessThanFivePercent) {
                              "Megatron-Bridge 25.11 performance summary, H100 FP8-CS"})
     EXPECT_LT(std::abs(SignedMedian(source)), 0.05) << source << ": " << SignedMedian(source);
   // The NeMo 24.07 rows read fast (docs/performance.md "FP8"): Megatron-Bridge 25.11 runs the same models 18%
-  // faster per GPU, which a model without software versions cannot tell apart.
+  // faster per GPU, which a model without software versions cannot tell apart. Not the attention backend: the
+  // 24.07 container's TransformerEngine 1.x already preferred cuDNN's fused attention on Hopper.
   EXPECT_LT(std::abs(SignedMedian("NeMo 24.07 performance summary (H100, FP8)")), 0.11);
 }
 
@@ -160,8 +161,12 @@ TEST(Accuracy, KorthikantiFigure1Memory) {
 // GPU-hours of whole runs: steps, start-up and the expected cost of interruptions; evaluation and batch
 // ramp-up are not modelled. The goal is 15%.
 // Llama 2 reads fast (-12% median) since A100 attention runs at FlashAttention-2's rate (was a Triton blend).
+// 13B stays at -15.8%: its published figure implies 42.6% MFU against 45% (7B) and 46% (70B) with no
+// published layout or cluster to tell it apart (tests/reference/measurements.jsonl, llama2_13B_gpu_hours).
 TEST(Accuracy, Llama2GpuHours) { ExpectWithin("Llama 2 GPU-hours", "gpu_hours", 3, 0.125, 0.16); }
-TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.165, 0.165); }
+// BLOOM runs Megatron-DeepSpeed's 2022 attention (batched GEMMs around a fused softmax, no FlashAttention):
+// read with FlashAttention-2 it was 16.0% fast.
+TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.08, 0.15); }
 
 // NVIDIA's Megatron-Bridge MoE presets, all with expert parallelism: within 15% of their tokens/s per GPU. The
 // rows still outside are listed so that the list must shrink once they come within: both ran the 26.02 MoE block
