@@ -373,7 +373,9 @@ function plansTable(result) {
       cell(p.strategy_text),
       cell(fmt.gib(p.memory.per_gpu_bytes), p.memory.per_gpu_bytes, 'num'),
       cell(p.time.duration, p.time.total_s, 'num'),
-      cell(fmt.money(p.cost.total, p.cost.currency), p.cost.total, 'num'),
+      // A plan without a rental price has no cost (unknown, never 0); price_text says why.
+      p.cost.usd_per_gpu_hour > 0 ? cell(fmt.money(p.cost.total, p.cost.currency), p.cost.total, 'num')
+        : el('td', {class: 'num', text: t('unknown'), title: p.cost.price_text}),
       cell(fmt.pct(p.time.mfu), p.time.mfu, 'num'));
     row.title = p.why;
     body.append(row);
