@@ -7,14 +7,14 @@
 const $ = (sel) => document.querySelector(sel);
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const FIELDS = ['model', 'method', 'tokens', 'seq_len', 'global_batch', 'gpu', 'gpus', 'budget', 'deadline',
-                'host_ram', 'currency'];
+                'host_ram', 'region', 'currency'];
 // Which form control an API error's field points at.
 const FIELD_INPUT = {
   'model': 'model', 'model.config': 'config', 'training.method': 'method', 'training.tokens': 'tokens',
   'training.seq_len': 'seq-len', 'training.global_batch': 'global-batch', 'plan.gpu': 'gpu', 'plan.gpus': 'gpus',
   'plan.budget': 'budget', 'plan.deadline': 'deadline', 'recommend.deadline': 'deadline',
   'recommend.budget': 'budget', 'hardware.host_ram_gb': 'host-ram', 'plan.currency': 'currency',
-  'recommend.currency': 'currency',
+  'recommend.currency': 'currency', 'recommend.region': 'region',
 };
 const COLORS = ['#2459c4', '#5b8def', '#9fbaf5', '#e07b39', '#f2b134', '#55a868', '#8c6bb1', '#999999', '#c7c7c7',
                 '#d1495b'];
@@ -48,6 +48,11 @@ const I18N = {
   host_ram: {en: 'Host RAM per node (GB)', zh: '每节点主机内存（GB）'},
   any: {en: 'any', zh: '不限'},
   currency: {en: 'Currency', zh: '币种'},
+  // Where the hardware is rented or bought: the recommendation's rental market and export rules.
+  region: {en: 'Region (recommendation)', zh: '地区（用于推荐）'},
+  region_us: {en: 'United States', zh: '美国'},
+  region_eu: {en: 'European Union', zh: '欧盟'},
+  region_cn: {en: 'Mainland China', zh: '中国大陆'},
   plan_button: {en: 'Plan', zh: '开始规划'},
   share: {en: 'Share this view', zh: '分享此视图'},
   copy: {en: 'Copy link', zh: '复制链接'},
@@ -236,7 +241,7 @@ function showMode() {
 
 function shareUrl(state) {
   const params = new URLSearchParams();
-  const keep = ['lang', 'currency', 'model', 'config', 'method', 'tokens', 'seq_len', 'global_batch', 'host_ram',
+  const keep = ['lang', 'currency', 'region', 'model', 'config', 'method', 'tokens', 'seq_len', 'global_batch', 'host_ram',
                 'mode'].concat(state.mode === 'budget' ? ['budget', 'deadline'] : ['gpu', 'gpus']);
   for (const k of keep) if (state[k]) params.set(k, state[k]);
   return location.origin + location.pathname + '#' + params.toString();
@@ -279,15 +284,15 @@ function scenario(state) {
 // The plan and recommend requests; the budget is in the chosen currency, as --budget with --currency is.
 function requests(state) {
   const job = scenario(state);
-  const currency = state.currency;
+  const {currency, region} = state;
   if (state.mode === 'budget') {
     const limits = {currency, budget: numberOr(state.budget), deadline: state.deadline};
-    return {plan: {...job, plan: {...limits, top: 10}}, recommend: {...job, recommend: limits}};
+    return {plan: {...job, plan: {...limits, top: 10}}, recommend: {...job, recommend: {...limits, region}}};
   }
   const gpus = numberOr(state.gpus);
   return {
     plan: {...job, plan: {gpu: state.gpu, gpus, currency, top: 10}},
-    recommend: {...job, recommend: {gpu: [state.gpu], gpus, currency}},
+    recommend: {...job, recommend: {gpu: [state.gpu], gpus, currency, region}},
   };
 }
 

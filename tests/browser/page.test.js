@@ -230,7 +230,13 @@ test('bad input gets a clear message naming the field', async (browser) => {
   assert.equal(await page.getAttribute('#error', 'data-field'), 'training.tokens');
   assert.match(await page.textContent('#error'), /lots/);
   assert.equal(await page.getAttribute('#tokens', 'aria-invalid'), 'true');
+  assert.equal(await page.textContent('#error-prefix'), 'Invalid input: ');
   assert.ok(await page.isHidden('#results'));
+  // The prefix is the page's, in its language; the message after it is the engine's.
+  await page.click('.lang-switch button[data-lang=zh]');
+  assert.equal(await page.textContent('#error-prefix'), '输入有误：');
+  assert.match(await page.textContent('#error-text'), /lots/);
+  await page.click('.lang-switch button[data-lang=en]');
 
   await page.fill('#tokens', '1e8');
   await page.fill('#model', 'llama-3-8bb');
@@ -399,6 +405,35 @@ test('amounts in yuan are the CLI\'s --currency CNY amounts, with ¥ and the dat
   const shownBudget = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => Number(tr.children[6].dataset.value)));
   assert.deepEqual(shownBudget, budgetPlan.plans.map((p) => p.cost.total));
   for (const c of shownBudget) assert.ok(c <= 20000);
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('a Chinese lab\'s question: yuan budget, region cn, the CLI\'s options in Chinese', async (browser) => {
+  const page = await newPage(browser, undefined, 'zh-CN');
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.fill('#model', 'qwen2.5-14b');
+  await page.selectOption('#method', 'lora');
+  await page.fill('#tokens', '5e8');
+  await page.check('input[name=mode][value=budget]');
+  await page.fill('#budget', '300000');
+  await page.fill('#deadline', '30d');
+  await page.selectOption('#region', 'cn');
+  assert.equal(await page.textContent('#region option[value=cn]'), '中国大陆');
+  await page.click('#run');
+  await waitForResults(page);
+  await page.waitForSelector('#recommend .option.first');
+  const rec = cli('recommend', '--model', 'qwen2.5-14b', '--method', 'lora', '--tokens', '5e8', '--seq-len', '4096',
+                  '--budget', '300000', '--deadline', '30d', '--currency', 'CNY', '--region', 'cn', '--max-gpus', '4096',
+                  '--json');
+  assert.ok(rec.feasible && rec.options.length > 0);
+  const kinds = {'cloud': '云上租用', 'on-prem': '自建', 'hybrid': '混合'};
+  const cards = await page.$$eval('#recommend .option', (cs) => cs.map((c) =>
+    [c.querySelector('h3').textContent, c.querySelector('dd:nth-of-type(2)').textContent]));
+  assert.deepEqual(cards, rec.options.map((o) =>
+    [`${kinds[o.kind]}${o.dedicated ? '（专属）' : ''}: ${o.gpus} x ${o.gpu}`, o.cost.text]));
+  assert.ok(cards.some(([, cost]) => cost.startsWith('¥')), JSON.stringify(cards));
+  assert.match(await page.inputValue('#share-link'), /[#&]region=cn(&|$)/);
   assert.deepEqual(page.jsErrors, []);
 });
 
