@@ -65,6 +65,10 @@ const I18N = {
   col_time: {en: 'Time', zh: '训练时间'},
   col_cost: {en: 'Cost', zh: '成本'},
   col_mfu: {en: 'MFU', zh: '算力利用率 (MFU)'},
+  strategy_legend: {en: 'Strategy: tp tensor parallel, pp pipeline parallel, dp data parallel, cp context parallel, ep expert parallel (etp: the experts\' tensor parallel), v interleaved pipeline stages, zero ZeRO stage (optimizer states, gradients, weights sharded), offload to host memory, mb micro-batch, recompute activation recomputation.',
+                    zh: '并行策略：tp 张量并行，pp 流水线并行，dp 数据并行，cp 上下文并行，ep 专家并行（etp：专家层的张量并行），v 交错流水线阶段数，zero ZeRO 阶段（切分优化器状态、梯度、权重），offload 卸载到主机内存，mb 微批大小，recompute 激活重计算。'},
+  reliability: {en: (every, n, goodput) => `Checkpoint and resume (first option): save every ${every}, ${n} interruptions expected over the run, goodput ${goodput}.`,
+                zh: (every, n, goodput) => `断点续训（首选方案）：每 ${every} 保存一次检查点，整次训练预计中断 ${n} 次，有效训练时间占比 ${goodput}。`},
   pareto_heading: {en: 'Time against cost', zh: '时间与成本'},
   pareto_note: {en: 'Filled: the plans on the Pareto front (no other plan is both faster and cheaper). Hollow: each buy or rent option the recommendation compared.',
                 zh: '实心点：帕累托前沿上的方案（没有其他方案既更快又更便宜）。空心点：推荐时比较过的每个采购或租用选项。'},
@@ -508,11 +512,15 @@ function recommendView(rec) {
   const box = $('#recommend');
   if (!rec.feasible) {
     box.replaceChildren(el('p', {text: t('nothing_suits') + rec.reason}));
+    $('#reliability').textContent = '';
     return;
   }
   const cards = el('div', {class: 'options'});
   rec.options.forEach((o, i) => cards.append(optionCard(o, i === 0)));
   box.replaceChildren(cards);
+  const r = rec.reliability;
+  $('#reliability').textContent = t('reliability', fmt.tick(r.checkpoint_interval_s),
+                                    Number(r.expected_interruptions.toPrecision(2)), fmt.pct(r.goodput));
 }
 
 // The currency the amounts are in and, from the recommendation, the dated rate that converted them.
@@ -535,7 +543,10 @@ function render(plan, rec) {
   plansTable(plan);
   paretoChart(plan, ok, code);
   if (ok) recommendView(ok);
-  else $('#recommend').replaceChildren(el('p', {class: 'note', text: rec.message}));
+  else {
+    $('#recommend').replaceChildren(el('p', {class: 'note', text: rec.message}));
+    $('#reliability').textContent = '';
+  }
   $('#status').textContent = t('evaluated', plan.search.evaluated.toLocaleString('en-US'),
                                (plan.search.seconds * 1000).toFixed(1));
 }

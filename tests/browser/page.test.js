@@ -323,6 +323,11 @@ test('a zh-CN browser gets the page in Chinese, with the numbers of the English 
   assert.equal(await zh.textContent('#recommend .option.first h3'),
                `${kinds[rec.options[0].kind]}${rec.options[0].dedicated ? '（专属）' : ''}: ${rec.options[0].gpus} x ${rec.options[0].gpu}`);
   assert.match(await zh.textContent('#recommend .option.first dl'), /总成本/);
+  assert.match(await zh.textContent('#plans-table + .note, .scroll + .note'), /tp 张量并行，pp 流水线并行，dp 数据并行/);
+  const r = rec.reliability;
+  assert.equal(await zh.textContent('#reliability'),
+               `断点续训（首选方案）：每 ${(r.checkpoint_interval_s / 60).toFixed(1)} min 保存一次检查点，整次训练预计中断 ` +
+               `${Number(r.expected_interruptions.toPrecision(2))} 次，有效训练时间占比 ${(r.goodput * 100).toFixed(1)}%。`);
   const link = await zh.inputValue('#share-link');
   assert.match(link, /[#&]lang=zh(&|$)/);
   assert.match(link, /[#&]currency=USD(&|$)/);
