@@ -1,6 +1,7 @@
 // The page in Debian's chromium, against a running `trainplan serve` (see run.sh): it loads with nothing
 // from the network but the server, a job renders the very numbers the CLI prints for it, the share link
-// reloads the same view, bad input gets a clear message, and the layout fits a phone.
+// reloads the same view, bad input gets a clear message, the layout fits a phone, and the page speaks
+// Simplified Chinese to a zh-CN browser (same numbers, amounts in yuan unless the link says otherwise).
 'use strict';
 const assert = require('node:assert/strict');
 const {execFileSync} = require('node:child_process');
@@ -20,8 +21,8 @@ const JOB = {model: 'llama-3-8b', method: 'lora', tokens: '1e8', seq_len: '4096'
 const JOB_FLAGS = ['--model', JOB.model, '--method', JOB.method, '--tokens', JOB.tokens, '--seq-len', JOB.seq_len,
                    '--global-batch', JOB.global_batch, '--gpu', JOB.gpu, '--gpus', JOB.gpus, '--json'];
 
-async function newPage(browser, viewport = {width: 1280, height: 900}) {
-  const context = await browser.newContext({viewport});
+async function newPage(browser, viewport = {width: 1280, height: 900}, locale = 'en-US') {
+  const context = await browser.newContext({viewport, locale});
   const page = await context.newPage();
   const foreign = [];
   // Everything must come from the server itself: any other request is refused and recorded.
@@ -48,6 +49,7 @@ async function enterJob(page, job) {
   await page.check('input[name=mode][value=gpus]');
   await page.selectOption('#gpu', job.gpu);
   await page.fill('#gpus', job.gpus);
+  if (job.currency) await page.selectOption('#currency', job.currency);
   await page.click('#run');
 }
 
@@ -228,7 +230,13 @@ test('bad input gets a clear message naming the field', async (browser) => {
   assert.equal(await page.getAttribute('#error', 'data-field'), 'training.tokens');
   assert.match(await page.textContent('#error'), /lots/);
   assert.equal(await page.getAttribute('#tokens', 'aria-invalid'), 'true');
+  assert.equal(await page.textContent('#error-prefix'), 'Invalid input: ');
   assert.ok(await page.isHidden('#results'));
+  // The prefix is the page's, in its language; the message after it is the engine's.
+  await page.click('.lang-switch button[data-lang=zh]');
+  assert.equal(await page.textContent('#error-prefix'), '输入有误：');
+  assert.match(await page.textContent('#error-text'), /lots/);
+  await page.click('.lang-switch button[data-lang=en]');
 
   await page.fill('#tokens', '1e8');
   await page.fill('#model', 'llama-3-8bb');
@@ -267,12 +275,195 @@ test('host RAM per node limits offload as --host-ram does, and a bad value names
   assert.deepEqual(page.jsErrors, []);
 });
 
-test('the view fits a phone screen', async (browser) => {
-  const page = await newPage(browser, {width: 390, height: 844});
+// What a person reads in the page's results: the table's cells, the memory bar and the headings.
+const readView = (page) => page.evaluate(() => ({
+  rows: [...document.querySelectorAll('#plans-table tbody tr')].map((tr) =>
+    [...tr.children].map((td) => [td.textContent, td.dataset.value])),
+  segments: [...document.querySelectorAll('#memory-chart rect[data-term]')].map((r) => [r.dataset.term, r.dataset.bytes]),
+  pareto: [...document.querySelectorAll('#pareto-chart circle.pareto-point')].map((c) => [c.dataset.timeS, c.dataset.cost]),
+  columns: [...document.querySelectorAll('#plans-table th')].map((th) => th.textContent),
+  headings: [...document.querySelectorAll('h2')].map((h) => h.textContent),
+}));
+
+test('a zh-CN browser gets the page in Chinese, with the numbers of the English page', async (browser) => {
+  const zh = await newPage(browser, undefined, 'zh-CN');
+  await zh.goto(BASE);
+  await zh.waitForSelector('body[data-ready=true]');
+  assert.equal(await zh.getAttribute('html', 'lang'), 'zh-CN');
+  assert.equal(await zh.getAttribute('.lang-switch button[data-lang=zh]', 'aria-pressed'), 'true');
+  // Chinese readers get yuan unless they pick otherwise.
+  assert.equal(await zh.inputValue('#currency'), 'CNY');
+  assert.equal(await zh.textContent('#budget-fields label'), '预算 (CNY) ');
+  // Every dictionary entry has both languages, of the same kind, and every text the markup takes from it
+  // is Chinese on this page (bar the words both languages write alike: GPU, CPU, logits).
+  const problems = await zh.evaluate(() => Object.entries(I18N).filter(([, v]) =>
+    typeof v.en !== typeof v.zh || !v.en || !v.zh).map(([k]) => k));
+  assert.deepEqual(problems, []);
+  const untranslated = await zh.$$eval('[data-i18n]', (nodes) => nodes.filter((n) =>
+    !/[\u4e00-\u9fff]/.test(n.textContent)).map((n) => n.dataset.i18n));
+  assert.deepEqual(untranslated, ['col_gpus']);
+
+  // The same request (in dollars) on both pages: the same numbers, under Chinese words.
+  await enterJob(zh, {...JOB, currency: 'USD'});
+  await waitForResults(zh);
+  const en = await newPage(browser);
+  await enterJob(en, JOB);
+  await waitForResults(en);
+  const [zhView, enView] = [await readView(zh), await readView(en)];
+  assert.deepEqual(zhView.rows, enView.rows);
+  assert.deepEqual(zhView.segments, enView.segments);
+  assert.deepEqual(zhView.pareto, enView.pareto);
+  assert.deepEqual(zhView.columns, ['#', 'GPU', '框架', '并行策略', '每卡显存', '训练时间', '成本', '算力利用率 (MFU)']);
+  assert.deepEqual(enView.columns, ['#', 'GPUs', 'Framework', 'Strategy', 'Memory / GPU', 'Time', 'Cost', 'MFU']);
+  assert.deepEqual(zhView.headings, ['每卡显存', '方案排名', '时间与成本', '推荐方案']);
+  assert.match(await zh.textContent('#memory-chart .legend'), /优化器状态|权重/);
+  assert.match(await zh.textContent('#status'), /^已评估 [\d,]+ 种策略/);
+  const rec = cli('recommend', ...JOB_FLAGS);
+  const kinds = {'cloud': '云上租用', 'on-prem': '自建', 'hybrid': '混合'};
+  assert.equal(await zh.textContent('#recommend .option.first h3'),
+               `${kinds[rec.options[0].kind]}${rec.options[0].dedicated ? '（专属）' : ''}: ${rec.options[0].gpus} x ${rec.options[0].gpu}`);
+  assert.match(await zh.textContent('#recommend .option.first dl'), /总成本/);
+  assert.match(await zh.textContent('#plans-table + .note, .scroll + .note'), /tp 张量并行，pp 流水线并行，dp 数据并行/);
+  const r = rec.reliability;
+  assert.equal(await zh.textContent('#reliability'),
+               `断点续训（首选方案）：每 ${(r.checkpoint_interval_s / 60).toFixed(1)} min 保存一次检查点，整次训练预计中断 ` +
+               `${Number(r.expected_interruptions.toPrecision(2))} 次，有效训练时间占比 ${(r.goodput * 100).toFixed(1)}%。`);
+  const link = await zh.inputValue('#share-link');
+  assert.match(link, /[#&]lang=zh(&|$)/);
+  assert.match(link, /[#&]currency=USD(&|$)/);
+  assert.deepEqual(zh.foreign, []);
+  assert.deepEqual(zh.jsErrors, []);
+  assert.deepEqual(en.jsErrors, []);
+});
+
+test('the language switch redraws the page, follows into the share link, and a link keeps its currency', async (browser) => {
+  const page = await newPage(browser);
   await enterJob(page, JOB);
   await waitForResults(page);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  assert.equal(await page.textContent('h2'), 'Memory per GPU');
+  assert.match(await page.textContent('#plans-table tbody td.num[data-value]:nth-child(7)'), /^\$/);
+  await page.click('.lang-switch button[data-lang=zh]');
+  // The currency was never picked, so it follows the language to yuan and the amounts are asked again.
+  await page.waitForFunction(() => document.querySelector('#plans-table tbody tr td:nth-child(7)').textContent.startsWith('¥'));
+  assert.equal(await page.textContent('h2'), '每卡显存');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  const link = await page.inputValue('#share-link');
+  assert.match(link, /[#&]lang=zh(&|$)/);
+  assert.match(link, /[#&]currency=CNY(&|$)/);
+  const table = await page.textContent('#plans-table tbody');
+
+  // An English browser opening the Chinese link reads Chinese, in yuan, the same table.
+  const again = await newPage(browser);
+  await again.goto(link);
+  await waitForResults(again);
+  assert.equal(await again.textContent('h2'), '每卡显存');
+  assert.equal(await again.inputValue('#currency'), 'CNY');
+  assert.equal(await again.textContent('#plans-table tbody'), table);
+  await again.click('.lang-switch button[data-lang=en]');
+  assert.equal(await again.textContent('h2'), 'Memory per GPU');
+  // The link chose yuan: switching to English keeps it.
+  assert.equal(await again.inputValue('#currency'), 'CNY');
+  assert.match(await again.inputValue('#share-link'), /[#&]lang=en(&|$)/);
+
+  // A Chinese browser opening a link that says dollars stays in dollars.
+  const zh = await newPage(browser, undefined, 'zh-CN');
+  await zh.goto(link.replace('lang=zh', 'lang=en').replace('currency=CNY', 'currency=USD'));
+  await waitForResults(zh);
+  assert.equal(await zh.inputValue('#currency'), 'USD');
+  assert.equal(await zh.textContent('h2'), 'Memory per GPU');
+  assert.deepEqual(page.jsErrors, []);
+  assert.deepEqual(again.jsErrors, []);
+  assert.deepEqual(zh.jsErrors, []);
+});
+
+test('amounts in yuan are the CLI\'s --currency CNY amounts, with ¥ and the dated rate', async (browser) => {
+  const page = await newPage(browser);
+  await enterJob(page, {...JOB, currency: 'CNY'});
+  await waitForResults(page);
+  const flags = [...JOB_FLAGS, '--currency', 'CNY'];
+  const plan = cli('plan', ...flags, '--top', '10');
+  const rec = cli('recommend', ...flags);
+  const money = (x) => '¥' + x.toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  const costs = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) =>
+    [tr.children[6].textContent, Number(tr.children[6].dataset.value)]));
+  assert.deepEqual(costs, plan.plans.map((p) => [money(p.cost.total), p.cost.total]));
+  // A real conversion: the yuan amount is the dollar amount at the catalog's dated rate.
+  assert.equal(rec.currency.code, 'CNY');
+  assert.ok(rec.currency.per_usd > 1);
+  for (const p of plan.plans) assert.ok(Math.abs(p.cost.total - p.cost.total_usd * rec.currency.per_usd) < 1e-6 * p.cost.total);
+  const note = await page.textContent('#currency-note');
+  assert.ok(note.includes(`1 USD = ${rec.currency.per_usd} CNY`) && note.includes(rec.currency.date), note);
+  const first = rec.options[0];
+  if (first.cost.total !== null) assert.match(await page.textContent('#recommend .option.first dl'), /¥/);
+  assert.match(await page.textContent('#pareto-chart svg'), /¥/);
+  // The budget is in yuan too, as --budget with --currency CNY is.
+  await page.check('input[name=mode][value=budget]');
+  assert.equal(await page.textContent('#budget-fields label'), 'Budget (CNY) ');
+  await page.fill('#budget', '20000');
+  await page.fill('#deadline', '3d');
+  await page.click('#run');
+  // The link changes as the request leaves; the button is enabled again once its answers are drawn.
+  await page.waitForFunction(() => /[#&]budget=20000/.test(location.hash) && !document.querySelector('#run').disabled);
+  const budgetPlan = cli('plan', '--model', JOB.model, '--method', JOB.method, '--tokens', JOB.tokens, '--seq-len',
+                         JOB.seq_len, '--global-batch', JOB.global_batch, '--budget', '20000', '--deadline', '3d',
+                         '--currency', 'CNY', '--max-gpus', '4096', '--top', '10', '--json');
+  const shownBudget = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => Number(tr.children[6].dataset.value)));
+  assert.deepEqual(shownBudget, budgetPlan.plans.map((p) => p.cost.total));
+  for (const c of shownBudget) assert.ok(c <= 20000);
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('a Chinese lab\'s question: yuan budget, region cn, the CLI\'s options in Chinese', async (browser) => {
+  const page = await newPage(browser, undefined, 'zh-CN');
+  await page.goto(BASE);
+  await page.waitForSelector('body[data-ready=true]');
+  await page.fill('#model', 'qwen2.5-14b');
+  await page.selectOption('#method', 'lora');
+  await page.fill('#tokens', '5e8');
+  await page.check('input[name=mode][value=budget]');
+  await page.fill('#budget', '300000');
+  await page.fill('#deadline', '30d');
+  await page.selectOption('#region', 'cn');
+  assert.equal(await page.textContent('#region option[value=cn]'), '中国大陆');
+  await page.click('#run');
+  await waitForResults(page);
+  await page.waitForSelector('#recommend .option.first');
+  const rec = cli('recommend', '--model', 'qwen2.5-14b', '--method', 'lora', '--tokens', '5e8', '--seq-len', '4096',
+                  '--budget', '300000', '--deadline', '30d', '--currency', 'CNY', '--region', 'cn', '--max-gpus', '4096',
+                  '--json');
+  assert.ok(rec.feasible && rec.options.length > 0);
+  const kinds = {'cloud': '云上租用', 'on-prem': '自建', 'hybrid': '混合'};
+  const cards = await page.$$eval('#recommend .option', (cs) => cs.map((c) =>
+    [c.querySelector('h3').textContent, c.querySelector('dd:nth-of-type(2)').textContent]));
+  assert.deepEqual(cards, rec.options.map((o) =>
+    [`${kinds[o.kind]}${o.dedicated ? '（专属）' : ''}: ${o.gpus} x ${o.gpu}`, o.cost.text]));
+  assert.ok(cards.some(([, cost]) => cost.startsWith('¥')), JSON.stringify(cards));
+  assert.match(await page.inputValue('#share-link'), /[#&]region=cn(&|$)/);
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('the view fits a phone screen, in either language', async (browser) => {
+  for (const locale of ['en-US', 'zh-CN']) {
+    const page = await newPage(browser, {width: 390, height: 844}, locale);
+    await enterJob(page, JOB);
+    await waitForResults(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the ${locale} page is ${overflow}px wider than the screen`);
+  }
+});
+
+test('a plan without a rental price costs "unknown", not 0', async (browser) => {
+  const page = await newPage(browser);
+  const job = {...JOB, gpu: 'a800-80gb-sxm'};
+  await enterJob(page, job);
+  await waitForResults(page);
+  const plan = cli('plan', '--model', job.model, '--method', job.method, '--tokens', job.tokens, '--seq-len', job.seq_len,
+                   '--global-batch', job.global_batch, '--gpu', job.gpu, '--gpus', job.gpus, '--top', '10', '--json');
+  assert.ok(plan.plans.length > 0 && plan.plans.every((p) => !(p.cost.usd_per_gpu_hour > 0)));
+  const costs = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) => tr.children[6].textContent));
+  assert.deepEqual(costs, plan.plans.map(() => 'unknown'));
+  await page.click('.lang-switch button[data-lang=zh]');
+  await page.waitForFunction(() => document.querySelector('#plans-table tbody td:nth-child(7)').textContent === '未知');
 });
 
 (async () => {
