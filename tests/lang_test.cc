@@ -83,6 +83,14 @@ TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
   ExpectContains(html, {"<html lang=\"zh-CN\">", "<h2>方案</h2>"});
 }
 
+TEST(Lang, OnPremBillOfMaterialsInChinese) {
+  const std::string job = "recommend --model llama-3-70b --method full --tokens 1e10 --usage continuous --months 36 "
+                          "--threads 2";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"自建：", "物料清单（", "| 部件 | 选型 | 原因 |", "| 供电 | "});
+}
+
 TEST(Lang, ReviewInChinese) {
   const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
   const std::string en = Output(job), zh = Output(job + " --lang zh");

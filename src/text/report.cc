@@ -49,35 +49,36 @@ std::string OptionTitle(const PlatformOption& o, Lang lang = Lang::kEn) {
 }
 
 /// An on-premises option's bill of materials as a Markdown table.
-std::string BomMarkdown(const PlatformOption& o, const Currency& cur) {
+std::string BomMarkdown(const PlatformOption& o, const Currency& cur, Lang lang) {
   std::string md;
   const NodeBom b = WithSentences(o.bom);
-  md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
-                    b.node_class, b.gpus_per_node, BreakEvenText(o.break_even));
-  md += fmt::format("Platform: {}.\n\n", PlatformText(b));
-  for (const auto& w : b.warnings) md += fmt::format("- warning: {}\n", w.text);
+  md += "\n";
+  md += Say(lang, "bom.title", fmt::arg("nodes", b.nodes), fmt::arg("node_class", b.node_class),
+            fmt::arg("gpus", b.gpus_per_node), fmt::arg("break_even", BreakEvenText(o.break_even)));
+  md += "\n\n" + Say(lang, "bom.platform", fmt::arg("text", PlatformText(b))) + "\n\n";
+  for (const auto& w : b.warnings) md += "- " + Say(lang, "warning", fmt::arg("text", w.text)) + "\n";
   if (!b.warnings.empty()) md += "\n";
-  md += "| part | choice | why |\n|---|---|---|\n";
+  md += Say(lang, "bom.table_head") + "\n|---|---|---|\n";
   md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
                     b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
   md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
   for (const auto& t : b.storage.tiers)
     md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
-  md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
+  md += fmt::format("| {} | {}{} | {} |\n", Say(lang, "bom.network"), b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
                     b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
                     b.network.why);
-  md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
+  md += fmt::format("| {} | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", Say(lang, "bom.power"), b.power.psus,
                     b.power.psu_rating_w, RedundancyText(b.power.redundancy),
                     b.power.peak_w / 1000, b.power.why);
-  md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
+  md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.cooling"), b.cooling.kind, b.cooling.why);
   for (const auto& line : b.prices)
-    md += fmt::format("| price per node | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_per_node"), line.item, FormatMoney(line.usd, cur), line.source);
   for (const auto& line : b.shared_prices)
-    md += fmt::format("| price, once | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_once"), line.item, FormatMoney(line.usd, cur), line.source);
   if (!b.unpriced.empty()) {
     std::string list;
     for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
-    md += "| not priced | " + list + " | no citable price |\n";
+    md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.not_priced"), list, Say(lang, "bom.no_citable_price"));
   }
   return md;
 }
@@ -124,7 +125,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
               fmt::arg("capacity", o.plan.memory.capacity_bytes / kGiB), fmt::arg("mfu", o.plan.time.mfu * 100),
               fmt::arg("goodput", o.reliability.goodput * 100)) +
           "\n";
-    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o, cur);
+    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o, cur, lang);
     md += "\n";
   }
   const Reliability& rel = r.reliability;
