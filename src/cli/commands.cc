@@ -223,6 +223,7 @@ ModelSpec ResolveModel(const std::string& name, bool generic_config) {
 /// What the command-line flags of the commands below are parsed into.
 struct Options {
   bool as_json = false;
+  std::string lang = "en";  // text reports: en | zh (JSON is always English)
   std::string output_path;
   std::string model_name;
   bool generic_config = false;  // `model`: count an unknown config.json as dense Llama
@@ -240,6 +241,7 @@ struct Options {
 };
 
 int RunPlan(Options& o) {
+  const Lang lang = ParseLang(o.lang, "--lang");
   // The flags become the same request document the HTTP API takes, read by the same parser.
   json doc = o.plan_job.ToDocument();
   json& p = doc["plan"];
@@ -272,7 +274,7 @@ int RunPlan(Options& o) {
   PlanResult result = SearchPlans(job, constraints, o.threads);
   if (shown) std::cerr << "\r\033[K" << std::flush;
   const Currency& currency = *request.currency;
-  std::cout << (o.as_json ? PlanResultToJson(job, result, currency).dump(2) + "\n" : RenderPlan(job, result, currency));
+  std::cout << (o.as_json ? PlanResultToJson(job, result, currency).dump(2) + "\n" : RenderPlan(job, result, currency, lang));
   return 0;
 }
 
@@ -294,6 +296,7 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--price", o.price_overrides, "price per GPU-hour override in --currency, e.g. h100-sxm=2.5")->delimiter(',');
   cmd->add_option("--threads", o.threads, "search threads (default: all cores)");
   cmd->add_flag("--json", o.as_json, "machine-readable output");
+  AddLangFlag(cmd, o.lang);
 }
 
 /// One subcommand: its name and help, the flags it registers, and what it runs (returning the exit status).
@@ -340,11 +343,13 @@ constexpr Command kCommands[] = {
      [](CLI::App* cmd, Options& o) {
        o.job.Register(cmd, /*with_strategy=*/true);
        cmd->add_flag("--json", o.as_json, "machine-readable output");
+       AddLangFlag(cmd, o.lang);
      },
      [](Options& o) {
+       const Lang lang = ParseLang(o.lang, "--lang");
        const Scenario scenario = ScenarioFromJson(o.job.ToDocument(), /*allow_paths=*/true);
        const Estimate estimate = EstimateScenario(scenario);
-       std::cout << (o.as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n" : RenderEstimate(scenario, estimate));
+       std::cout << (o.as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n" : RenderEstimate(scenario, estimate, lang));
        return 0;
      }},
     {"plan", "search GPU types, counts and strategies for the best plan", AddPlanFlags, RunPlan},

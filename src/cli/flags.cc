@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "base/error.h"
 #include "io/sample_lengths.h"
 
@@ -58,6 +60,10 @@ nlohmann::json SampleLengthsFromFlag(const std::string& value, const std::string
   nlohmann::json bins = nlohmann::json::array();
   for (const auto& [tokens, fraction] : SampleLengthsFromFile(value, flag)) bins.push_back({tokens, fraction});
   return {{"sample_lengths", bins}};
+}
+
+void AddLangFlag(CLI::App* cmd, std::string& lang) {
+  cmd->add_option("--lang", lang, "language of the text, Markdown and HTML report: en | zh (zh-CN); --json stays English");
 }
 
 }  // namespace trainplan::cli

@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+namespace CLI {
+class App;
+}
+
 namespace trainplan::cli {
 
 /// "--price h100-sxm=2.5,a100-80gb-sxm=1.8" -> {"h100-sxm": 2.5, "a100-80gb-sxm": 1.8}, the object the
@@ -15,5 +19,8 @@ nlohmann::json PricesFromFlags(const std::vector<std::string>& items, const std:
 /// keys it sets: sample_mean_tokens with sample_max_tokens, or the sample_lengths histogram. Throws InputError
 /// naming `flag`, the value and the forms allowed.
 nlohmann::json SampleLengthsFromFlag(const std::string& value, const std::string& flag);
+
+/// `--lang en|zh` on a command with a text report; the value is checked (ParseLang) when the command runs.
+void AddLangFlag(CLI::App* cmd, std::string& lang);
 
 }  // namespace trainplan::cli

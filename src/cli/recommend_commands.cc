@@ -40,6 +40,7 @@ struct RecommendState {
   std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
   bool as_json = false, review_json = false, n_plus_n = false, prefer_domestic = false;
   std::string build_path, review_format = "text", review_output;
+  std::string lang = "en", review_lang = "en";
   int threads = 0;
 };
 
@@ -82,6 +83,7 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   r->add_option("--format", s.format, "text | json | markdown | html");
   r->add_flag("--json", s.as_json, "short for --format json");
   r->add_option("-o,--output", s.output, "write the report to this file");
+  AddLangFlag(r, s.lang);
   r->add_option("--threads", s.threads, "search threads (default: all cores)");
 
   s.review = app.add_subcommand("review", "check a proposed server against a job: fits, bottlenecks, changes");
@@ -90,12 +92,14 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   s.review->add_option("--format", s.review_format, "text | json | markdown | html");
   s.review->add_flag("--json", s.review_json, "short for --format json");
   s.review->add_option("-o,--output", s.review_output, "write the review to this file");
+  AddLangFlag(s.review, s.review_lang);
 }
 
 bool RunRecommendCommands(int& exit_status) {
   RecommendState& s = State();
   if (s.recommend && s.recommend->parsed()) {
     const ReportFormat format = s.as_json ? ReportFormat::kJson : ParseReportFormat(s.format, "--format");
+    const Lang lang = ParseLang(s.lang, "--lang");
     // The flags become the request document the HTTP API takes, read by the same parser.
     json doc = s.job.document();
     json& r = doc["recommend"];
@@ -125,18 +129,19 @@ bool RunRecommendCommands(int& exit_status) {
     const Scenario& job = request.job;
     const PlatformPolicy& policy = request.policy;
     Recommendation rec = Recommend(job, policy, s.threads);
-    WriteText(RecommendationReport(rec, format), s.output);
+    WriteText(RecommendationReport(rec, format, lang), s.output);
     exit_status = 0;
     return true;
   }
   if (s.review && s.review->parsed()) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
+    const Lang lang = ParseLang(s.review_lang, "--lang");
     const BuildRequest request = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
     const json job_doc = s.job.apply(request.job);
     Scenario job = JobFromDocument(Field(job_doc, "job"), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(request.build, job, framework_fixed);
-    WriteText(ReviewReport(review, format), s.review_output);
+    WriteText(ReviewReport(review, format, lang), s.review_output);
     exit_status = 0;
     return true;
   }

@@ -322,12 +322,12 @@ json ReviewToJson(const BuildReview& r) {
   return out;
 }
 
-std::string RecommendationReport(const Recommendation& r, ReportFormat format) {
-  return format == ReportFormat::kJson ? RecommendationToJson(r).dump(2) + "\n" : RenderRecommendation(r, format);
+std::string RecommendationReport(const Recommendation& r, ReportFormat format, Lang lang) {
+  return format == ReportFormat::kJson ? RecommendationToJson(r).dump(2) + "\n" : RenderRecommendation(r, format, lang);
 }
 
-std::string ReviewReport(const BuildReview& r, ReportFormat format) {
-  return format == ReportFormat::kJson ? ReviewToJson(r).dump(2) + "\n" : RenderReview(r, format);
+std::string ReviewReport(const BuildReview& r, ReportFormat format, Lang lang) {
+  return format == ReportFormat::kJson ? ReviewToJson(r).dump(2) + "\n" : RenderReview(r, format, lang);
 }
 
 }  // namespace trainplan

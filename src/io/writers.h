@@ -40,7 +40,8 @@ nlohmann::json RecommendationToJson(const Recommendation& recommendation);
 nlohmann::json ReviewToJson(const BuildReview& review);
 
 /// A report in any format: JSON from the writers above, text, Markdown and HTML from text/report.h.
-std::string RecommendationReport(const Recommendation& recommendation, ReportFormat format);
-std::string ReviewReport(const BuildReview& review, ReportFormat format);
+/// Text, Markdown and HTML in `lang`; JSON is always English.
+std::string RecommendationReport(const Recommendation& recommendation, ReportFormat format, Lang lang = Lang::kEn);
+std::string ReviewReport(const BuildReview& review, ReportFormat format, Lang lang = Lang::kEn);
 
 }  // namespace trainplan

@@ -64,23 +64,24 @@ std::string WarningText(const Scenario& s, const EstimateWarning& w) {
   return "";
 }
 
-const char* ReasonText(ConfidenceReason r) {
+/// The phrase key of a confidence reason.
+const char* ReasonKey(ConfidenceReason r) {
   switch (r) {
-    case ConfidenceReason::kGenericModel: return "generic model shape";
-    case ConfidenceReason::kLowGpuData: return "GPU datasheet figures of low confidence";
-    case ConfidenceReason::kSecondaryGpuData: return "GPU figures partly from secondary sources";
-    case ConfidenceReason::kNonNvidia: return "efficiency model calibrated on NVIDIA measurements";
-    case ConfidenceReason::kLibraryDependent: return "4-bit and fused-kernel speeds vary with library versions";
-    case ConfidenceReason::kLargeScale: return "at this scale network congestion and outlier GPUs are not modelled";
+    case ConfidenceReason::kGenericModel: return "conf.generic_model";
+    case ConfidenceReason::kLowGpuData: return "conf.low_gpu_data";
+    case ConfidenceReason::kSecondaryGpuData: return "conf.secondary_gpu_data";
+    case ConfidenceReason::kNonNvidia: return "conf.non_nvidia";
+    case ConfidenceReason::kLibraryDependent: return "conf.library_dependent";
+    case ConfidenceReason::kLargeScale: return "conf.large_scale";
   }
   return "";
 }
 
-const char* LevelText(ConfidenceLevel level) {
+const char* LevelKey(ConfidenceLevel level) {
   switch (level) {
-    case ConfidenceLevel::kLow: return "low";
-    case ConfidenceLevel::kMedium: return "medium";
-    case ConfidenceLevel::kHigh: return "high";
+    case ConfidenceLevel::kLow: return "conf.low";
+    case ConfidenceLevel::kMedium: return "conf.medium";
+    case ConfidenceLevel::kHigh: return "conf.high";
   }
   return "";
 }
@@ -312,22 +313,21 @@ std::string HostRamText(double bytes) {
   return bytes < 10 * kGB ? fmt::format("{:.1f} GB", bytes / kGB) : fmt::format("{:.0f} GB", bytes / kGB);
 }
 
-std::string ConfidenceText(const Confidence& c) {
-  const std::string level = LevelText(c.level);
-  if (c.reasons.empty()) return level + ": dense model, datasheet figures, calibrated efficiency model";
+std::string ConfidenceText(const Confidence& c, Lang lang) {
   std::vector<std::string> reasons;
-  for (ConfidenceReason r : c.reasons) reasons.push_back(ReasonText(r));
-  return level + ": " + fmt::format("{}", fmt::join(reasons, "; "));
+  for (ConfidenceReason r : c.reasons) reasons.push_back(Say(lang, ReasonKey(r)));
+  return Say(lang, "conf.line", fmt::arg("level", Say(lang, LevelKey(c.level))),
+             fmt::arg("reasons", reasons.empty() ? Say(lang, "conf.dense")
+                                                 : fmt::format("{}", fmt::join(reasons, Say(lang, "list.semicolon")))));
 }
 
-std::string FitChangeText(const FitOption& o) {
+std::string FitChangeText(const FitOption& o, Lang lang) {
   switch (o.change) {
-    case FitChange::kFullRecompute: return "full activation recomputation";
-    case FitChange::kOptimizerOffload:
-      return fmt::format("optimizer offloaded to the host (ZeRO-{}) with full recomputation", o.zero);
-    case FitChange::kAdamW8bit: return "8-bit AdamW with full recomputation";
+    case FitChange::kFullRecompute: return Say(lang, "fit.full_recompute");
+    case FitChange::kOptimizerOffload: return Say(lang, "fit.optimizer_offload", fmt::arg("zero", o.zero));
+    case FitChange::kAdamW8bit: return Say(lang, "fit.adamw_8bit");
     case FitChange::kMethod:
-      return fmt::format("method {} (rank {}) with full recomputation", ToString(o.method), o.lora_rank);
+      return Say(lang, "fit.method", fmt::arg("method", ToString(o.method)), fmt::arg("rank", o.lora_rank));
   }
   return "";
 }

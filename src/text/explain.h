@@ -8,6 +8,7 @@
 #include "core/estimate.h"
 #include "core/scenario.h"
 #include "core/search.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
@@ -39,10 +40,10 @@ std::string EdgeText(const MemoryEstimate& memory);
 std::string HostRamText(double bytes);
 
 /// "medium: GPU figures partly from secondary sources; ...".
-std::string ConfidenceText(const Confidence& confidence);
+std::string ConfidenceText(const Confidence& confidence, Lang lang = Lang::kEn);
 
 /// "optimizer offloaded to the host (ZeRO-2) with full recomputation".
-std::string FitChangeText(const FitOption& option);
+std::string FitChangeText(const FitOption& option, Lang lang = Lang::kEn);
 
 /// "tp8 pp16 dp128 v2 zero1 mb1 recompute:selective": a plan's strategy in one line (sizes above 1 and
 /// non-defaults only, besides tp/pp/dp).

@@ -9,15 +9,16 @@ namespace trainplan {
 
 namespace {
 
-const char* FixedTermText(FixedTerm term) {
+/// The phrase key of a fixed cost.
+const char* FixedTermKey(FixedTerm term) {
   switch (term) {
-    case FixedTerm::kProvisioning: return "provisioning";
-    case FixedTerm::kImagePull: return "image pull";
-    case FixedTerm::kProcessStart: return "process start";
-    case FixedTerm::kWeightsLoad: return "weights load";
-    case FixedTerm::kNcclInit: return "NCCL init";
-    case FixedTerm::kFinalCheckpoint: return "final checkpoint";
-    case FixedTerm::kCompile: return "torch.compile";
+    case FixedTerm::kProvisioning: return "fixed.provisioning";
+    case FixedTerm::kImagePull: return "fixed.image_pull";
+    case FixedTerm::kProcessStart: return "fixed.process_start";
+    case FixedTerm::kWeightsLoad: return "fixed.weights_load";
+    case FixedTerm::kNcclInit: return "fixed.nccl_init";
+    case FixedTerm::kFinalCheckpoint: return "fixed.final_checkpoint";
+    case FixedTerm::kCompile: return "fixed.compile";
     case FixedTerm::kCount: break;
   }
   return "";
@@ -33,17 +34,18 @@ std::string Sizes(const std::vector<int>& sizes) {
 
 }  // namespace
 
-std::string FixedCostsText(const TimeEstimate& t) {
+std::string FixedCostsText(const TimeEstimate& t, Lang lang) {
   std::vector<std::string> startup;
   double startup_s = 0;
   for (size_t i = 0; i < t.fixed.size(); ++i) {
     const auto term = static_cast<FixedTerm>(i);
     if (term == FixedTerm::kFinalCheckpoint || t.fixed[i] <= 0) continue;
     startup_s += t.fixed[i];
-    startup.push_back(fmt::format("{} {}", FixedTermText(term), FormatDuration(t.fixed[i])));
+    startup.push_back(Say(lang, FixedTermKey(term), fmt::arg("duration", FormatDuration(t.fixed[i]))));
   }
-  return fmt::format("start-up {} ({}), final checkpoint {}", FormatDuration(startup_s), fmt::join(startup, ", "),
-                     FormatDuration(t[FixedTerm::kFinalCheckpoint]));
+  return Say(lang, "fixed.line", fmt::arg("startup", FormatDuration(startup_s)),
+             fmt::arg("parts", fmt::format("{}", fmt::join(startup, Say(lang, "list.comma")))),
+             fmt::arg("checkpoint", FormatDuration(t[FixedTerm::kFinalCheckpoint])));
 }
 
 std::string FixedCostsAssumption() {

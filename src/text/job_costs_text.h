@@ -4,11 +4,12 @@
 
 #include "core/estimate.h"
 #include "core/search.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
 /// "start-up 7 min (provisioning 5 min, image pull 1.5 min, ...), final checkpoint 40 s".
-std::string FixedCostsText(const TimeEstimate& t);
+std::string FixedCostsText(const TimeEstimate& t, Lang lang = Lang::kEn);
 
 /// Which figures of data/job_costs.json are assumptions, for the answer's assumptions.
 std::string FixedCostsAssumption();

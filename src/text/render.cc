@@ -6,6 +6,7 @@
 
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/i18n.h"
 #include "text/job_costs_text.h"
 #include "text/stack_text.h"
 #include "catalog/hardware.h"
@@ -19,42 +20,78 @@ namespace {
 std::string Gib(double bytes) { return fmt::format("{:8.2f} GiB", bytes / kGiB); }
 
 /// The GPU side of the estimate's answer: fits (with its headroom), at the edge, or does not fit.
-std::string MemoryVerdict(const MemoryEstimate& m) {
+std::string MemoryVerdict(const MemoryEstimate& m, Lang lang) {
   if (m.GpuOverCapacity())
-    return fmt::format("DOES NOT FIT ({:.0f}% of capacity)", 100 * m.ResidentPeakBytes() / m.capacity_bytes);
-  if (m.paged_spill_bytes > 0) return "fits only by paging optimizer states to host RAM (slower steps)";
-  if (m.per_gpu_bytes > m.usable_bytes) return "fits, but " + EdgeText(m);
-  if (m.load_peak_bytes > m.usable_bytes) return "fits, but loading the weights is at the edge";
-  return fmt::format("fits ({:.0f}% usable: {:.1f} GiB)", 100 * m.usable_bytes / m.capacity_bytes,
-                     m.usable_bytes / kGiB);
+    return Say(lang, "est.does_not_fit", fmt::arg("pct", 100 * m.ResidentPeakBytes() / m.capacity_bytes));
+  if (m.paged_spill_bytes > 0) return Say(lang, "est.fits_paging");
+  if (m.per_gpu_bytes > m.usable_bytes) return Say(lang, "est.fits_but", fmt::arg("edge", EdgeText(m)));
+  if (m.load_peak_bytes > m.usable_bytes) return Say(lang, "est.fits_load_edge");
+  return Say(lang, "est.fits", fmt::arg("pct", 100 * m.usable_bytes / m.capacity_bytes),
+             fmt::arg("usable", m.usable_bytes / kGiB));
+}
+
+/// "  label              value": a label padded to the estimate's column, in either language.
+std::string Row(Lang lang, std::string_view key, const std::string& value) {
+  return fmt::format("  {:<18} {}\n", Say(lang, key), value);
 }
 
 /// Host RAM the offload needs per node, against the RAM given.
-std::string HostRamLine(const MemoryEstimate& m) {
-  std::string line = fmt::format("  {:<18} {:>8} per node", "host RAM needed", HostRamText(m.host_bytes));
+std::string HostRamLine(const MemoryEstimate& m, Lang lang) {
+  std::string value = Say(lang, "est.per_node", fmt::arg("amount", HostRamText(m.host_bytes)));
   if (m.host_limit_bytes > 0)
-    line += fmt::format(" of {} given -> {}", HostRamText(m.host_limit_bytes),
-                        m.HostOverLimit() ? "DOES NOT FIT the host" : "fits");
-  return line + "\n";
+    value += Say(lang, "est.host_given", fmt::arg("limit", HostRamText(m.host_limit_bytes)),
+                 fmt::arg("verdict", Say(lang, m.HostOverLimit() ? "est.host_does_not_fit" : "est.host_fits")));
+  return Row(lang, "est.host_ram_needed", value);
 }
 
 /// The figures beside the step peak: paged optimizer state and the load-time peak (which the fit uses when larger).
-std::string MemorySideLines(const MemoryEstimate& m) {
+std::string MemorySideLines(const MemoryEstimate& m, Lang lang) {
   std::string out;
   if (m.pageable_bytes > 0)
-    out += fmt::format("  {:<18} {}  of the total: paged optimizer states, counted by nvidia-smi while resident, "
-                       "not by torch.cuda.memory_allocated{}\n",
-                       "pageable", Gib(m.pageable_bytes),
-                       m.paged_spill_bytes > 0
-                           ? fmt::format("; {:.2f} GiB page to host RAM", m.paged_spill_bytes / kGiB)
-                           : "");
-  out += fmt::format("  {:<18} {}  loading the weights{}\n", "load-time peak", Gib(m.load_peak_bytes),
-                     m.LoadPeakBinds() ? " (above the step peak: the fit is judged on it)" : "");
+    out += Row(lang, "est.pageable",
+               Gib(m.pageable_bytes) + "  " +
+                   Say(lang, "est.pageable_line",
+                       fmt::arg("spill", m.paged_spill_bytes > 0 ? Say(lang, "est.pageable_spill",
+                                                                       fmt::arg("gib", m.paged_spill_bytes / kGiB))
+                                                                 : "")));
+  out += Row(lang, "est.load_peak",
+             Gib(m.load_peak_bytes) + "  " +
+                 Say(lang, "est.load_peak_line",
+                     fmt::arg("binds", m.LoadPeakBinds() ? Say(lang, "est.load_peak_binds") : "")));
   if (m.load_host_bytes > 0)
-    out += fmt::format("  {:<18} {:>8} rank 0 reads the full state dict before sharding it{}\n", "host RAM at load",
-                       HostRamText(m.load_host_bytes),
-                       m.host_limit_bytes > 0 && m.load_host_bytes > m.host_limit_bytes ? " -> DOES NOT FIT the host"
-                                                                                          : "");
+    out += Row(lang, "est.host_at_load",
+               fmt::format("{:>8} ", HostRamText(m.load_host_bytes)) +
+                   Say(lang, "est.host_at_load_line",
+                       fmt::arg("verdict", m.host_limit_bytes > 0 && m.load_host_bytes > m.host_limit_bytes
+                                               ? Say(lang, "est.host_at_load_over")
+                                               : "")));
+  return out;
+}
+
+/// The estimate's step time, throughput and total time.
+std::string RenderEstimateTime(const Scenario& s, const TimeEstimate& t, Lang lang) {
+  std::string out = "\n";
+  out += Say(lang, "est.step_time", fmt::arg("s", t.step_s)) + "\n";
+  for (size_t i = 0; i < t.seconds.size(); ++i) {
+    if (t.seconds[i] <= 0) continue;
+    out += Row(lang, std::string("time.") + TimeTermName(static_cast<TimeTerm>(i)),
+               fmt::format("{:9.3f} s  {:5.1f}%", t.seconds[i], 100 * t.seconds[i] / t.step_s));
+  }
+  out += Say(lang, "est.throughput", fmt::arg("tps", t.tokens_per_s),
+             fmt::arg("per_gpu", t.tokens_per_s / s.hardware.gpus), fmt::arg("model_tflops", t.model_tflops_per_gpu),
+             fmt::arg("hw_tflops", t.hardware_tflops_per_gpu)) +
+         "\n";
+  out += Say(lang, "est.mfu", fmt::arg("mfu", 100 * t.mfu), fmt::arg("hfu", 100 * t.hfu)) + "\n";
+  if (s.training.tokens > 0)
+    out += Say(lang, "est.total_tokens", fmt::arg("tokens", s.training.tokens), fmt::arg("steps", t.steps),
+               fmt::arg("duration", FormatDuration(t.total_s)), fmt::arg("gpu_hours", t.gpu_hours)) +
+           "\n";
+  else
+    out += Say(lang, "est.total_one_step", fmt::arg("duration", FormatDuration(t.total_s))) + "\n";
+  out += "  ";
+  out += Say(lang, "est.training_fixed", fmt::arg("training", FormatDuration(t.training_s)),
+             fmt::arg("fixed", FormatDuration(t.fixed_s)), fmt::arg("why", FixedCostsText(t, lang))) +
+         "\n";
   return out;
 }
 
@@ -99,79 +136,83 @@ std::string RenderModel(const ModelSpec& m, const ParamCounts& p) {
   return out;
 }
 
-std::string RenderEstimate(const Scenario& s, const Estimate& e) {
+std::string RenderEstimate(const Scenario& s, const Estimate& e, Lang lang) {
   const Strategy& st = s.strategy;
   std::string out;
-  out += fmt::format("{}: {} on {} x {} ({} per node, {} node{})\n", s.model.name, ToString(s.training.method),
-                     s.hardware.gpus, s.hardware.gpu.name, s.hardware.gpus_per_node, s.hardware.nodes(),
-                     s.hardware.nodes() == 1 ? "" : "s");
-  out += fmt::format(
-      "strategy: tp={} pp={} dp={} cp={} ep={} zero={} recompute={} seq_parallel={} offload={} flash={} "
-      "interleave={}\n",
-      st.tp, st.pp, st.dp, st.cp, st.ep, st.zero, ToString(st.recompute), st.sequence_parallel ? "on" : "off",
-      ToString(st.offload), st.flash_attention ? "on" : "off", st.interleave);
-  out += fmt::format("batch: micro {} x seq {} , global {} sequences ({} accumulation steps), {} {} {}\n",
-                     s.training.micro_batch, s.training.seq_len, GlobalBatch(s), GradAccumSteps(s),
-                     ToString(s.training.precision), ToString(s.training.optimizer), ToString(s.training.framework));
-  out += fmt::format("\nparameters: total {} ({}), trainable {}, active/token {}\n", HumanCount(e.params.total),
-                     e.params.total, HumanCount(e.trainable.trainable), HumanCount(e.params.active));
+  out += Say(lang, "est.header", fmt::arg("model", s.model.name), fmt::arg("method", ToString(s.training.method)),
+             fmt::arg("gpus", s.hardware.gpus), fmt::arg("gpu", s.hardware.gpu.name),
+             fmt::arg("per_node", s.hardware.gpus_per_node), fmt::arg("nodes", s.hardware.nodes()),
+             fmt::arg("plural", s.hardware.nodes() == 1 ? "" : "s")) +
+         "\n";
+  out += Say(lang, "est.strategy", fmt::arg("tp", st.tp), fmt::arg("pp", st.pp), fmt::arg("dp", st.dp),
+             fmt::arg("cp", st.cp), fmt::arg("ep", st.ep), fmt::arg("zero", st.zero),
+             fmt::arg("recompute", ToString(st.recompute)), fmt::arg("sp", st.sequence_parallel ? "on" : "off"),
+             fmt::arg("offload", ToString(st.offload)), fmt::arg("flash", st.flash_attention ? "on" : "off"),
+             fmt::arg("interleave", st.interleave)) +
+         "\n";
+  out +=
+      Say(lang, "est.batch", fmt::arg("micro", s.training.micro_batch), fmt::arg("seq", s.training.seq_len),
+          fmt::arg("global", GlobalBatch(s)), fmt::arg("accum", GradAccumSteps(s)),
+          fmt::arg("precision", ToString(s.training.precision)), fmt::arg("optimizer", ToString(s.training.optimizer)),
+          fmt::arg("framework", ToString(s.training.framework))) +
+      "\n";
+  out += "\n";
+  out +=
+      Say(lang, "est.params", fmt::arg("total_h", HumanCount(e.params.total)), fmt::arg("total", e.params.total),
+          fmt::arg("trainable", HumanCount(e.trainable.trainable)), fmt::arg("active", HumanCount(e.params.active))) +
+      "\n";
   // Image-text checkpoints: the tower is loaded and held with the weights but never trained.
-  if (e.params.vision > 0)
-    out += fmt::format("  vision tower (frozen) {} ({}): in the checkpoint and on the first stage, not trained\n",
-                       HumanCount(static_cast<double>(e.params.vision)), e.params.vision);
+  if (e.params.vision > 0) {
+    out += "  ";
+    out += Say(lang, "est.vision", fmt::arg("human", HumanCount(static_cast<double>(e.params.vision))),
+               fmt::arg("count", e.params.vision)) +
+           "\n";
+  }
 
-  out += fmt::format("\nmemory per GPU (busiest GPU):\n");
+  out += "\n";
+  out += Say(lang, "est.memory_heading") + "\n";
   for (size_t i = 0; i < e.memory.bytes.size(); ++i) {
     if (e.memory.bytes[i] == 0) continue;
-    out += fmt::format("  {:<18} {}\n", MemTermName(static_cast<MemTerm>(i)), Gib(e.memory.bytes[i]));
+    out += Row(lang, std::string("mem.") + MemTermName(static_cast<MemTerm>(i)), Gib(e.memory.bytes[i]));
   }
-  out += fmt::format("  {:<18} {}  of {:.1f} GiB -> {}\n", "total", Gib(e.memory.per_gpu_bytes),
-                     e.memory.capacity_bytes / kGiB, MemoryVerdict(e.memory));
-  out += MemorySideLines(e.memory);
-  if (e.memory.host_bytes > 0 || e.memory.host_limit_bytes > 0) out += HostRamLine(e.memory);
+  out += Row(lang, "est.total",
+             Gib(e.memory.per_gpu_bytes) + "  " +
+                 Say(lang, "est.of_capacity", fmt::arg("capacity", e.memory.capacity_bytes / kGiB),
+                     fmt::arg("verdict", MemoryVerdict(e.memory, lang))));
+  out += MemorySideLines(e.memory, lang);
+  if (e.memory.host_bytes > 0 || e.memory.host_limit_bytes > 0) out += HostRamLine(e.memory, lang);
   if (!e.options.empty()) {
-    out += "options on the same GPUs (`trainplan plan` also searches more or other GPUs and TP/PP):\n";
+    out += Say(lang, "est.options_heading") + "\n";
     for (const auto& o : e.options)
-      out += fmt::format("  {} {:<66} {} per GPU{}\n", o.fits ? "+" : "-", FitChangeText(o), Gib(o.per_gpu_bytes),
-                         o.host_bytes > 0 ? fmt::format(", host RAM {}", HostRamText(o.host_bytes)) : "");
+      out += fmt::format("  {} {:<66} {}\n", o.fits ? "+" : "-", FitChangeText(o, lang),
+                         Say(lang, "est.option_per_gpu", fmt::arg("gib", Gib(o.per_gpu_bytes)),
+                             fmt::arg("host", o.host_bytes > 0 ? Say(lang, "est.option_host",
+                                                                     fmt::arg("amount", HostRamText(o.host_bytes)))
+                                                               : "")));
   }
+  out += RenderEstimateTime(s, e.time, lang);
 
-  const TimeEstimate& t = e.time;
-  out += fmt::format("\nstep time {:.3f} s:\n", t.step_s);
-  for (size_t i = 0; i < t.seconds.size(); ++i) {
-    if (t.seconds[i] <= 0) continue;
-    out += fmt::format("  {:<18} {:9.3f} s  {:5.1f}%\n", TimeTermName(static_cast<TimeTerm>(i)), t.seconds[i],
-                       100 * t.seconds[i] / t.step_s);
-  }
-  out += fmt::format("throughput: {:.0f} tokens/s ({:.0f} per GPU), {:.1f} model TFLOP/s per GPU, "
-                     "{:.1f} hardware TFLOP/s per GPU\n",
-                     t.tokens_per_s, t.tokens_per_s / s.hardware.gpus, t.model_tflops_per_gpu,
-                     t.hardware_tflops_per_gpu);
-  out += fmt::format("MFU {:.1f}%, HFU {:.1f}%\n", 100 * t.mfu, 100 * t.hfu);
-  if (s.training.tokens > 0) {
-    out += fmt::format("total: {:.3g} tokens in {:.0f} steps: {} ({:.0f} GPU-hours)\n", s.training.tokens, t.steps,
-                       FormatDuration(t.total_s), t.gpu_hours);
-  } else {
-    out += fmt::format("total: no --tokens given, so one step only: {}\n", FormatDuration(t.total_s));
-  }
-  out += fmt::format("  training {} + fixed {}: {}\n", FormatDuration(t.training_s), FormatDuration(t.fixed_s),
-                     FixedCostsText(t));
-
-  out += "\nassumptions:\n";
+  out += "\n";
+  out += Say(lang, "est.assumptions") + "\n";
   for (const auto& a : EstimateAssumptions(s, e)) out += fmt::format("  - {}\n", a);
-  for (const auto& w : EstimateWarnings(s, e)) out += fmt::format("warning: {}\n", w);
-  out += fmt::format("confidence: {}\n", ConfidenceText(e.confidence));
+  for (const auto& w : EstimateWarnings(s, e)) out += Say(lang, "warning", fmt::arg("text", w)) + "\n";
+  out += Say(lang, "est.confidence", fmt::arg("text", ConfidenceText(e.confidence, lang))) + "\n";
   return out;
 }
 
-std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency& cur) {
-  std::string out = fmt::format("{}: {} of {} tokens, seq {}\n", job.model.name, ToString(job.training.method),
-                                fmt::format("{:.3g}", job.training.tokens), job.training.seq_len);
+std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency& cur, Lang lang) {
+  std::string out =
+      Say(lang, "plan.header", fmt::arg("model", job.model.name), fmt::arg("method", ToString(job.training.method)),
+          fmt::arg("tokens", job.training.tokens), fmt::arg("seq", job.training.seq_len)) +
+      "\n";
   if (!r.feasible) {
-    out += fmt::format("NO PLAN: {}\n", NoPlanText(r.reason, cur));
+    out += Say(lang, "plan.none", fmt::arg("why", NoPlanText(r.reason, cur))) + "\n";
   } else {
-    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "#", "gpu",
-                       "gpus", "framework", "strategy", "mem/GPU", "host RAM", "MFU", "time", "fixed", "cost " + cur.code);
+    out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "#",
+                       Say(lang, "plan.col.gpu"), Say(lang, "plan.col.gpus"), Say(lang, "plan.col.framework"),
+                       Say(lang, "plan.col.strategy"), Say(lang, "plan.col.mem"), Say(lang, "plan.col.host"),
+                       Say(lang, "plan.col.mfu"), Say(lang, "plan.col.time"), Say(lang, "plan.col.fixed"),
+                       Say(lang, "plan.col.cost", fmt::arg("code", cur.code)));
     bool any_edge = false;
     for (size_t i = 0; i < r.plans.size(); ++i) {
       const Plan& p = r.plans[i];
@@ -179,35 +220,38 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
       any_edge = any_edge || p.memory.at_edge;
       out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>8} {:>12}\n", i + 1,
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
-                         p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu,
-                         FormatDuration(p.time.total_s), FormatDuration(p.time.fixed_s),
+                         p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu, FormatDuration(p.time.total_s),
+                         FormatDuration(p.time.fixed_s),
                          p.price_per_gpu_hour > 0 ? FormatMoney(p.cost_usd, cur).substr(cur.symbol.size())
-                                                  : std::string("no price"));
+                                                  : Say(lang, "plan.no_price"));
     }
-    if (any_edge)
-      out += fmt::format("! at the edge: above the {:.0f}% of GPU memory a plan may fill (--usable-memory); ranked "
-                         "after every plan that keeps the headroom\n",
-                         100 * job.hardware.usable_memory_fraction);
-    out += fmt::format("\nwhy #1: {}\n", PlanWhy(r.plans[0], cur));
+    if (any_edge) out += Say(lang, "plan.edge", fmt::arg("pct", 100 * job.hardware.usable_memory_fraction)) + "\n";
+    out += "\n";
+    out += Say(lang, "plan.why", fmt::arg("why", PlanWhy(r.plans[0], cur))) + "\n";
   }
   for (const auto& gap : r.skipped) {
     const bool is_reason = r.reason.code == NoPlanCode::kUnsupportedOnStack && r.reason.stack_gap.gpu_id == gap.gpu_id;
-    if (!is_reason) out += fmt::format("note: {}\n", SkippedGpuText(gap));
+    if (!is_reason) out += Say(lang, "note", fmt::arg("text", SkippedGpuText(gap))) + "\n";
   }
   if (!r.pareto.empty()) {
-    out += "\ntime vs cost (Pareto front, fastest first):\n";
+    out += "\n";
+    out += Say(lang, "plan.pareto") + "\n";
     for (const Plan& p : r.pareto)
       out += fmt::format("  {:>10}  {}{:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), cur.symbol,
-                         FromUsd(p.cost_usd, cur), p.gpus,
-                         p.gpu_id, ToString(p.framework), p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
+                         FromUsd(p.cost_usd, cur), p.gpus, p.gpu_id, ToString(p.framework),
+                         p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
   }
   if (!r.alternatives.empty()) {
-    out += "\nalternatives:\n";
+    out += "\n";
+    out += Say(lang, "plan.alternatives") + "\n";
     for (const auto& a : r.alternatives)
       out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a));
   }
-  out += fmt::format("\nsearched {} candidates ({} evaluated) in {:.3f} s on {} threads: {:.2f} M evaluations/s\n",
-                     r.enumerated, r.evaluated, r.seconds, r.threads, r.evaluated / std::max(r.seconds, 1e-9) / 1e6);
+  out += "\n";
+  out += Say(lang, "plan.searched", fmt::arg("enumerated", r.enumerated), fmt::arg("evaluated", r.evaluated),
+             fmt::arg("seconds", r.seconds), fmt::arg("threads", r.threads),
+             fmt::arg("rate", r.evaluated / std::max(r.seconds, 1e-9) / 1e6)) +
+         "\n";
   return out;
 }
 

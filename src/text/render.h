@@ -6,13 +6,15 @@
 #include "core/model.h"
 #include "core/scenario.h"
 #include "core/search.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
 /// Human-readable text for a terminal. JSON comes from io/writers.h.
-std::string RenderEstimate(const Scenario& scenario, const Estimate& estimate);
+std::string RenderEstimate(const Scenario& scenario, const Estimate& estimate, Lang lang = Lang::kEn);
 std::string RenderModel(const ModelSpec& model, const ParamCounts& params);
-std::string RenderPlan(const Scenario& job, const PlanResult& result, const Currency& currency = UsdCurrency());
+std::string RenderPlan(const Scenario& job, const PlanResult& result, const Currency& currency = UsdCurrency(),
+                       Lang lang = Lang::kEn);
 /// One row of `trainplan models`.
 struct CatalogModel {
   std::string id, hf_id;

@@ -11,6 +11,7 @@
 #include "text/bom_text.h"
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/i18n.h"
 #include "text/recommend_text.h"
 #include "text/review_text.h"
 
@@ -41,104 +42,115 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string OptionTitle(const PlatformOption& o) {
-  return fmt::format("{}{}: {} x {}", ToString(o.kind), o.dedicated ? " (dedicated)" : "", o.plan.gpus,
-                     FindGpu(o.plan.gpu_id).name);
+std::string OptionTitle(const PlatformOption& o, Lang lang = Lang::kEn) {
+  return Say(lang, "rec.option_title", fmt::arg("kind", Say(lang, std::string("kind.") + ToString(o.kind))),
+             fmt::arg("dedicated", o.dedicated ? Say(lang, "rec.dedicated") : ""), fmt::arg("gpus", o.plan.gpus),
+             fmt::arg("gpu", FindGpu(o.plan.gpu_id).name));
 }
 
 /// An on-premises option's bill of materials as a Markdown table.
-std::string BomMarkdown(const PlatformOption& o, const Currency& cur) {
+std::string BomMarkdown(const PlatformOption& o, const Currency& cur, Lang lang) {
   std::string md;
   const NodeBom b = WithSentences(o.bom);
-  md += fmt::format("\n**Bill of materials** ({} x {} node, {} GPUs each; break-even {})\n\n", b.nodes,
-                    b.node_class, b.gpus_per_node, BreakEvenText(o.break_even));
-  md += fmt::format("Platform: {}.\n\n", PlatformText(b));
-  for (const auto& w : b.warnings) md += fmt::format("- warning: {}\n", w.text);
+  md += "\n";
+  md += Say(lang, "bom.title", fmt::arg("nodes", b.nodes), fmt::arg("node_class", b.node_class),
+            fmt::arg("gpus", b.gpus_per_node), fmt::arg("break_even", BreakEvenText(o.break_even)));
+  md += "\n\n" + Say(lang, "bom.platform", fmt::arg("text", PlatformText(b))) + "\n\n";
+  for (const auto& w : b.warnings) md += "- " + Say(lang, "warning", fmt::arg("text", w.text)) + "\n";
   if (!b.warnings.empty()) md += "\n";
-  md += "| part | choice | why |\n|---|---|---|\n";
+  md += Say(lang, "bom.table_head") + "\n|---|---|---|\n";
   md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
                     b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
   md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
   for (const auto& t : b.storage.tiers)
     md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
-  md += fmt::format("| network | {}{} | {} |\n", b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
+  md += fmt::format("| {} | {}{} | {} |\n", Say(lang, "bom.network"), b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
                     b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
                     b.network.why);
-  md += fmt::format("| power | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", b.power.psus,
+  md += fmt::format("| {} | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", Say(lang, "bom.power"), b.power.psus,
                     b.power.psu_rating_w, RedundancyText(b.power.redundancy),
                     b.power.peak_w / 1000, b.power.why);
-  md += fmt::format("| cooling | {} | {} |\n", b.cooling.kind, b.cooling.why);
+  md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.cooling"), b.cooling.kind, b.cooling.why);
   for (const auto& line : b.prices)
-    md += fmt::format("| price per node | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_per_node"), line.item, FormatMoney(line.usd, cur), line.source);
   for (const auto& line : b.shared_prices)
-    md += fmt::format("| price, once | {} | {} ({}) |\n", line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_once"), line.item, FormatMoney(line.usd, cur), line.source);
   if (!b.unpriced.empty()) {
     std::string list;
     for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
-    md += "| not priced | " + list + " | no citable price |\n";
+    md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.not_priced"), list, Say(lang, "bom.no_citable_price"));
   }
   return md;
 }
 
 /// Markdown body shared by the Markdown and HTML (as preformatted sections) reports.
-std::string MarkdownBody(const Recommendation& r, bool with_charts) {
+std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
   std::string md;
   const Currency& cur = DisplayCurrency(r);
   const ParamCounts params = CountParams(r.job.model);
-  md += fmt::format("# Recommendation: {} ({}), {}\n\n", r.job.model.name, ToString(r.job.training.method),
-                    r.job.training.tokens > 0 ? fmt::format("{:.3g} tokens", r.job.training.tokens) : "one step");
-  md += fmt::format(
-      "Model: {:.2f} B parameters. Scenario: usage {}, data sensitivity {}, region {}, deadline {}, "
-      "budget {}, electricity {}{:.3f}/kWh, PUE {:.2f}.\n\n",
-      params.total / 1e9, UsageText(r.policy), ToString(r.policy.sensitivity), r.policy.region, FormatDuration(r.policy.deadline_s),
-      r.policy.budget_usd > 0 ? FormatMoney(r.policy.budget_usd, cur) : "none", cur.symbol,
-      FromUsd(r.policy.electricity_usd_per_kwh, cur), r.policy.pue);
+  md += Say(lang, "rec.title", fmt::arg("model", r.job.model.name), fmt::arg("method", ToString(r.job.training.method)),
+            fmt::arg("tokens", r.job.training.tokens > 0
+                                   ? Say(lang, "rec.tokens", fmt::arg("tokens", r.job.training.tokens))
+                                   : Say(lang, "rec.one_step"))) +
+        "\n\n";
+  md += Say(lang, "rec.scenario", fmt::arg("params", params.total / 1e9), fmt::arg("usage", UsageText(r.policy)),
+            fmt::arg("sensitivity", ToString(r.policy.sensitivity)), fmt::arg("region", r.policy.region),
+            fmt::arg("deadline", FormatDuration(r.policy.deadline_s)),
+            fmt::arg("budget",
+                     r.policy.budget_usd > 0 ? FormatMoney(r.policy.budget_usd, cur) : Say(lang, "rec.no_budget")),
+            fmt::arg("symbol", cur.symbol), fmt::arg("electricity", FromUsd(r.policy.electricity_usd_per_kwh, cur)),
+            fmt::arg("pue", r.policy.pue)) +
+        "\n\n";
   if (!r.feasible) {
-    md += "**No option:** " + NoOptionText(r) + "\n\n";
+    md += Say(lang, "rec.no_option", fmt::arg("why", NoOptionText(r))) + "\n\n";
     for (const auto& a : r.alternatives)
-      md += fmt::format("- {} {}: {}\n", a.feasible ? "works:" : "fails:", AlternativeChangeText(a),
+      md += fmt::format("- {} {}: {}\n", Say(lang, a.feasible ? "rec.works" : "rec.fails"), AlternativeChangeText(a),
                         AlternativeSummary(a));
     return md;
   }
-  md += "## Options\n\n| # | option | plan | time | total cost | suits |\n|---|---|---|---|---|---|\n";
+  md += Say(lang, "rec.options") + "\n\n" + Say(lang, "rec.table_head") + "\n|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o), PlanSummary(o.plan),
-                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur), o.suits ? "yes" : "no");
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o, lang), PlanSummary(o.plan),
+                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur),
+                      Say(lang, o.suits ? "yes" : "no"));
   }
   md += "\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
-    md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o));
+    md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o, lang));
     for (const auto& w : OptionWhy(o, cur)) md += "- " + w + "\n";
-    md += "- cost: " + CostPartsText(o, cur) + "\n";
-    md += fmt::format("- memory per GPU {:.1f} / {:.1f} GiB, MFU {:.0f}%, goodput {:.1f}%\n",
-                      o.plan.memory.per_gpu_bytes / kGiB, o.plan.memory.capacity_bytes / kGiB, o.plan.time.mfu * 100,
-                      o.reliability.goodput * 100);
-    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o, cur);
+    md += Say(lang, "rec.cost", fmt::arg("text", CostPartsText(o, cur))) + "\n";
+    md += Say(lang, "rec.memory", fmt::arg("mem", o.plan.memory.per_gpu_bytes / kGiB),
+              fmt::arg("capacity", o.plan.memory.capacity_bytes / kGiB), fmt::arg("mfu", o.plan.time.mfu * 100),
+              fmt::arg("goodput", o.reliability.goodput * 100)) +
+          "\n";
+    if (o.kind == OptionKind::kOnPrem) md += BomMarkdown(o, cur, lang);
     md += "\n";
   }
   const Reliability& rel = r.reliability;
-  md += "## Reliability (first option)\n\n";
-  md += fmt::format(
-      "- {:.3g} unexpected interruptions per GPU-hour (Llama 3 405B: 419 in 54 days on 16,384 H100s): "
-      "MTBF {} on {} GPUs, {:.2f} interruptions expected\n",
-      rel.interruptions_per_gpu_hour, FormatDuration(rel.mtbf_s), rel.gpus, rel.expected_interruptions);
-  md += fmt::format("- checkpoint {:.1f} GB, written in {:.0f} s; restart {:.0f} s\n", rel.checkpoint_bytes / kGB,
-                    rel.checkpoint_write_s, rel.restart_s);
-  md += fmt::format("- checkpoint every {} (Daly; Young: {}); expected lost time {}, goodput {:.2f}%\n\n",
-                    FormatDuration(rel.checkpoint_interval_s), FormatDuration(rel.young_interval_s),
-                    FormatDuration(rel.expected_lost_s), rel.goodput * 100);
+  md += Say(lang, "rec.reliability") + "\n\n";
+  md += Say(lang, "rec.interruptions", fmt::arg("rate", rel.interruptions_per_gpu_hour),
+            fmt::arg("mtbf", FormatDuration(rel.mtbf_s)), fmt::arg("gpus", rel.gpus),
+            fmt::arg("expected", rel.expected_interruptions)) +
+        "\n";
+  md += Say(lang, "rec.checkpoint", fmt::arg("gb", rel.checkpoint_bytes / kGB),
+            fmt::arg("write", rel.checkpoint_write_s), fmt::arg("restart", rel.restart_s)) +
+        "\n";
+  md += Say(lang, "rec.checkpoint_every", fmt::arg("interval", FormatDuration(rel.checkpoint_interval_s)),
+            fmt::arg("young", FormatDuration(rel.young_interval_s)),
+            fmt::arg("lost", FormatDuration(rel.expected_lost_s)), fmt::arg("goodput", rel.goodput * 100)) +
+        "\n\n";
   if (with_charts) {
-    md += "## Charts\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
+    md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
   }
-  md += "## Assumptions\n\n";
+  md += Say(lang, "rec.assumptions") + "\n\n";
   for (const auto& a : AssumptionLines(r.assumptions, cur)) md += "- " + a + "\n";
   return md;
 }
 
-std::string Text(const Recommendation& r) {
-  std::string out = MarkdownBody(r, false);
+std::string Text(const Recommendation& r, Lang lang) {
+  std::string out = MarkdownBody(r, false, lang);
   // Terminal text: the Markdown without its markup.
   std::string text;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -223,8 +235,8 @@ std::string MarkdownToHtml(const std::string& md) {
   return html;
 }
 
-std::string HtmlPage(const std::string& title, const std::string& body) {
-  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + Escape(title) +
+std::string HtmlPage(const std::string& title, const std::string& body, Lang lang) {
+  return std::string("<!DOCTYPE html>\n<html lang=\"") + (lang == Lang::kZh ? "zh-CN" : "en") + "\"><head><meta charset=\"utf-8\"><title>" + Escape(title) +
          "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
          "vertical-align:top}th{background:#f3f3f3}svg{display:block;margin:1em 0}</style></head>\n<body>\n" +
@@ -367,36 +379,39 @@ std::string TimeCostSvg(const Recommendation& r) {
   return svg + "</svg>";
 }
 
-std::string RenderRecommendation(const Recommendation& r, ReportFormat format) {
+std::string RenderRecommendation(const Recommendation& r, ReportFormat format, Lang lang) {
   switch (format) {
     case ReportFormat::kJson:
       throw InternalError("a JSON recommendation is written by RecommendationToJson (io/writers.h)");
     case ReportFormat::kMarkdown:
-      return MarkdownBody(r, true);
+      return MarkdownBody(r, true, lang);
     case ReportFormat::kHtml:
-      return HtmlPage("trainplan recommendation: " + r.job.model.name, MarkdownToHtml(MarkdownBody(r, true)));
+      return HtmlPage(Say(lang, "rec.html_title", fmt::arg("model", r.job.model.name)),
+                      MarkdownToHtml(MarkdownBody(r, true, lang)), lang);
     case ReportFormat::kText:
       break;
   }
-  return Text(r);
+  return Text(r, lang);
 }
 
-std::string RenderReview(const BuildReview& r, ReportFormat format) {
-  if (format == ReportFormat::kJson)
-    throw InternalError("a JSON review is written by ReviewToJson (io/writers.h)");
-  std::string md = fmt::format(
-      "# Review: {}\n\nJob: {} ({}). {}\n\n", r.build.name, r.job.model.name, ToString(r.job.training.method),
-      r.fits ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s)
-             : "Does not run: " + ReviewReasonText(r));
-  md += "| area | level | finding | change |\n|---|---|---|---|\n";
-  for (const auto& f : r.findings) md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
+std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang) {
+  if (format == ReportFormat::kJson) throw InternalError("a JSON review is written by ReviewToJson (io/writers.h)");
+  const std::string method_name = ToString(r.job.training.method);
+  const auto model = fmt::arg("model", r.job.model.name);
+  const auto method = fmt::arg("method", method_name);
+  const std::string verdict = r.fits ? Say(lang, "rev.best", fmt::arg("plan", PlanSummary(r.plan)),
+                                           fmt::arg("duration", FormatDuration(r.plan.time.total_s)))
+                                     : Say(lang, "rev.does_not_run", fmt::arg("why", ReviewReasonText(r)));
+  std::string md = Say(lang, "rev.title", fmt::arg("build", r.build.name)) + "\n\n" +
+                   Say(lang, "rev.job", model, method) + " " + verdict + "\n\n";
+  md += Say(lang, "rev.table_head") + "\n|---|---|---|---|\n";
+  for (const auto& f : r.findings)
+    md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
   if (format == ReportFormat::kMarkdown) return md;
-  if (format == ReportFormat::kHtml) return HtmlPage("trainplan review: " + r.build.name, MarkdownToHtml(md));
-  std::string text =
-      fmt::format("Review: {}\nJob: {} ({})\n", r.build.name, r.job.model.name, ToString(r.job.training.method));
-  text += r.fits
-              ? "Best plan on this build: " + PlanSummary(r.plan) + ", " + FormatDuration(r.plan.time.total_s) + "\n\n"
-              : "Does not run: " + ReviewReasonText(r) + "\n\n";
+  if (format == ReportFormat::kHtml)
+    return HtmlPage(Say(lang, "rev.html_title", fmt::arg("build", r.build.name)), MarkdownToHtml(md), lang);
+  std::string text = Say(lang, "rev.text_title", fmt::arg("build", r.build.name)) + "\n" +
+                     Say(lang, "rev.job_line", model, method) + "\n" + verdict + "\n\n";
   for (const auto& f : r.findings) {
     text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f));
     const std::string fix = FindingFix(r, f);

@@ -3,6 +3,7 @@
 
 #include "core/platform.h"
 #include "core/review.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
@@ -11,10 +12,10 @@ ReportFormat ParseReportFormat(const std::string& s, const std::string& field = 
 
 /// Text for a terminal, Markdown, or a self-contained HTML page with inline SVG charts. JSON is io's
 /// (RecommendationReport in io/writers.h takes every format).
-std::string RenderRecommendation(const Recommendation& r, ReportFormat format);
+std::string RenderRecommendation(const Recommendation& r, ReportFormat format, Lang lang = Lang::kEn);
 
 /// Text or Markdown (HTML renders the Markdown body in a page); JSON is io's (ReviewReport).
-std::string RenderReview(const BuildReview& r, ReportFormat format);
+std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang = Lang::kEn);
 
 /// "megatron tp8 pp2 dp4 mb1 recompute:none": a plan's engine and strategy in one line.
 std::string PlanSummary(const Plan& plan);

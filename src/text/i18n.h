@@ -1,0 +1,31 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace trainplan {
+
+/// The language of text, Markdown and HTML reports. JSON is always English.
+enum class Lang { kEn, kZh };
+
+/// "en", "zh", "zh-CN" (any case, '_' or '-') as a Lang; anything else throws InputError naming `field`.
+Lang ParseLang(const std::string& value, const std::string& field = "lang");
+
+/// The fmt template stored under `key` in `lang`. Each entry holds both languages, so a key found is a
+/// key translated; an unknown key is our defect (InternalError).
+std::string_view Phrase(Lang lang, std::string_view key);
+
+/// Phrase(lang, key) formatted with `args`; templates use named arguments (fmt::arg) so a language may
+/// put them in its own order.
+template <typename... Args>
+std::string Say(Lang lang, std::string_view key, Args&&... args) {
+  return fmt::format(fmt::runtime(Phrase(lang, key)), std::forward<Args>(args)...);
+}
+
+/// Every key of the table, for the test that each template formats in both languages.
+std::vector<std::string_view> PhraseKeys();
+
+}  // namespace trainplan

@@ -1,0 +1,117 @@
+// `--lang zh`: the text, Markdown and HTML reports in Chinese with exactly the figures of the English ones; JSON
+// stays English.
+#include <algorithm>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/run_cli.h"
+
+namespace {
+
+using trainplan::test_support::CliRun;
+using trainplan::test_support::RunCli;
+
+std::string Output(const std::string& args) {
+  CliRun run = RunCli(args);
+  EXPECT_EQ(run.status, 0) << args << "\n" << run.out;
+  return run.out;
+}
+
+/// Every number in `text`, sorted: a translation may reorder the figures of a sentence but not change one.
+std::vector<std::string> Numbers(const std::string& text) {
+  static const std::regex kNumber(R"(\d+(?:\.\d+)?(?:e[+-]?\d+)?)");
+  std::vector<std::string> numbers;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kNumber); it != std::sregex_iterator(); ++it)
+    numbers.push_back(it->str());
+  std::sort(numbers.begin(), numbers.end());
+  return numbers;
+}
+
+/// The text without its last line (a search's wall time, which differs between runs).
+std::string WithoutLastLine(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text.substr(0, text.rfind('\n'));
+}
+
+void ExpectSameNumbers(const std::string& en, const std::string& zh) {
+  EXPECT_FALSE(Numbers(en).empty());
+  EXPECT_EQ(Numbers(en), Numbers(zh)) << en << "\n----\n" << zh;
+}
+
+void ExpectContains(const std::string& text, const std::vector<std::string>& parts) {
+  for (const auto& part : parts) EXPECT_NE(text.find(part), std::string::npos) << part << " not in\n" << text;
+}
+
+TEST(Lang, EstimateInChineseHasTheEnglishFigures) {
+  const std::string job = "estimate --model llama-3.1-8b --method full --gpu h100-sxm --gpus 8 --tokens 1e9";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(en, {"memory per GPU (busiest GPU):", "  optimizer_states      59.83 GiB", "(16 accumulation steps)"});
+  ExpectContains(zh, {"每卡显存（最忙的一张卡）：", "  优化器状态            59.83 GiB", "梯度累积 16 步",
+                      "吞吐：69758 tokens/s", "算力利用率 MFU 45.4%", "显存放不下（占容量的 197%）"});
+  EXPECT_EQ(zh.find("memory per GPU"), std::string::npos) << zh;
+  EXPECT_EQ(Output(job + " --lang zh-CN"), zh);
+}
+
+TEST(Lang, EstimateWithOffloadAndHostRam) {
+  const std::string job = "estimate --model qwen2.5-14b --method lora --gpu a800-80gb-sxm --gpus 1 --offload optimizer "
+                          "--host-ram 64";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"所需主机内存", "加载峰值", "假设："});
+}
+
+TEST(Lang, PlanInChinese) {
+  const std::string job = "plan --model llama-3.1-8b --method lora --tokens 1e8 --gpu h100-sxm,a800-80gb-sxm --top 3 "
+                          "--threads 2";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(WithoutLastLine(en), WithoutLastLine(zh));
+  ExpectContains(zh, {"每卡显存", "并行策略", "为何选 #1：", "个线程"});
+}
+
+TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
+  const std::string job = "recommend --model qwen2.5-7b --method lora --tokens 1e8 --region cn --threads 2";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"推荐方案：qwen2.5-7b", "总成本", "可靠性（第一个方案）", "断点续训"});
+  const std::string md = Output(job + " --format markdown --lang zh");
+  ExpectContains(md, {"## 方案\n", "| # | 方案 | 并行计划 | 时间 | 总成本 | 是否合适 |"});
+  const std::string html = Output(job + " --format html --lang zh");
+  ExpectContains(html, {"<html lang=\"zh-CN\">", "<h2>方案</h2>"});
+}
+
+TEST(Lang, OnPremBillOfMaterialsInChinese) {
+  const std::string job = "recommend --model llama-3-70b --method full --tokens 1e10 --usage continuous --months 36 "
+                          "--threads 2";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"自建：", "物料清单（", "| 部件 | 选型 | 原因 |", "| 供电 | "});
+}
+
+TEST(Lang, ReviewInChinese) {
+  const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"配置评审：", "任务："});
+}
+
+TEST(Lang, UnknownLanguageExits2NamingTheAllowedOnes) {
+  for (const std::string command : {"estimate --model llama-3.1-8b --gpu h100-sxm --gpus 8", "plan --model llama-3.1-8b",
+                                    "recommend --model llama-3.1-8b"}) {
+    const CliRun run = RunCli(command + " --lang fr");
+    EXPECT_EQ(run.status, 2) << run.out;
+    ExpectContains(run.out, {"--lang", "'fr'", "en, zh or zh-CN"});
+  }
+}
+
+TEST(Lang, JsonStaysEnglish) {
+  const std::string job = "estimate --model llama-3.1-8b --method full --gpu h100-sxm --gpus 8 --tokens 1e9 --json";
+  EXPECT_EQ(Output(job + " --lang zh"), Output(job));
+  const std::string review = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json --json";
+  EXPECT_EQ(Output(review + " --lang zh"), Output(review));
+}
+
+}  // namespace
