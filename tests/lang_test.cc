@@ -77,6 +77,16 @@ TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
   const std::string en = Output(job), zh = Output(job + " --lang zh");
   ExpectSameNumbers(en, zh);
   ExpectContains(zh, {"推荐方案：qwen2.5-7b", "总成本", "可靠性（第一个方案）", "断点续训"});
+  // The option bullets, the scenario and the assumptions, not only the headings.
+  ExpectContains(zh, {"使用方式 一次性，数据敏感度 低", "- 云上租用 1 x NVIDIA A800 SXM4 80GB，单价 $", "- 平台：",
+                      "- 一次性任务：租用 ", "：受出口管制（截至 ", "- 合规的速度代价：耗时是 1 张 NVIDIA H100 SXM5 80GB",
+                      "- 成本：租用 $", "；单价来源：", "- 购买满足截止时间的最少 GPU：", "- 只运行一次：购买需要 至少 $",
+                      "单价未知；未定价：", "- 电价 $", "- 地区 cn（截至 ", "；国产算力：Huawei Ascend 910B", "- 排序：",
+                      "- 数据和检查点放在本地存储节点（"});
+  for (const std::string english : {"platform: ", "rent 1 x", "compliance costs speed", "price unknown", "once,",
+                                    "a one-off run", "region cn", "ranking:", "electricity "})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
+  ExpectContains(en, {"usage once, data sensitivity low", "- rent 1 x NVIDIA A800 SXM4 80GB at $", "- ranking: "});
   const std::string md = Output(job + " --format markdown --lang zh");
   ExpectContains(md, {"## 方案\n", "| # | 方案 | 并行计划 | 时间 | 总成本 | 是否合适 |"});
   const std::string html = Output(job + " --format html --lang zh");
@@ -88,7 +98,11 @@ TEST(Lang, OnPremBillOfMaterialsInChinese) {
                           "--threads 2";
   const std::string en = Output(job), zh = Output(job + " --lang zh");
   ExpectSameNumbers(en, zh);
-  ExpectContains(zh, {"自建：", "物料清单（", "| 部件 | 选型 | 原因 |", "| 供电 | "});
+  ExpectContains(zh, {"自建：", "物料清单（", "| 部件 | 选型 | 原因 |", "| 供电 | ", "使用方式 持续使用，利用率 100%，共 36 个月",
+                      "- 购买满足截止时间的最少 GPU：8 x ", "个月回本（租用每月 $", "- 成本：硬件 $", "，电费 $", "，机房托管 $",
+                      "次运行，每次 $", "盈亏平衡 11.9 个月", "个月内运行 "});
+  for (const std::string english : {"pays back", "hardware $", "months", "runs over"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }
 
 TEST(Lang, ReviewInChinese) {

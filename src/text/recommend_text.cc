@@ -4,137 +4,137 @@
 
 #include "text/explain.h"
 #include "text/format.h"
+#include "text/i18n.h"
 #include "text/stack_text.h"
 
 namespace trainplan {
 
 namespace {
 
-std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur) {
+std::string AtLeast(bool at_least, Lang lang) { return at_least ? Say(lang, "rec.at_least") : ""; }
+
+std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur,
+                       Lang lang) {
+  const std::string gpu = FindGpu(o.plan.gpu_id).name;
   switch (r.code) {
     case OptionReasonCode::kBuyFewest:
-      return fmt::format("buy the fewest GPUs that meet the deadline: {} in {} node(s), done in {}", gpus,
-                         o.bom.nodes, FormatDuration(o.reliability.wall_s));
+      return Say(lang, "rec.why.buy_fewest", fmt::arg("gpus", gpus), fmt::arg("nodes", o.bom.nodes),
+                 fmt::arg("done", FormatDuration(o.reliability.wall_s)));
     case OptionReasonCode::kNoPurchasePrice:
-      return fmt::format("no citable purchase price for {}: give one in recommend.purchase_prices",
-                         FindGpu(o.plan.gpu_id).name);
+      return Say(lang, "rec.why.no_purchase_price", fmt::arg("gpu", gpu));
     case OptionReasonCode::kPaysBack:
-      return fmt::format(
-          "pays back against renting the same runs on {} after {}{:.1f} months ({} a month rented, {} a month to "
-          "run it); the horizon is {:.0f} months",
-          FindGpu(o.plan.gpu_id).name, r.at_least ? "at least " : "", r.months, FormatMoney(o.usd_per_month_rented, cur),
-          FormatMoney(o.usd_per_month_owned, cur), r.used_months);
+      return Say(lang, "rec.why.pays_back", fmt::arg("gpu", gpu), fmt::arg("at_least", AtLeast(r.at_least, lang)),
+                 fmt::arg("months", r.months), fmt::arg("rented", FormatMoney(o.usd_per_month_rented, cur)),
+                 fmt::arg("owned", FormatMoney(o.usd_per_month_owned, cur)), fmt::arg("horizon", r.used_months));
     case OptionReasonCode::kNeverPaysBack:
-      return "renting the same runs never costs more per month than owning the GPUs";
+      return Say(lang, "rec.why.never_pays_back");
     case OptionReasonCode::kNoRentalPrice:
-      return fmt::format("break-even unknown: {} has no rental price to compare with; give one in recommend.prices",
-                         FindGpu(o.plan.gpu_id).name);
+      return Say(lang, "rec.why.no_rental_price", fmt::arg("gpu", gpu));
     case OptionReasonCode::kBuyOnce:
-      return fmt::format("a single run: buying costs {}{} against {} to rent the same run",
-                         r.at_least ? "at least " : "", FormatMoney(o.cost.total_usd, cur), FormatMoney(r.usd, cur));
+      return Say(lang, "rec.why.buy_once", fmt::arg("at_least", AtLeast(r.at_least, lang)),
+                 fmt::arg("buy", FormatMoney(o.cost.total_usd, cur)), fmt::arg("rent", FormatMoney(r.usd, cur)));
     default:
-      return "sensitive data stays on premises";
+      return Say(lang, "rec.why.data_stays_local");
   }
 }
 
 /// Where to rent: the platform and instance type of the GPU's catalog offer, its object storage for checkpoints
 /// and data with its price, and its price or why it has none.
-std::string PlatformText(const PlatformOption& o, const Currency& cur) {
+std::string PlatformText(const PlatformOption& o, const Currency& cur, Lang lang) {
   const RentalOffer& offer = *o.platform;
-  std::string out = "platform: " + offer.provider + (offer.instance.empty() ? "" : ", " + offer.instance);
+  std::string out = Say(lang, "rec.platform", fmt::arg("provider", offer.provider),
+                        fmt::arg("instance", offer.instance.empty() ? "" : Say(lang, "list.comma") + offer.instance));
   if (!offer.priced())
-    out += fmt::format(" (price unknown: {}; {}, {})", offer.price_note, offer.source, offer.date);
+    out += Say(lang, "rec.platform_unpriced", fmt::arg("note", offer.price_note), fmt::arg("source", offer.source),
+               fmt::arg("date", offer.date));
   else if (offer.per_gpu_month > 0)
-    out += fmt::format(" (monthly subscription {})", FormatRate(offer.usd_per_gpu_month, cur, "GPU-month"));
+    out += Say(lang, "rec.platform_monthly", fmt::arg("rate", FormatRate(offer.usd_per_gpu_month, cur, "GPU-month")));
   if (const StorageService* s = offer.storage) {
     const double gb = o.bom.storage.checkpoint_bytes / 1e9;
-    out += "; checkpoints and data on " + s->name;
+    out += Say(lang, "rec.storage", fmt::arg("name", s->name));
     out += s->usd_per_gb_month > 0
-               ? fmt::format(" at {} ({:.0f} GB a checkpoint: {} a month; {}, {})",
-                             FormatRate(s->usd_per_gb_month, cur, "GB-month"), gb,
-                             FormatMoney(gb * s->usd_per_gb_month, cur), s->source_text, s->date)
-               : " (price unknown: " + s->price_note + ")";
+               ? Say(lang, "rec.storage_priced", fmt::arg("rate", FormatRate(s->usd_per_gb_month, cur, "GB-month")),
+                     fmt::arg("gb", gb), fmt::arg("month", FormatMoney(gb * s->usd_per_gb_month, cur)),
+                     fmt::arg("source", s->source_text), fmt::arg("date", s->date))
+               : Say(lang, "rec.storage_unpriced", fmt::arg("note", s->price_note));
   }
   return out;
 }
 
-std::string DedicatedText(const PlatformOption& o) {
+std::string DedicatedText(const PlatformOption& o, Lang lang) {
   const RentalOffer* offer = o.platform;
-  const std::string base = "sensitive data: shared public cloud excluded; dedicated/bare-metal hosts only";
-  if (offer == nullptr || offer->dedicated.empty())
-    return base + " (the catalog price is for shared instances, a lower bound)";
-  return base + ": " + offer->provider + " offers " + offer->dedicated +
-         (offer->priced() ? " (the catalog price is for shared instances, a lower bound)" : "");
+  const std::string base = Say(lang, "rec.why.dedicated");
+  if (offer == nullptr || offer->dedicated.empty()) return base + Say(lang, "rec.why.shared_price");
+  return base +
+         Say(lang, "rec.why.dedicated_offer", fmt::arg("provider", offer->provider),
+             fmt::arg("offer", offer->dedicated)) +
+         (offer->priced() ? Say(lang, "rec.why.shared_price") : "");
 }
 
-std::string RentalText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur) {
+std::string RecurringText(const OptionReason& r, Lang lang) {
+  const std::string how = r.fraction > 0 ? Say(lang, "rec.why.reserved", fmt::arg("pct", 100 * r.fraction),
+                                               fmt::arg("hours", r.hours))
+                                         : Say(lang, "rec.why.billed_hours", fmt::arg("hours", r.hours));
+  return Say(lang, "rec.why.recurring", fmt::arg("runs", r.runs), fmt::arg("months", r.months), fmt::arg("how", how));
+}
+
+std::string RentalText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur,
+                       Lang lang) {
   const std::string done = FormatDuration(o.reliability.wall_s);
   switch (r.code) {
     case OptionReasonCode::kRent:
-      return fmt::format("rent {} at {}, done in {}", gpus, FormatRate(o.plan.price_per_gpu_hour, cur, "GPU-hour"),
-                         done);
+      return Say(lang, "rec.why.rent", fmt::arg("gpus", gpus),
+                 fmt::arg("rate", FormatRate(o.plan.price_per_gpu_hour, cur, "GPU-hour")), fmt::arg("done", done));
     case OptionReasonCode::kRentUnpriced:
-      return fmt::format("rent {}, done in {}; price unknown: no citable rental price, give one in recommend.prices "
-                         "(in {})",
-                         gpus, done, cur.code);
+      return Say(lang, "rec.why.rent_unpriced", fmt::arg("gpus", gpus), fmt::arg("done", done),
+                 fmt::arg("code", cur.code));
     case OptionReasonCode::kPlatform:
-      return PlatformText(o, cur);
+      return PlatformText(o, cur, lang);
     case OptionReasonCode::kOneOff:
-      return fmt::format("a one-off run: {} of rental, nothing bought to amortize", done);
+      return Say(lang, "rec.why.one_off", fmt::arg("done", done));
     case OptionReasonCode::kRecurring:
-      return fmt::format("{:.4g} runs over {:.0f} months: {}", r.runs, r.months,
-                         r.fraction > 0 ? fmt::format("the runs keep the GPUs busy enough that a 1-year reservation "
-                                                      "({:.0f}% off) costs less than {:.0f} hours on demand",
-                                                      100 * r.fraction, r.hours)
-                                        : fmt::format("billed for the {:.0f} hours the runs take", r.hours));
+      return RecurringText(r, lang);
     case OptionReasonCode::kLocalStorage: {
       const StorageTier& bulk = o.bom.storage.tiers.back();
-      return fmt::format("keep data and checkpoints on a local storage node ({} x {}), rent {} for the run",
-                         bulk.count, bulk.drive.name, gpus);
+      return Say(lang, "rec.why.local_storage", fmt::arg("count", bulk.count), fmt::arg("drive", bulk.drive.name),
+                 fmt::arg("gpus", gpus));
     }
     case OptionReasonCode::kDataCrossesOnce:
-      return "the dataset crosses to the cloud once per run; checkpoints come back to local storage";
+      return Say(lang, "rec.why.data_crosses_once");
     default:
-      return DedicatedText(o);
+      return DedicatedText(o, lang);
   }
 }
 
 /// " on 2026-12-01", or nothing when the latest rulings are read.
-std::string OnDate(const std::string& as_of) { return as_of.empty() ? "" : " on " + as_of; }
+std::string OnDate(const std::string& as_of, Lang lang) {
+  return as_of.empty() ? "" : Say(lang, "rec.on_date", fmt::arg("date", as_of));
+}
 
 /// A foreign part's export status in a region, with the rule and its source: never "export-compliant" unless it
 /// may be sold there without a licence on that date.
-std::string ExportStatusText(const GpuSpec& gpu, const ExportRuling* ruling, const std::string& as_of) {
+std::string ExportStatusText(const GpuSpec& gpu, const ExportRuling* ruling, const std::string& as_of, Lang lang) {
   if (ruling == nullptr)
-    return fmt::format("{}: no export status recorded for this region{}: check it before relying on it", gpu.name,
-                       OnDate(as_of));
-  switch (ruling->status) {
-    case ExportStatus::kAllowed:
-      return fmt::format("{}: an export-compliant {} part{}: allowed since {}, {} ({})", gpu.name, gpu.vendor,
-                         OnDate(as_of), ruling->from, ruling->rule, ruling->source);
-    case ExportStatus::kLicence:
-      return fmt::format("{}: sale into this region needs a US export licence{} (since {}: {}; {})", gpu.name,
-                         OnDate(as_of), ruling->from, ruling->rule, ruling->source);
-    case ExportStatus::kRestricted:
-      return fmt::format("{}: export-restricted{} (since {}: {}; {}): installed cloud capacity only, no purchase "
-                         "option",
-                         gpu.name, OnDate(as_of), ruling->from, ruling->rule, ruling->source);
-  }
-  return "";
+    return Say(lang, "rec.export.unknown", fmt::arg("gpu", gpu.name), fmt::arg("on", OnDate(as_of, lang)));
+  const char* key = "rec.export.allowed";
+  if (ruling->status == ExportStatus::kLicence) key = "rec.export.licence";
+  if (ruling->status == ExportStatus::kRestricted) key = "rec.export.restricted";
+  return Say(lang, key, fmt::arg("gpu", gpu.name), fmt::arg("vendor", gpu.vendor), fmt::arg("on", OnDate(as_of, lang)),
+             fmt::arg("from", ruling->from), fmt::arg("rule", ruling->rule), fmt::arg("source", ruling->source));
 }
 
-std::string RegionText(const PlatformOption& o, const OptionReason& r) {
+std::string RegionText(const PlatformOption& o, const OptionReason& r, Lang lang) {
   const GpuSpec& gpu = FindGpu(o.plan.gpu_id);
   if (r.code == OptionReasonCode::kRegionPart)
-    return r.foreign ? ExportStatusText(gpu, r.ruling, r.as_of)
-                     : gpu.name + ": a domestic accelerator, preferred for compliance";
-  return fmt::format("compliance costs speed: {:.2f}x the time of {} {} ({})", r.fraction, o.plan.gpus,
-                     FindGpu(r.gpu).name, FormatDuration(r.reference_s));
+    return r.foreign ? ExportStatusText(gpu, r.ruling, r.as_of, lang)
+                     : Say(lang, "rec.why.domestic", fmt::arg("gpu", gpu.name));
+  return Say(lang, "rec.why.compliance_speed", fmt::arg("ratio", r.fraction), fmt::arg("gpus", o.plan.gpus),
+             fmt::arg("gpu", FindGpu(r.gpu).name), fmt::arg("duration", FormatDuration(r.reference_s)));
 }
 
 }  // namespace
 
-std::string OptionReasonText(const PlatformOption& o, const OptionReason& r, const Currency& cur) {
+std::string OptionReasonText(const PlatformOption& o, const OptionReason& r, const Currency& cur, Lang lang) {
   const std::string gpus = fmt::format("{} x {}", o.plan.gpus, FindGpu(o.plan.gpu_id).name);
   switch (r.code) {
     case OptionReasonCode::kBuyFewest:
@@ -144,7 +144,7 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r, con
     case OptionReasonCode::kNoRentalPrice:
     case OptionReasonCode::kBuyOnce:
     case OptionReasonCode::kDataStaysLocal:
-      return OnPremText(o, r, gpus, cur);
+      return OnPremText(o, r, gpus, cur, lang);
     case OptionReasonCode::kRent:
     case OptionReasonCode::kRentUnpriced:
     case OptionReasonCode::kOneOff:
@@ -153,83 +153,91 @@ std::string OptionReasonText(const PlatformOption& o, const OptionReason& r, con
     case OptionReasonCode::kDataCrossesOnce:
     case OptionReasonCode::kDedicatedOnly:
     case OptionReasonCode::kPlatform:
-      return RentalText(o, r, gpus, cur);
+      return RentalText(o, r, gpus, cur, lang);
     case OptionReasonCode::kOverBudget:
-      return fmt::format("over the budget: {} against {}", FormatMoney(o.cost.total_usd, cur), FormatMoney(r.usd, cur));
+      return Say(lang, "rec.why.over_budget", fmt::arg("cost", FormatMoney(o.cost.total_usd, cur)),
+                 fmt::arg("budget", FormatMoney(r.usd, cur)));
     case OptionReasonCode::kRegionPart:
     case OptionReasonCode::kRegionSpeedCost:
-      return RegionText(o, r);
+      return RegionText(o, r, lang);
   }
   return "";
 }
 
-std::vector<std::string> OptionWhy(const PlatformOption& option, const Currency& cur) {
+std::vector<std::string> OptionWhy(const PlatformOption& option, const Currency& cur, Lang lang) {
   std::vector<std::string> out;
-  for (const auto& r : option.why) out.push_back(OptionReasonText(option, r, cur));
+  for (const auto& r : option.why) out.push_back(OptionReasonText(option, r, cur, lang));
   return out;
 }
 
-std::string CostTotalText(const CostBreakdown& c, const Currency& cur) {
+std::string CostTotalText(const CostBreakdown& c, const Currency& cur, Lang lang) {
   std::string missing;
-  for (const auto& u : c.unpriced) missing += (missing.empty() ? "" : ", ") + u;
+  for (const auto& u : c.unpriced) missing += (missing.empty() ? "" : Say(lang, "list.comma")) + u;
   // Unknown is never shown as an amount: a total without the GPUs' price would read as a cost.
-  if (!c.known) return "price unknown" + (missing.empty() ? "" : "; not priced: " + missing);
+  if (!c.known)
+    return Say(lang, "rec.price_unknown") +
+           (missing.empty() ? "" : Say(lang, "rec.not_priced", fmt::arg("names", missing)));
   if (c.complete) return FormatMoney(c.total_usd, cur);
-  return fmt::format("at least {}; not priced: {}", FormatMoney(c.total_usd, cur), missing);
+  return Say(lang, "rec.cost_at_least", fmt::arg("amount", FormatMoney(c.total_usd, cur))) +
+         Say(lang, "rec.not_priced", fmt::arg("names", missing));
 }
 
-std::string CostPartsText(const PlatformOption& o, const Currency& cur) {
+std::string CostPartsText(const PlatformOption& o, const Currency& cur, Lang lang) {
   const CostBreakdown& c = o.cost;
   std::vector<std::string> parts;
-  auto money = [&](double usd) { return FormatMoney(usd, cur); };
-  const std::string unknown = "price unknown";
+  auto part = [&](const char* key, double usd, bool known = true) {
+    return Say(lang, key, fmt::arg("amount", known ? FormatMoney(usd, cur) : Say(lang, "rec.price_unknown")));
+  };
   switch (o.kind) {
     case OptionKind::kOnPrem:
-      parts = {"hardware " + (c.known ? money(c.hardware_usd) : unknown), "power " + money(c.power_usd),
-               "hosting " + money(c.hosting_usd)};
+      parts = {part("rec.part.hardware", c.hardware_usd, c.known), part("rec.part.power", c.power_usd),
+               part("rec.part.hosting", c.hosting_usd)};
       break;
     case OptionKind::kCloud:
-      parts = {"rental " + (c.known ? money(c.rental_usd) : unknown)};
+      parts = {part("rec.part.rental", c.rental_usd, c.known)};
       break;
     case OptionKind::kHybrid:
-      parts = {"rental " + money(c.rental_usd), "local storage " + money(c.hardware_usd), "its power " + money(c.power_usd)};
+      parts = {part("rec.part.rental", c.rental_usd), part("rec.part.local_storage", c.hardware_usd),
+               part("rec.part.its_power", c.power_usd)};
       break;
   }
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  if (o.runs != 1 && c.known) out += fmt::format(" ({} a run over {:.4g} runs)", money(c.total_usd / o.runs), o.runs);
-  if (!c.price_source.empty()) out += "; price: " + c.price_source;
+  for (const auto& p : parts) out += (out.empty() ? "" : Say(lang, "list.comma")) + p;
+  if (o.runs != 1 && c.known)
+    out += Say(lang, "rec.per_run", fmt::arg("amount", FormatMoney(c.total_usd / o.runs, cur)), fmt::arg("runs", o.runs));
+  if (!c.price_source.empty()) out += Say(lang, "rec.price_source", fmt::arg("source", c.price_source));
   return out;
 }
 
-std::string UsageText(const PlatformPolicy& p) {
+std::string UsageText(const PlatformPolicy& p, Lang lang) {
   switch (p.usage.kind) {
     case UsageKind::kOnce:
-      return "once";
+      break;
     case UsageKind::kRunsPerMonth:
-      return fmt::format("{:g} runs a month for {:.0f} months", p.usage.runs_per_month, p.months);
+      return Say(lang, "rec.usage.runs", fmt::arg("runs", p.usage.runs_per_month), fmt::arg("months", p.months));
     case UsageKind::kUtilisation:
-      return fmt::format("{:.0f}% utilisation for {:.0f} months", 100 * p.usage.utilisation, p.months);
+      return Say(lang, "rec.usage.utilisation", fmt::arg("pct", 100 * p.usage.utilisation), fmt::arg("months", p.months));
   }
-  return "once";
+  return Say(lang, "rec.usage.once");
 }
 
-std::string BreakEvenText(const BreakEven& b) {
+std::string BreakEvenText(const BreakEven& b, Lang lang) {
+  const double months = b.months.value_or(0);
   switch (b.code) {
     case BreakEvenCode::kPriced:
-      return fmt::format("{:.1f} months", b.months.value_or(0));
+      return Say(lang, "rec.be.priced", fmt::arg("months", months));
     case BreakEvenCode::kLowerBound:
-      return fmt::format("at least {:.1f} months (parts not priced)", b.months.value_or(0));
+      return Say(lang, "rec.be.lower_bound", fmt::arg("months", months));
     case BreakEvenCode::kNeverPaysBack:
-      return "never (renting the same runs is never dearer per month)";
+      return Say(lang, "rec.be.never");
     case BreakEvenCode::kOneOff:
-      return "none (a single run)";
+      return Say(lang, "rec.be.one_off");
     case BreakEvenCode::kNoPurchasePrice:
-      return "unknown (no purchase price)";
+      return Say(lang, "rec.be.no_purchase_price");
     case BreakEvenCode::kNoRentalPrice:
-      return "unknown (no rental price to compare with)";
+      return Say(lang, "rec.be.no_rental_price");
     case BreakEvenCode::kNoPurchase:
-      return "none (no purchase option)";
+      return Say(lang, "rec.be.no_purchase");
   }
   return "";
 }
@@ -237,74 +245,65 @@ std::string BreakEvenText(const BreakEven& b) {
 namespace {
 
 /// The region's accelerators grouped by their export status on the date asked.
-std::string RegionPartsText(const PolicyAssumption& a) {
+std::string RegionPartsText(const PolicyAssumption& a, Lang lang) {
   const Region& region = RegionOf(a.region);
   std::vector<std::string> groups[4];  // domestic, allowed, licence, restricted
   for (const auto& id : RegionGpus(region, a.as_of)) {
     const ExportRuling* ruling = RulingOn(region, id, a.as_of);
     groups[ruling == nullptr ? 0 : 1 + static_cast<int>(ruling->status)].push_back(FindGpu(id).name);
   }
-  static constexpr const char* kLabels[4] = {
-      "domestic", "foreign, allowed", "foreign, export licence needed",
-      "foreign, export-restricted (installed cloud capacity only)"};
-  std::string out = fmt::format("region {}{}: only its listed accelerators, by export status", a.region, OnDate(a.as_of));
+  static constexpr const char* kLabels[4] = {"rec.parts.domestic", "rec.parts.allowed", "rec.parts.licence",
+                                             "rec.parts.restricted"};
+  std::string out = Say(lang, "rec.parts.region", fmt::arg("region", a.region), fmt::arg("on", OnDate(a.as_of, lang)));
   for (int i = 0; i < 4; ++i) {
     if (groups[i].empty()) continue;
     std::string names;
-    for (const auto& n : groups[i]) names += (names.empty() ? "" : ", ") + n;
-    out += fmt::format("; {}: {}", kLabels[i], names);
+    for (const auto& n : groups[i]) names += (names.empty() ? "" : Say(lang, "list.comma")) + n;
+    out += Say(lang, "rec.parts.group", fmt::arg("label", Say(lang, kLabels[i])), fmt::arg("names", names));
   }
-  return out + fmt::format(" ({})", a.source);
+  return out + Say(lang, "rec.parts.source", fmt::arg("source", a.source));
 }
 
 }  // namespace
 
-std::string AssumptionText(const PolicyAssumption& a, const Currency& cur) {
+std::string AssumptionText(const PolicyAssumption& a, const Currency& cur, Lang lang) {
   switch (a.code) {
     case AssumptionCode::kDefaultDeadline:
-      return fmt::format(
-          "no deadline given: plans must finish within {:.0f} days, so that buying one GPU for a years-long run is "
-          "not what wins on price",
-          a.value);
+      return Say(lang, "rec.assume.deadline", fmt::arg("days", a.value));
     case AssumptionCode::kElectricity:
-      return fmt::format("electricity {}{:.4f}/kWh ({}{})", cur.symbol, FromUsd(a.value, cur), a.source,
-                         a.stand_in ? "; the US figure stands in: give recommend.electricity_usd_per_kwh" : "");
+      return Say(lang, "rec.assume.electricity", fmt::arg("symbol", cur.symbol), fmt::arg("price", FromUsd(a.value, cur)),
+                 fmt::arg("source", a.source),
+                 fmt::arg("stand_in", a.stand_in ? Say(lang, "rec.assume.electricity_stand_in") : ""));
     case AssumptionCode::kPue:
-      return fmt::format("PUE {:.2f}, the industry average ({})", a.value, a.source);
+      return Say(lang, "rec.assume.pue", fmt::arg("pue", a.value), fmt::arg("source", a.source));
     case AssumptionCode::kColocation:
-      return fmt::format("servers hosted in colocation at {} per kW-month ({}); a workstation costs no hosting",
-                         FormatMoney(a.value, cur), a.source);
+      return Say(lang, "rec.assume.colocation", fmt::arg("price", FormatMoney(a.value, cur)),
+                 fmt::arg("source", a.source));
     case AssumptionCode::kRegionGpus:
-      return RegionPartsText(a);
+      return RegionPartsText(a, lang);
     case AssumptionCode::kRanking:
-      return a.stand_in
-                 ? "ranking: domestic parts first, as asked (recommend.prefer_domestic); then priced options by cost per "
-                   "run, then unpriced ones by time"
-                 : fmt::format("ranking: priced options first by cost per run, then unpriced ones by time; a domestic "
-                               "part ranks ahead of a foreign one only while it is competitive, within {:.0f}% of its "
-                               "cost per run (of its time where unpriced), an assumption; recommend.prefer_domestic "
-                               "ranks domestic parts first",
-                               100 * a.value);
+      return a.stand_in ? Say(lang, "rec.assume.ranking_domestic")
+                        : Say(lang, "rec.assume.ranking", fmt::arg("pct", 100 * a.value));
     case AssumptionCode::kCurrency:
-      return fmt::format("amounts in {} at {:.4f} {} per USD ({})", a.region, a.value, a.region, a.source);
+      return Say(lang, "rec.assume.currency", fmt::arg("code", a.region), fmt::arg("rate", a.value),
+                 fmt::arg("source", a.source));
     case AssumptionCode::kStackGap:
       return SkippedGpuText(a.gap);
   }
   return "";
 }
 
-std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions, const Currency& cur) {
+std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& assumptions, const Currency& cur,
+                                         Lang lang) {
   std::vector<std::string> out;
-  for (const auto& a : assumptions) out.push_back(AssumptionText(a, cur));
+  for (const auto& a : assumptions) out.push_back(AssumptionText(a, cur, lang));
   return out;
 }
 
 const Currency& DisplayCurrency(const Recommendation& r) { return FindCurrency(r.policy.currency); }
 
-std::string NoOptionText(const Recommendation& r) {
-  return r.unpriced ? "no GPU type that fits has a rental or purchase price: give recommend.prices or "
-                      "recommend.purchase_prices"
-                    : NoPlanText(r.reason);
+std::string NoOptionText(const Recommendation& r, Lang lang) {
+  return r.unpriced ? Say(lang, "rec.no_option_unpriced") : NoPlanText(r.reason);
 }
 
 }  // namespace trainplan

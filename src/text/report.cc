@@ -54,7 +54,7 @@ std::string BomMarkdown(const PlatformOption& o, const Currency& cur, Lang lang)
   const NodeBom b = WithSentences(o.bom);
   md += "\n";
   md += Say(lang, "bom.title", fmt::arg("nodes", b.nodes), fmt::arg("node_class", b.node_class),
-            fmt::arg("gpus", b.gpus_per_node), fmt::arg("break_even", BreakEvenText(o.break_even)));
+            fmt::arg("gpus", b.gpus_per_node), fmt::arg("break_even", BreakEvenText(o.break_even, lang)));
   md += "\n\n" + Say(lang, "bom.platform", fmt::arg("text", PlatformText(b))) + "\n\n";
   for (const auto& w : b.warnings) md += "- " + Say(lang, "warning", fmt::arg("text", w.text)) + "\n";
   if (!b.warnings.empty()) md += "\n";
@@ -93,8 +93,8 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
                                    ? Say(lang, "rec.tokens", fmt::arg("tokens", r.job.training.tokens))
                                    : Say(lang, "rec.one_step"))) +
         "\n\n";
-  md += Say(lang, "rec.scenario", fmt::arg("params", params.total / 1e9), fmt::arg("usage", UsageText(r.policy)),
-            fmt::arg("sensitivity", ToString(r.policy.sensitivity)), fmt::arg("region", r.policy.region),
+  md += Say(lang, "rec.scenario", fmt::arg("params", params.total / 1e9), fmt::arg("usage", UsageText(r.policy, lang)),
+            fmt::arg("sensitivity", Say(lang, std::string("sensitivity.") + ToString(r.policy.sensitivity))), fmt::arg("region", r.policy.region),
             fmt::arg("deadline", FormatDuration(r.policy.deadline_s)),
             fmt::arg("budget",
                      r.policy.budget_usd > 0 ? FormatMoney(r.policy.budget_usd, cur) : Say(lang, "rec.no_budget")),
@@ -102,7 +102,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
             fmt::arg("pue", r.policy.pue)) +
         "\n\n";
   if (!r.feasible) {
-    md += Say(lang, "rec.no_option", fmt::arg("why", NoOptionText(r))) + "\n\n";
+    md += Say(lang, "rec.no_option", fmt::arg("why", NoOptionText(r, lang))) + "\n\n";
     for (const auto& a : r.alternatives)
       md += fmt::format("- {} {}: {}\n", Say(lang, a.feasible ? "rec.works" : "rec.fails"), AlternativeChangeText(a),
                         AlternativeSummary(a));
@@ -112,15 +112,15 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o, lang), PlanSummary(o.plan),
-                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur),
+                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur, lang),
                       Say(lang, o.suits ? "yes" : "no"));
   }
   md += "\n";
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("### {}. {}\n\n", i + 1, OptionTitle(o, lang));
-    for (const auto& w : OptionWhy(o, cur)) md += "- " + w + "\n";
-    md += Say(lang, "rec.cost", fmt::arg("text", CostPartsText(o, cur))) + "\n";
+    for (const auto& w : OptionWhy(o, cur, lang)) md += "- " + w + "\n";
+    md += Say(lang, "rec.cost", fmt::arg("text", CostPartsText(o, cur, lang))) + "\n";
     md += Say(lang, "rec.memory", fmt::arg("mem", o.plan.memory.per_gpu_bytes / kGiB),
               fmt::arg("capacity", o.plan.memory.capacity_bytes / kGiB), fmt::arg("mfu", o.plan.time.mfu * 100),
               fmt::arg("goodput", o.reliability.goodput * 100)) +
@@ -145,7 +145,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
     md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
   }
   md += Say(lang, "rec.assumptions") + "\n\n";
-  for (const auto& a : AssumptionLines(r.assumptions, cur)) md += "- " + a + "\n";
+  for (const auto& a : AssumptionLines(r.assumptions, cur, lang)) md += "- " + a + "\n";
   return md;
 }
 
