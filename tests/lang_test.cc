@@ -70,6 +70,11 @@ TEST(Lang, PlanInChinese) {
   const std::string en = Output(job), zh = Output(job + " --lang zh");
   ExpectSameNumbers(WithoutLastLine(en), WithoutLastLine(zh));
   ExpectContains(zh, {"每卡显存", "并行策略", "为何选 #1：", "个线程"});
+  // Why #1 ranks first, in Chinese down to its objective.
+  ExpectContains(zh, {"为何选 #1：最便宜：1 x h100-sxm，hf（tp1 pp1 dp1", "，算力利用率 MFU ", "（固定开销：启动 ", "；显存占用 ",
+                      "；最大开销为访存受限（占单步 ", "；按总成本排序（默认）：截止时间内总成本最低的方案"});
+  for (const std::string english : {"cheapest:", "of memory used", "largest overhead", "ranked by"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }
 
 TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {

@@ -275,26 +275,25 @@ std::string GlobalBatchText(const Scenario& s) {
                      rounded);
 }
 
-std::string ObjectiveText(const PlanRank& rank) {
+std::string ObjectiveText(const PlanRank& rank, Lang lang) {
+  const std::string objective = Say(lang, std::string("plan.objective.") + ToString(rank.objective));
   switch (rank.objective_source) {
     case ObjectiveSource::kDefault:
-      return fmt::format("ranked by {} (the default): the {} within the deadline", ToString(rank.objective),
-                         rank.objective == Objective::kCost   ? "cheapest plan"
-                         : rank.objective == Objective::kTime ? "fastest plan"
-                                                              : "fewest GPUs");
-    case ObjectiveSource::kBudgetOnly:
-      return "ranked by time: a budget without a deadline asks for the fastest plan the budget pays for";
-    case ObjectiveSource::kGiven: return fmt::format("ranked by {}, as asked", ToString(rank.objective));
+      return Say(lang, "plan.ranked_default", fmt::arg("objective", objective),
+                 fmt::arg("what", Say(lang, rank.objective == Objective::kCost   ? "plan.what.cheapest"
+                                            : rank.objective == Objective::kTime ? "plan.what.fastest"
+                                                                                 : "plan.what.fewest")));
+    case ObjectiveSource::kBudgetOnly: return Say(lang, "plan.ranked_budget_only");
+    case ObjectiveSource::kGiven: return Say(lang, "plan.ranked_given", fmt::arg("objective", objective));
   }
   return "";
 }
 
-std::string KneeText(const PlanRank& rank, const Currency& cur) {
+std::string KneeText(const PlanRank& rank, const Currency& cur, Lang lang) {
   const KneePlan& k = rank.knee;
   if (k.gpus <= 0) return "";
-  return fmt::format("knee of the time-cost front: {} x {}, {} for {}; doubling the cost past it buys less than "
-                     "10% time",
-                     GroupedCount(k.gpus), k.gpu_id, FormatDuration(k.total_s), FormatMoney(k.cost_usd, cur));
+  return Say(lang, "plan.knee", fmt::arg("gpus", GroupedCount(k.gpus)), fmt::arg("gpu", k.gpu_id),
+             fmt::arg("duration", FormatDuration(k.total_s)), fmt::arg("cost", FormatMoney(k.cost_usd, cur)));
 }
 
 std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) {
@@ -303,9 +302,9 @@ std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) 
   return out;
 }
 
-std::string EdgeText(const MemoryEstimate& m) {
-  return fmt::format("at the edge ({:.1f} of {:.0f} GiB, above the {:.0f}% usable)", m.per_gpu_bytes / kGiB,
-                     m.capacity_bytes / kGiB, 100 * m.usable_bytes / m.capacity_bytes);
+std::string EdgeText(const MemoryEstimate& m, Lang lang) {
+  return Say(lang, "plan.edge_text", fmt::arg("used", m.per_gpu_bytes / kGiB), fmt::arg("capacity", m.capacity_bytes / kGiB),
+             fmt::arg("pct", 100 * m.usable_bytes / m.capacity_bytes));
 }
 
 std::string HostRamText(double bytes) {
@@ -346,11 +345,11 @@ std::string StrategyText(const Strategy& st, int64_t micro_batch) {
 
 std::string StrategyText(const Plan& p) { return StrategyText(p.strategy, p.micro_batch); }
 
-std::string PlanWhy(const Plan& p, const Currency& cur) {
+std::string PlanWhy(const Plan& p, const Currency& cur, Lang lang) {
   const PlanRank& rank = p.rank;
-  const std::string lead = rank.position == 0 ? (rank.objective == Objective::kTime   ? "fastest"
-                                                 : rank.objective == Objective::kCost ? "cheapest"
-                                                                                      : "fewest GPUs")
+  const std::string lead = rank.position == 0 ? Say(lang, rank.objective == Objective::kTime   ? "plan.lead.fastest"
+                                                          : rank.objective == Objective::kCost ? "plan.lead.cheapest"
+                                                                                               : "plan.lead.fewest")
                                               : fmt::format("#{}", rank.position + 1);
   std::string bottleneck;
   double largest = 0;
@@ -358,26 +357,29 @@ std::string PlanWhy(const Plan& p, const Currency& cur) {
     if (static_cast<TimeTerm>(t) == TimeTerm::kCompute) continue;
     if (p.time.seconds[t] > largest) {
       largest = p.time.seconds[t];
-      bottleneck = TimeTermName(static_cast<TimeTerm>(t));
+      bottleneck = Say(lang, std::string("time.") + TimeTermName(static_cast<TimeTerm>(t)));
     }
   }
-  const std::string cost =
-      p.price_per_gpu_hour > 0 ? fmt::format("{} at {}", FormatMoney(p.cost_usd, cur), PriceText(p, cur)) : "no rental price";
+  const std::string cost = p.price_per_gpu_hour > 0 ? Say(lang, "plan.cost_at", fmt::arg("cost", FormatMoney(p.cost_usd, cur)),
+                                                          fmt::arg("price", PriceText(p, cur)))
+                                                    : Say(lang, "plan.no_rental_price");
   const std::string utilisation =
-      p.time.mfu < kLowMfu ? fmt::format(" (low utilisation: under {:.0f}%)", 100 * kLowMfu) : "";
+      p.time.mfu < kLowMfu ? Say(lang, "plan.low_utilisation", fmt::arg("pct", 100 * kLowMfu)) : "";
   const MemoryEstimate& m = p.memory;
-  std::string memory = m.at_edge ? EdgeText(m)
-                                 : fmt::format("{:.0f}% of memory used", 100 * m.per_gpu_bytes / m.capacity_bytes);
-  if (m.host_bytes > 0) memory += fmt::format(", {} of host RAM per node", HostRamText(m.host_bytes));
-  std::string why = fmt::format(
-      "{}: {} x {} with {} ({}), {} at MFU {:.0f}%{} (fixed: {}), {}; {}{}", lead, p.gpus, p.gpu_id,
-      ToString(p.framework), StrategyText(p), FormatDuration(p.time.total_s), 100 * p.time.mfu, utilisation,
-      FixedCostsText(p.time), cost, memory,
-      largest > 0.05 * p.time.step_s
-          ? fmt::format("; largest overhead {} ({:.0f}% of the step)", bottleneck, 100 * largest / p.time.step_s)
-          : "");
-  if (rank.headline) why += "; " + ObjectiveText(rank);
-  if (const std::string knee = KneeText(rank, cur); !knee.empty()) why += "; " + knee;
+  std::string memory = m.at_edge ? EdgeText(m, lang)
+                                 : Say(lang, "plan.memory_used", fmt::arg("pct", 100 * m.per_gpu_bytes / m.capacity_bytes));
+  if (m.host_bytes > 0) memory += Say(lang, "plan.host_ram", fmt::arg("host", HostRamText(m.host_bytes)));
+  std::string why = Say(
+      lang, "plan.why_line", fmt::arg("lead", lead), fmt::arg("gpus", p.gpus), fmt::arg("gpu", p.gpu_id),
+      fmt::arg("framework", ToString(p.framework)), fmt::arg("strategy", StrategyText(p)),
+      fmt::arg("duration", FormatDuration(p.time.total_s)), fmt::arg("mfu", 100 * p.time.mfu),
+      fmt::arg("utilisation", utilisation), fmt::arg("fixed", FixedCostsText(p.time, lang)), fmt::arg("cost", cost),
+      fmt::arg("memory", memory),
+      fmt::arg("overhead", largest > 0.05 * p.time.step_s ? Say(lang, "plan.largest_overhead", fmt::arg("term", bottleneck),
+                                                                fmt::arg("pct", 100 * largest / p.time.step_s))
+                                                          : ""));
+  if (rank.headline) why += Say(lang, "list.semicolon") + ObjectiveText(rank, lang);
+  if (const std::string knee = KneeText(rank, cur, lang); !knee.empty()) why += Say(lang, "list.semicolon") + knee;
   return why;
 }
 
@@ -489,9 +491,10 @@ std::string NoPlanText(const NoPlanReason& r, const Currency& cur) {
   return "";
 }
 
-std::string AlternativeSummary(const Alternative& a) {
+std::string AlternativeSummary(const Alternative& a, Lang lang) {
   if (!a.feasible) return NoPlanText(a.reason);
-  return fmt::format("{:.1f} GiB per GPU; {}", a.best.memory.per_gpu_bytes / kGiB, PlanWhy(a.best));
+  return Say(lang, "plan.alternative", fmt::arg("gib", a.best.memory.per_gpu_bytes / kGiB),
+             fmt::arg("why", PlanWhy(a.best, UsdCurrency(), lang)));
 }
 
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {

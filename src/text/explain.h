@@ -27,14 +27,14 @@ std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estima
 std::string GlobalBatchText(const Scenario& scenario);
 
 /// "ranked by cost (the default): the cheapest plan within the deadline": the objective and why it was chosen.
-std::string ObjectiveText(const PlanRank& rank);
+std::string ObjectiveText(const PlanRank& rank, Lang lang = Lang::kEn);
 
 /// "knee of the time-cost front: 64 x h100-sxm, 40 min for $1200; doubling the cost past it buys less than 10%
 /// time"; empty when the plan has no knee noted.
-std::string KneeText(const PlanRank& rank, const Currency& currency = UsdCurrency());
+std::string KneeText(const PlanRank& rank, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// "at the edge (189.3 of 192 GiB, above the 93% usable)": a peak that fits the GPU without its headroom.
-std::string EdgeText(const MemoryEstimate& memory);
+std::string EdgeText(const MemoryEstimate& memory, Lang lang = Lang::kEn);
 
 /// "266 GB", "0.5 GB": host RAM as it is bought and given to --host-ram (decimal GB; one decimal under 10 GB).
 std::string HostRamText(double bytes);
@@ -53,7 +53,7 @@ std::string StrategyText(const Plan& plan);
 /// Why the plan ranks where it does: "fastest: 64 x h100-sxm with megatron (tp8 ...), 9.5 days at MFU
 /// 41%, $650487; 78% of memory used; largest overhead pp_comm (7% of the step)"; MFU under kLowMfu flagged as
 /// low utilisation; for the headline plan, the objective and why; the Pareto knee when there is one.
-std::string PlanWhy(const Plan& plan, const Currency& currency = UsdCurrency());
+std::string PlanWhy(const Plan& plan, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
 std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = UsdCurrency());
@@ -61,7 +61,7 @@ std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = Us
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative);
 /// Its best plan's reason when it works, else why it still fails.
-std::string AlternativeSummary(const Alternative& alternative);
+std::string AlternativeSummary(const Alternative& alternative, Lang lang = Lang::kEn);
 /// "method lora: fastest: ..." for the first alternative that works; empty when none does.
 std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives);
 

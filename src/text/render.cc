@@ -24,7 +24,7 @@ std::string MemoryVerdict(const MemoryEstimate& m, Lang lang) {
   if (m.GpuOverCapacity())
     return Say(lang, "est.does_not_fit", fmt::arg("pct", 100 * m.ResidentPeakBytes() / m.capacity_bytes));
   if (m.paged_spill_bytes > 0) return Say(lang, "est.fits_paging");
-  if (m.per_gpu_bytes > m.usable_bytes) return Say(lang, "est.fits_but", fmt::arg("edge", EdgeText(m)));
+  if (m.per_gpu_bytes > m.usable_bytes) return Say(lang, "est.fits_but", fmt::arg("edge", EdgeText(m, lang)));
   if (m.load_peak_bytes > m.usable_bytes) return Say(lang, "est.fits_load_edge");
   return Say(lang, "est.fits", fmt::arg("pct", 100 * m.usable_bytes / m.capacity_bytes),
              fmt::arg("usable", m.usable_bytes / kGiB));
@@ -227,7 +227,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
     }
     if (any_edge) out += Say(lang, "plan.edge", fmt::arg("pct", 100 * job.hardware.usable_memory_fraction)) + "\n";
     out += "\n";
-    out += Say(lang, "plan.why", fmt::arg("why", PlanWhy(r.plans[0], cur))) + "\n";
+    out += Say(lang, "plan.why", fmt::arg("why", PlanWhy(r.plans[0], cur, lang))) + "\n";
   }
   for (const auto& gap : r.skipped) {
     const bool is_reason = r.reason.code == NoPlanCode::kUnsupportedOnStack && r.reason.stack_gap.gpu_id == gap.gpu_id;
@@ -239,13 +239,13 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
     for (const Plan& p : r.pareto)
       out += fmt::format("  {:>10}  {}{:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), cur.symbol,
                          FromUsd(p.cost_usd, cur), p.gpus, p.gpu_id, ToString(p.framework),
-                         p.memory.at_edge ? ", " + EdgeText(p.memory) : "");
+                         p.memory.at_edge ? Say(lang, "list.comma") + EdgeText(p.memory, lang) : "");
   }
   if (!r.alternatives.empty()) {
     out += "\n";
     out += Say(lang, "plan.alternatives") + "\n";
     for (const auto& a : r.alternatives)
-      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a));
+      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a, lang));
   }
   out += "\n";
   out += Say(lang, "plan.searched", fmt::arg("enumerated", r.enumerated), fmt::arg("evaluated", r.evaluated),

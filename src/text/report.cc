@@ -105,7 +105,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
     md += Say(lang, "rec.no_option", fmt::arg("why", NoOptionText(r, lang))) + "\n\n";
     for (const auto& a : r.alternatives)
       md += fmt::format("- {} {}: {}\n", Say(lang, a.feasible ? "rec.works" : "rec.fails"), AlternativeChangeText(a),
-                        AlternativeSummary(a));
+                        AlternativeSummary(a, lang));
     return md;
   }
   md += Say(lang, "rec.options") + "\n\n" + Say(lang, "rec.table_head") + "\n|---|---|---|---|---|---|\n";
