@@ -77,6 +77,19 @@ TEST(Lang, PlanInChinese) {
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }
 
+TEST(Lang, NoPlanAndAlternativesInChinese) {
+  const std::string job = "plan --model llama-3.1-70b --method full --tokens 1e8 --gpu rtx-4090 --gpus 8 --no-offload "
+                          "--threads 2";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(WithoutLastLine(en), WithoutLastLine(zh));
+  ExpectContains(en, {"NO PLAN: does not fit: needs at least 158.0 GiB per GPU on 24.0 GiB"});
+  ExpectContains(zh, {"没有可行方案：显存放不下：找到的最佳策略（完全激活重计算、微批 1、完全切分；未允许卸载）每卡至少需要 158.0 GiB "
+                      "显存，容量只有 24.0 GiB",
+                      "其他选择：", ": 每卡显存 21.4 GiB；最便宜：8 x rtx-4090，deepspeed（"});
+  for (const std::string english : {"does not fit", "GiB per GPU", "cheapest:"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
+}
+
 TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
   const std::string job = "recommend --model qwen2.5-7b --method lora --tokens 1e8 --region cn --threads 2";
   const std::string en = Output(job), zh = Output(job + " --lang zh");

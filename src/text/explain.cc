@@ -439,60 +439,58 @@ std::string AlternativeChangeText(const Alternative& a) {
   return "";
 }
 
-std::string NoPlanText(const NoPlanReason& r, const Currency& cur) {
+namespace {
+
+std::string NotRentableText(const NoPlanReason& r, Lang lang) {
+  const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer) : "";
+  if (r.rent_limit_gpus > 0)
+    return Say(lang, "noplan.rent_limit", fmt::arg("gpus", GroupedCount(r.gpus)),
+               fmt::arg("terms", r.offer != nullptr && r.rent_limit_gpus == r.offer->max_gpus
+                                     ? terms
+                                     : Say(lang, "noplan.at_most", fmt::arg("gpus", r.rent_limit_gpus))));
+  return Say(lang, "noplan.not_whole_instances", fmt::arg("gpus", GroupedCount(r.gpus)),
+             fmt::arg("node", r.node_gpus), fmt::arg("terms", terms));
+}
+
+}  // namespace
+
+std::string NoPlanText(const NoPlanReason& r, const Currency& cur, Lang lang) {
   switch (r.code) {
     case NoPlanCode::kNone: return "";
     case NoPlanCode::kBeyondRange:
-      return fmt::format("outside the search: {} GPUs is beyond its range of 1 to {} GPUs; raise max_gpus to search "
-                         "larger counts",
-                         GroupedCount(r.gpus), GroupedCount(r.max_gpus));
+      return Say(lang, "noplan.beyond_range", fmt::arg("gpus", GroupedCount(r.gpus)),
+                 fmt::arg("max", GroupedCount(r.max_gpus)));
     case NoPlanCode::kPartialNodes:
-      return fmt::format("not whole nodes: {} GPUs do not fill nodes of {} GPUs; give a multiple of {} or another "
-                         "gpus_per_node",
-                         r.gpus, r.gpus_per_node, r.gpus_per_node);
+      return Say(lang, "noplan.partial_nodes", fmt::arg("gpus", r.gpus), fmt::arg("per_node", r.gpus_per_node));
     case NoPlanCode::kNoLayout:
-      return fmt::format("no strategy: no split of {} into tensor, pipeline, context and data parallelism has a "
-                         "data-parallel size that divides the global batch of {} sequences",
-                         r.gpus > 0 ? GroupedCount(r.gpus) + " GPUs" : "the GPU counts searched", r.global_batch);
+      return Say(lang, "noplan.no_layout",
+                 fmt::arg("what", r.gpus > 0 ? Say(lang, "noplan.gpus", fmt::arg("gpus", GroupedCount(r.gpus)))
+                                             : Say(lang, "noplan.counts_searched")),
+                 fmt::arg("batch", r.global_batch));
     case NoPlanCode::kOutOfMemory:
-      return fmt::format("does not fit: needs at least {:.1f} GiB per GPU on {:.1f} GiB in the best "
-                         "strategy found (full recomputation, micro-batch 1, full sharding{})",
-                         r.needed_bytes / kGiB, r.capacity_bytes / kGiB,
-                         r.offload_allowed ? ", CPU offload" : "; offload excluded");
+      return Say(lang, "noplan.out_of_memory", fmt::arg("needed", r.needed_bytes / kGiB),
+                 fmt::arg("capacity", r.capacity_bytes / kGiB),
+                 fmt::arg("offload", Say(lang, r.offload_allowed ? "noplan.cpu_offload" : "noplan.offload_excluded")));
     case NoPlanCode::kHostRam:
-      return fmt::format("does not fit the host: every strategy that fits the GPUs offloads more than the host RAM "
-                         "given; the least needs {} per node, {} given",
-                         HostRamText(r.needed_bytes), HostRamText(r.capacity_bytes));
+      return Say(lang, "noplan.host_ram", fmt::arg("needed", HostRamText(r.needed_bytes)),
+                 fmt::arg("given", HostRamText(r.capacity_bytes)));
     case NoPlanCode::kTooSlow:
-      return fmt::format("too slow: the fastest plan that fits takes {}, past the deadline of {}",
-                         FormatDuration(r.fastest_s), FormatDuration(r.deadline_s));
-    case NoPlanCode::kNoPrice:
-      return fmt::format("no price: no GPU with a plan that fits has a rental price to hold to the budget of {}; "
-                         "give prices",
-                         FormatMoney(r.budget_usd, cur));
+      return Say(lang, "noplan.too_slow", fmt::arg("fastest", FormatDuration(r.fastest_s)),
+                 fmt::arg("deadline", FormatDuration(r.deadline_s)));
+    case NoPlanCode::kNoPrice: return Say(lang, "noplan.no_price", fmt::arg("budget", FormatMoney(r.budget_usd, cur)));
     case NoPlanCode::kOverBudget:
-      return fmt::format("over budget: the cheapest plan that fits costs {}, budget {}", FormatMoney(r.cheapest_usd, cur),
-                         FormatMoney(r.budget_usd, cur));
-    case NoPlanCode::kDeadlineAndBudget: return "no plan meets the deadline and the budget together";
-    case NoPlanCode::kNotRentable: {
-      const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer) : "";
-      if (r.rent_limit_gpus > 0)
-        return fmt::format("not rentable: {} GPUs is more than can be rented without a contract ({}); give "
-                           "--max-rent-gpus (plan.max_rent_gpus) the size of your contract to plan it",
-                           GroupedCount(r.gpus), r.offer != nullptr && r.rent_limit_gpus == r.offer->max_gpus
-                                                     ? terms
-                                                     : fmt::format("at most {} GPUs", r.rent_limit_gpus));
-      return fmt::format("not rentable: {} GPUs in nodes of {} are not whole instances ({}); give a count of whole "
-                         "instances, or your own price (--price) for hardware you have",
-                         GroupedCount(r.gpus), r.node_gpus, terms);
-    }
-    case NoPlanCode::kUnsupportedOnStack: return "not supported: " + StackGapText(r.stack_gap);
+      return Say(lang, "noplan.over_budget", fmt::arg("cheapest", FormatMoney(r.cheapest_usd, cur)),
+                 fmt::arg("budget", FormatMoney(r.budget_usd, cur)));
+    case NoPlanCode::kDeadlineAndBudget: return Say(lang, "noplan.deadline_and_budget");
+    case NoPlanCode::kNotRentable: return NotRentableText(r, lang);
+    case NoPlanCode::kUnsupportedOnStack:
+      return Say(lang, "noplan.unsupported", fmt::arg("text", StackGapText(r.stack_gap)));
   }
   return "";
 }
 
 std::string AlternativeSummary(const Alternative& a, Lang lang) {
-  if (!a.feasible) return NoPlanText(a.reason);
+  if (!a.feasible) return NoPlanText(a.reason, UsdCurrency(), lang);
   return Say(lang, "plan.alternative", fmt::arg("gib", a.best.memory.per_gpu_bytes / kGiB),
              fmt::arg("why", PlanWhy(a.best, UsdCurrency(), lang)));
 }

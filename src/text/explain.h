@@ -56,7 +56,7 @@ std::string StrategyText(const Plan& plan);
 std::string PlanWhy(const Plan& plan, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// Why a search found no plan: "does not fit: needs at least 61.2 GiB per GPU on 24.0 GiB ...", "too slow: ...".
-std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = UsdCurrency());
+std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative);

@@ -385,6 +385,52 @@ constexpr Entry kPhrases[] = {
      "time",
      "时间-成本前沿的拐点：{gpus} x {gpu}，{duration}，{cost}；在此之后成本翻倍，时间缩短不到 10%"},
     {"plan.alternative", "{gib:.1f} GiB per GPU; {why}", "每卡显存 {gib:.1f} GiB；{why}"},
+    // why a search found no plan
+    {"noplan.beyond_range",
+     "outside the search: {gpus} GPUs is beyond its range of 1 to {max} GPUs; raise max_gpus to search larger counts",
+     "超出搜索范围：{gpus} 张卡超出了 1 到 {max} 张卡的范围；调大 max_gpus 才会搜索更多卡数"},
+    {"noplan.partial_nodes",
+     "not whole nodes: {gpus} GPUs do not fill nodes of {per_node} GPUs; give a multiple of {per_node} or another "
+     "gpus_per_node",
+     "不是整节点：{gpus} 张卡填不满每节点 {per_node} 张卡的节点；请给出 {per_node} 的倍数，或换一个 gpus_per_node"},
+    {"noplan.no_layout",
+     "no strategy: no split of {what} into tensor, pipeline, context and data parallelism has a data-parallel size that "
+     "divides the global batch of {batch} sequences",
+     "没有可行的并行策略：把{what}切分为张量并行、流水线并行、上下文并行和数据并行，没有一种切分的数据并行规模能整除 {batch} "
+     "条序列的全局批"},
+    {"noplan.gpus", "{gpus} GPUs", " {gpus} 张卡"},
+    {"noplan.counts_searched", "the GPU counts searched", "所搜索的卡数"},
+    {"noplan.out_of_memory",
+     "does not fit: needs at least {needed:.1f} GiB per GPU on {capacity:.1f} GiB in the best strategy found (full "
+     "recomputation, micro-batch 1, full sharding{offload})",
+     "显存放不下：找到的最佳策略（完全激活重计算、微批 1、完全切分{offload}）每卡至少需要 {needed:.1f} GiB 显存，容量只有 "
+     "{capacity:.1f} GiB"},
+    {"noplan.cpu_offload", ", CPU offload", "、CPU 卸载"},
+    {"noplan.offload_excluded", "; offload excluded", "；未允许卸载"},
+    {"noplan.host_ram",
+     "does not fit the host: every strategy that fits the GPUs offloads more than the host RAM given; the least needs "
+     "{needed} per node, {given} given",
+     "主机内存放不下：每个放得下显存的策略卸载到主机的数据都超过给定的主机内存；最少每节点需要 {needed}，给定 {given}"},
+    {"noplan.too_slow", "too slow: the fastest plan that fits takes {fastest}, past the deadline of {deadline}",
+     "太慢：放得下的最快方案需要 {fastest}，超过截止时间 {deadline}"},
+    {"noplan.no_price",
+     "no price: no GPU with a plan that fits has a rental price to hold to the budget of {budget}; give prices",
+     "没有单价：有可行方案的 GPU 都没有租用单价，无法对照 {budget} 的预算；请给出单价"},
+    {"noplan.over_budget", "over budget: the cheapest plan that fits costs {cheapest}, budget {budget}",
+     "超出预算：放得下的最便宜方案总成本 {cheapest}，预算 {budget}"},
+    {"noplan.deadline_and_budget", "no plan meets the deadline and the budget together",
+     "没有方案能同时满足截止时间和预算"},
+    {"noplan.rent_limit",
+     "not rentable: {gpus} GPUs is more than can be rented without a contract ({terms}); give --max-rent-gpus "
+     "(plan.max_rent_gpus) the size of your contract to plan it",
+     "租不到：{gpus} 张卡超过不签合同能租到的数量（{terms}）；请用 --max-rent-gpus（plan.max_rent_gpus）给出合同规模再规划"},
+    {"noplan.at_most", "at most {gpus} GPUs", "最多 {gpus} 张卡"},
+    {"noplan.not_whole_instances",
+     "not rentable: {gpus} GPUs in nodes of {node} are not whole instances ({terms}); give a count of whole instances, "
+     "or your own price (--price) for hardware you have",
+     "租不到：{gpus} 张卡（每节点 {node} 张）不是整实例（{terms}）；请给出整实例的卡数，或为自有硬件给出自己的单价（--price）"},
+    {"noplan.unsupported", "not supported: {text}", "不支持：{text}"},
+    {"plan.skipped", "{gpu} left out: {text}", "{gpu} 未纳入：{text}"},
     {"plan.searched",
      "searched {enumerated} candidates ({evaluated} evaluated) in {seconds:.3f} s on {threads} threads: {rate:.2f} M "
      "evaluations/s",

@@ -288,7 +288,7 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur, Lang 
       return Say(lang, "rec.assume.currency", fmt::arg("code", a.region), fmt::arg("rate", a.value),
                  fmt::arg("source", a.source));
     case AssumptionCode::kStackGap:
-      return SkippedGpuText(a.gap);
+      return SkippedGpuText(a.gap, lang);
   }
   return "";
 }
@@ -303,7 +303,7 @@ std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& as
 const Currency& DisplayCurrency(const Recommendation& r) { return FindCurrency(r.policy.currency); }
 
 std::string NoOptionText(const Recommendation& r, Lang lang) {
-  return r.unpriced ? Say(lang, "rec.no_option_unpriced") : NoPlanText(r.reason);
+  return r.unpriced ? Say(lang, "rec.no_option_unpriced") : NoPlanText(r.reason, UsdCurrency(), lang);
 }
 
 }  // namespace trainplan

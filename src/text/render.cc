@@ -206,7 +206,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
           fmt::arg("tokens", job.training.tokens), fmt::arg("seq", job.training.seq_len)) +
       "\n";
   if (!r.feasible) {
-    out += Say(lang, "plan.none", fmt::arg("why", NoPlanText(r.reason, cur))) + "\n";
+    out += Say(lang, "plan.none", fmt::arg("why", NoPlanText(r.reason, cur, lang))) + "\n";
   } else {
     out += fmt::format("\n{:<3} {:<14} {:>6} {:<10} {:<44} {:>11} {:>8} {:>8} {:>6} {:>8} {:>12}\n", "#",
                        Say(lang, "plan.col.gpu"), Say(lang, "plan.col.gpus"), Say(lang, "plan.col.framework"),
@@ -231,7 +231,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
   }
   for (const auto& gap : r.skipped) {
     const bool is_reason = r.reason.code == NoPlanCode::kUnsupportedOnStack && r.reason.stack_gap.gpu_id == gap.gpu_id;
-    if (!is_reason) out += Say(lang, "note", fmt::arg("text", SkippedGpuText(gap))) + "\n";
+    if (!is_reason) out += Say(lang, "note", fmt::arg("text", SkippedGpuText(gap, lang))) + "\n";
   }
   if (!r.pareto.empty()) {
     out += "\n";

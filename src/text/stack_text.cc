@@ -47,8 +47,8 @@ std::string StackGapText(const StackGap& gap) {
   return fmt::format("{}, not available for {} via {}{}", Needs(gap.feature), gpu.name, stack, why);
 }
 
-std::string SkippedGpuText(const StackGap& gap) {
-  return fmt::format("{} left out: {}", FindGpu(gap.gpu_id).name, StackGapText(gap));
+std::string SkippedGpuText(const StackGap& gap, Lang lang) {
+  return Say(lang, "plan.skipped", fmt::arg("gpu", FindGpu(gap.gpu_id).name), fmt::arg("text", StackGapText(gap)));
 }
 
 }  // namespace trainplan

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/stack.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
@@ -11,6 +12,6 @@ namespace trainplan {
 std::string StackGapText(const StackGap& gap);
 
 /// A GPU type the search left out, and why: "Huawei Ascend 910B left out: QLoRA needs ...".
-std::string SkippedGpuText(const StackGap& gap);
+std::string SkippedGpuText(const StackGap& gap, Lang lang = Lang::kEn);
 
 }  // namespace trainplan
