@@ -85,8 +85,9 @@ TEST(Lang, NoPlanAndAlternativesInChinese) {
   ExpectContains(en, {"NO PLAN: does not fit: needs at least 158.0 GiB per GPU on 24.0 GiB"});
   ExpectContains(zh, {"没有可行方案：显存放不下：找到的最佳策略（完全激活重计算、微批 1、完全切分；未允许卸载）每卡至少需要 158.0 GiB "
                       "显存，容量只有 24.0 GiB",
-                      "其他选择：", ": 每卡显存 21.4 GiB；最便宜：8 x rtx-4090，deepspeed（"});
-  for (const std::string english : {"does not fit", "GiB per GPU", "cheapest:"})
+                      "其他选择：", "  + 允许 CPU 卸载: 每卡显存 21.4 GiB；最便宜：8 x rtx-4090，deepspeed（",
+                      "  + 目录中的任意 GPU: ", "  - 改用 lora: 显存放不下："});
+  for (const std::string english : {"does not fit", "GiB per GPU", "cheapest:", "allow CPU offload", "method lora"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }
 

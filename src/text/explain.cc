@@ -383,58 +383,49 @@ std::string PlanWhy(const Plan& p, const Currency& cur, Lang lang) {
   return why;
 }
 
-std::string AlternativeChangeText(const Alternative& a) {
+namespace {
+
+const char* FrameworkChangeKey(Framework f) {
+  switch (f) {
+    case Framework::kUnsloth: return "alt.framework_unsloth";
+    case Framework::kTorchtune: return "alt.framework_torchtune";
+    default: return "alt.framework";
+  }
+}
+
+const char* LossChangeKey(Loss loss) {
+  switch (loss) {
+    case Loss::kFusedLinear: return "alt.loss_fused_linear";
+    case Loss::kChunked: return "alt.loss_chunked";
+    case Loss::kCut: return "alt.loss_cut";
+    case Loss::kFused: return "alt.loss_fused";
+    case Loss::kStandard: return "alt.loss_standard";
+  }
+  return "alt.loss_standard";
+}
+
+}  // namespace
+
+std::string AlternativeChangeText(const Alternative& a, Lang lang) {
   switch (a.change) {
-    case AlternativeChange::kMethodLora: return "method lora";
-    case AlternativeChange::kMethodQlora: return "method qlora";
-    case AlternativeChange::kAdamW8bit: return "optimizer adamw-8bit";
-    case AlternativeChange::kAllowOffload: return "allow CPU offload";
-    case AlternativeChange::kAnyFramework: return "any framework";
-    case AlternativeChange::kAnyGpu: return "any GPU in the catalog";
-    case AlternativeChange::kMoreGpus: return fmt::format("up to {} GPUs", a.max_gpus);
-    case AlternativeChange::kNoDeadline: return "no deadline";
-    case AlternativeChange::kNoBudget: return "no budget limit";
+    case AlternativeChange::kMethodLora: return Say(lang, "alt.method_lora");
+    case AlternativeChange::kMethodQlora: return Say(lang, "alt.method_qlora");
+    case AlternativeChange::kAdamW8bit: return Say(lang, "alt.adamw_8bit");
+    case AlternativeChange::kAllowOffload: return Say(lang, "alt.allow_offload");
+    case AlternativeChange::kAnyFramework: return Say(lang, "alt.any_framework");
+    case AlternativeChange::kAnyGpu: return Say(lang, "alt.any_gpu");
+    case AlternativeChange::kMoreGpus: return Say(lang, "alt.more_gpus", fmt::arg("gpus", a.max_gpus));
+    case AlternativeChange::kNoDeadline: return Say(lang, "alt.no_deadline");
+    case AlternativeChange::kNoBudget: return Say(lang, "alt.no_budget");
     case AlternativeChange::kFramework:
-      switch (a.framework) {
-        case Framework::kUnsloth:
-          return "framework unsloth (one GPU; needs the unsloth package and a model it supports: fused LoRA "
-                 "kernels, checkpoints offloaded to host RAM, Cut Cross-Entropy)";
-        case Framework::kTorchtune:
-          return "framework torchtune (needs a torchtune recipe for the model: chunked cross-entropy, pure bf16 "
-                 "weights and optimizer state)";
-        default: return fmt::format("framework {}", ToString(a.framework));
-      }
-    case AlternativeChange::kFusedAttention:
-      return "attention fa2 (needs the flash-attn package and a GPU it supports: no s x s score matrix)";
-    case AlternativeChange::kShorterSeqLen:
-      return fmt::format("seq_len {} (needs samples truncated or split to {} tokens; longer context is lost)",
-                         a.seq_len, a.seq_len);
-    case AlternativeChange::kPagedOptimizer:
-      return "optimizer paged-adamw-8bit (needs bitsandbytes and a CUDA GPU: 8-bit states in unified memory that "
-             "page to host RAM when the GPU is full)";
-    case AlternativeChange::kLoss:
-      switch (a.loss) {
-        case Loss::kFusedLinear:
-          return "loss fused_linear (needs liger-kernel, TrainingArguments use_liger_kernel=True: no "
-                 "vocabulary-sized logits)";
-        case Loss::kChunked:
-          return "loss chunked (the engine's chunked cross-entropy: fp32 logits one chunk at a time)";
-        case Loss::kCut:
-          return "loss cut (Cut Cross-Entropy, needs the cut-cross-entropy package: no vocabulary-sized logits)";
-        case Loss::kFused:
-          return "loss fused (needs flash-attn's cross-entropy kernel: no fp32 copy of the logits)";
-        case Loss::kStandard: return "loss standard";
-      }
-      return "";
-    case AlternativeChange::kPacking:
-      return "packing (needs the sample lengths and a collator that keeps samples apart, FlashAttention varlen or "
-             "a block mask; changes the loss weighting per sample: each row mixes samples)";
-    case AlternativeChange::kGroupByLength:
-      return "group_by_length (needs the sample lengths in the dataset, HF TrainingArguments.group_by_length: "
-             "micro-batches of similar lengths pad less; batches are no longer random mixes of lengths)";
-    case AlternativeChange::kActivationOffloading:
-      return "activation offloading (the engine's offloading of saved activations to host RAM: needs pinned host "
-             "memory, and the copies overlap compute only in part)";
+      return Say(lang, FrameworkChangeKey(a.framework), fmt::arg("framework", ToString(a.framework)));
+    case AlternativeChange::kFusedAttention: return Say(lang, "alt.fused_attention");
+    case AlternativeChange::kShorterSeqLen: return Say(lang, "alt.shorter_seq_len", fmt::arg("seq", a.seq_len));
+    case AlternativeChange::kPagedOptimizer: return Say(lang, "alt.paged_optimizer");
+    case AlternativeChange::kLoss: return Say(lang, LossChangeKey(a.loss));
+    case AlternativeChange::kPacking: return Say(lang, "alt.packing");
+    case AlternativeChange::kGroupByLength: return Say(lang, "alt.group_by_length");
+    case AlternativeChange::kActivationOffloading: return Say(lang, "alt.activation_offloading");
   }
   return "";
 }

@@ -59,7 +59,7 @@ std::string PlanWhy(const Plan& plan, const Currency& currency = UsdCurrency(), 
 std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// "method lora", "up to 64 GPUs", "no deadline".
-std::string AlternativeChangeText(const Alternative& alternative);
+std::string AlternativeChangeText(const Alternative& alternative, Lang lang = Lang::kEn);
 /// Its best plan's reason when it works, else why it still fails.
 std::string AlternativeSummary(const Alternative& alternative, Lang lang = Lang::kEn);
 /// "method lora: fastest: ..." for the first alternative that works; empty when none does.

@@ -431,6 +431,61 @@ constexpr Entry kPhrases[] = {
      "租不到：{gpus} 张卡（每节点 {node} 张）不是整实例（{terms}）；请给出整实例的卡数，或为自有硬件给出自己的单价（--price）"},
     {"noplan.unsupported", "not supported: {text}", "不支持：{text}"},
     {"plan.skipped", "{gpu} left out: {text}", "{gpu} 未纳入：{text}"},
+    // changes an alternative search makes
+    {"alt.method_lora", "method lora", "改用 lora"},
+    {"alt.method_qlora", "method qlora", "改用 qlora"},
+    {"alt.adamw_8bit", "optimizer adamw-8bit", "优化器改用 adamw-8bit"},
+    {"alt.allow_offload", "allow CPU offload", "允许 CPU 卸载"},
+    {"alt.any_framework", "any framework", "任意框架"},
+    {"alt.any_gpu", "any GPU in the catalog", "目录中的任意 GPU"},
+    {"alt.more_gpus", "up to {gpus} GPUs", "最多 {gpus} 张卡"},
+    {"alt.no_deadline", "no deadline", "不设截止时间"},
+    {"alt.no_budget", "no budget limit", "不设预算上限"},
+    {"alt.framework", "framework {framework}", "框架改用 {framework}"},
+    {"alt.framework_unsloth",
+     "framework {framework} (one GPU; needs the unsloth package and a model it supports: fused LoRA kernels, "
+     "checkpoints offloaded to host RAM, Cut Cross-Entropy)",
+     "框架改用 {framework}（单卡；需要 unsloth 包且模型受其支持：融合 LoRA 算子、激活检查点卸载到主机内存、Cut "
+     "Cross-Entropy）"},
+    {"alt.framework_torchtune",
+     "framework {framework} (needs a torchtune recipe for the model: chunked cross-entropy, pure bf16 weights and "
+     "optimizer state)",
+     "框架改用 {framework}（需要该模型的 torchtune recipe：分块交叉熵、纯 bf16 权重和优化器状态）"},
+    {"alt.fused_attention",
+     "attention fa2 (needs the flash-attn package and a GPU it supports: no s x s score matrix)",
+     "注意力改用 fa2（需要 flash-attn 包且 GPU 受其支持：不生成 s x s 的注意力分数矩阵）"},
+    {"alt.shorter_seq_len",
+     "seq_len {seq} (needs samples truncated or split to {seq} tokens; longer context is lost)",
+     "seq_len 改为 {seq}（样本需截断或切分到 {seq} tokens；更长的上下文会丢失）"},
+    {"alt.paged_optimizer",
+     "optimizer paged-adamw-8bit (needs bitsandbytes and a CUDA GPU: 8-bit states in unified memory that page to host "
+     "RAM when the GPU is full)",
+     "优化器改用 paged-adamw-8bit（需要 bitsandbytes 和 CUDA GPU：8-bit 状态放在统一内存中，显存满时分页到主机内存）"},
+    {"alt.loss_fused_linear",
+     "loss fused_linear (needs liger-kernel, TrainingArguments use_liger_kernel=True: no vocabulary-sized logits)",
+     "损失改用 fused_linear（需要 liger-kernel，TrainingArguments use_liger_kernel=True：不生成词表大小的 logits）"},
+    {"alt.loss_chunked", "loss chunked (the engine's chunked cross-entropy: fp32 logits one chunk at a time)",
+     "损失改用 chunked（引擎自带的分块交叉熵：每次只算一块 fp32 logits）"},
+    {"alt.loss_cut",
+     "loss cut (Cut Cross-Entropy, needs the cut-cross-entropy package: no vocabulary-sized logits)",
+     "损失改用 cut（Cut Cross-Entropy，需要 cut-cross-entropy 包：不生成词表大小的 logits）"},
+    {"alt.loss_fused", "loss fused (needs flash-attn's cross-entropy kernel: no fp32 copy of the logits)",
+     "损失改用 fused（需要 flash-attn 的交叉熵算子：不生成 logits 的 fp32 副本）"},
+    {"alt.loss_standard", "loss standard", "损失改用 standard"},
+    {"alt.packing",
+     "packing (needs the sample lengths and a collator that keeps samples apart, FlashAttention varlen or a block "
+     "mask; changes the loss weighting per sample: each row mixes samples)",
+     "packing 样本拼接（需要样本长度，以及能隔开样本的 collator：FlashAttention varlen 或块掩码；会改变每个样本的损失权重："
+     "每行混合多个样本）"},
+    {"alt.group_by_length",
+     "group_by_length (needs the sample lengths in the dataset, HF TrainingArguments.group_by_length: micro-batches of "
+     "similar lengths pad less; batches are no longer random mixes of lengths)",
+     "group_by_length 按长度分组（需要数据集中的样本长度，HF TrainingArguments.group_by_length：长度相近的微批填充更少；"
+     "批内长度不再随机混合）"},
+    {"alt.activation_offloading",
+     "activation offloading (the engine's offloading of saved activations to host RAM: needs pinned host memory, and "
+     "the copies overlap compute only in part)",
+     "激活值卸载（引擎把保存的激活值卸载到主机内存：需要锁页主机内存，且拷贝只能部分与计算重叠）"},
     {"plan.searched",
      "searched {enumerated} candidates ({evaluated} evaluated) in {seconds:.3f} s on {threads} threads: {rate:.2f} M "
      "evaluations/s",

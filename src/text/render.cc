@@ -245,7 +245,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
     out += "\n";
     out += Say(lang, "plan.alternatives") + "\n";
     for (const auto& a : r.alternatives)
-      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a), AlternativeSummary(a, lang));
+      out += fmt::format("  {} {}: {}\n", a.feasible ? "+" : "-", AlternativeChangeText(a, lang), AlternativeSummary(a, lang));
   }
   out += "\n";
   out += Say(lang, "plan.searched", fmt::arg("enumerated", r.enumerated), fmt::arg("evaluated", r.evaluated),

@@ -104,7 +104,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
   if (!r.feasible) {
     md += Say(lang, "rec.no_option", fmt::arg("why", NoOptionText(r, lang))) + "\n\n";
     for (const auto& a : r.alternatives)
-      md += fmt::format("- {} {}: {}\n", Say(lang, a.feasible ? "rec.works" : "rec.fails"), AlternativeChangeText(a),
+      md += fmt::format("- {} {}: {}\n", Say(lang, a.feasible ? "rec.works" : "rec.fails"), AlternativeChangeText(a, lang),
                         AlternativeSummary(a, lang));
     return md;
   }
