@@ -207,7 +207,7 @@ TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
             std::string::npos);
   EXPECT_NE(InternalErrorOf([] {
               LoadRentalPrices(Edited("prices.json", "\"market\": \"cn\"", "\"market\": \"china\""), "prices.json");
-            }).find("rtx-4090.offers[1].market: 'china'; \"cn\" (a provider renting in mainland China)"),
+            }).find("rtx-4090.offers[1].market: 'china'; a rental_market of data/parts.json regions (cn)"),
             std::string::npos);
 }
 

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "catalog/hardware.h"
 #include "catalog/load.h"
+#include "catalog/parts.h"
 
 namespace trainplan {
 
@@ -85,7 +86,14 @@ RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& g
   if (o.Has("instance")) offer.instance = o.At("instance").String();
   if (o.Has("market")) {
     offer.market = o.At("market").String();
-    if (offer.market != "cn") o.At("market").Fail("\"cn\" (a provider renting in mainland China)");
+    std::string markets;
+    bool known = false;
+    for (const Region& r : Parts().regions) {
+      if (r.rental_market.empty()) continue;
+      known |= r.rental_market == offer.market;
+      markets += (markets.empty() ? "" : ", ") + r.rental_market;
+    }
+    if (!known) o.At("market").Fail("a rental_market of data/parts.json regions (" + markets + ")");
   }
   ReadAmounts(o, offer);
   offer.source = o.At("source").String();
