@@ -13,6 +13,7 @@
 #include "io/build_reader.h"
 #include "io/hf_config.h"
 #include "io/requests.h"
+#include "io/run_logs.h"
 #include "io/sample_lengths.h"
 #include "io/scenario_reader.h"
 
@@ -35,6 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const char kind = static_cast<char>(data[0]);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (kind == 'g') {  // a training log (io/run_logs.h), read as the text it is
+    Expect([&] { trainplan::ReadRunLog(text, "fuzz.log"); });
+    return 0;
+  }
   if (kind == 'l') {
     Expect([&] { trainplan::SampleLengthsFromText(text, "--sample-lengths", "fuzz"); });
     return 0;
