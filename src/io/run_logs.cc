@@ -195,7 +195,7 @@ void LogReader::Seen(Format format) {
   if (std::find(seen_.begin(), seen_.end(), format) == seen_.end()) seen_.push_back(format);
 }
 
-// Megatron-LM megatron/training/training.py (core_r0.9.0 and later), training_log():
+// Megatron-LM megatron/training/training.py (core_r0.6.0 and later; megatron/training.py before), training_log():
 //   " iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} |
 //    throughput per GPU (TFLOP/s/GPU): {:.1f} | learning rate: {:.6E} | global batch size: {:5d} | ..."
 // (the interval's average), its argument dump "  seq_length ........ 4096", and megatron/training/utils.py
@@ -221,8 +221,9 @@ bool LogReader::Megatron(std::string_view line) {
   }
   const std::string_view trimmed = TrimLeft(line);
   if (trimmed.substr(0, 11) == "seq_length " && Contains(trimmed, "...")) {
-    const size_t last = trimmed.find_last_of(' ');
-    megatron_seq_length_ = Number(trimmed.substr(last + 1), "seq_length");
+    // "None" when the model takes its length elsewhere: tokens/s then stays unknown.
+    const std::optional<Quantity> q = ReadQuantity(trimmed.substr(trimmed.find_last_of(' ') + 1));
+    if (q && q->unit.empty() && q->value > 0) megatron_seq_length_ = q->value;
   }
   return false;
 }
@@ -351,9 +352,12 @@ bool LogReader::HfTrainer(std::string_view line) {
   if (!Contains(line, "{'")) return false;
   if (const auto runtime = After(line, "'train_runtime':")) {
     hf_runtime_s_ = NumberAfter(*runtime, "train_runtime");
-    if (const auto v = After(line, "'train_samples_per_second':")) hf_samples_per_s_ = NumberAfter(*v, "train_samples_per_second");
-    if (const auto v = After(line, "'train_steps_per_second':")) hf_steps_per_s_ = NumberAfter(*v, "train_steps_per_second");
-    if (const auto v = After(line, "'train_tokens_per_second':")) hf_tokens_per_s_ = NumberAfter(*v, "train_tokens_per_second");
+    auto read = [&](std::string_view key, std::optional<double>& value) {
+      if (const auto v = After(line, fmt::format("'{}':", key))) value = NumberAfter(*v, key);
+    };
+    read("train_samples_per_second", hf_samples_per_s_);
+    read("train_steps_per_second", hf_steps_per_s_);
+    read("train_tokens_per_second", hf_tokens_per_s_);
     return true;
   }
   if (Contains(line, "'loss':") && (Contains(line, "'learning_rate':") || Contains(line, "'epoch':"))) {
@@ -448,7 +452,8 @@ RunLog LogReader::Finish() const {
   for (Format f : {kMegatron, kNemo, kDeepSpeed, kTorchtune, kHfTrainer, kHfTrainerState}) {
     if (steps[f] == 0) continue;
     log.steps_read = steps[f];
-    if (const auto steady = main[f] ? SteadyState(*main[f]) : std::nullopt) log.warmup_records_skipped = steady->skipped;
+    const std::optional<Steady> steady = main[f] ? SteadyState(*main[f]) : std::nullopt;
+    if (steady) log.warmup_records_skipped = steady->skipped;
     break;
   }
   // Per-step times first, in kFormat order; a whole run's average last.

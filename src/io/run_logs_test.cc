@@ -31,6 +31,16 @@ TEST(RunLogs, MegatronMedianOfTheIntervalsAfterStepTen) {
   EXPECT_DOUBLE_EQ(*log.peak_reserved_bytes, 67000.0 * kMiB);
 }
 
+TEST(RunLogs, MegatronWithoutSeqLengthHasNoTokenRate) {
+  const RunLog log = ReadRunLog(
+      "  seq_length ...................................... None\n"
+      " iteration       20/     100 | elapsed time per iteration (ms): 2000.0 | global batch size:    64 |\n",
+      "run.log");
+  EXPECT_DOUBLE_EQ(*log.samples_per_s, 32.0);
+  EXPECT_FALSE(log.tokens_per_s);
+  EXPECT_FALSE(log.tflops_per_gpu);
+}
+
 TEST(RunLogs, NemoProgressBarKeepsOneTimingPerStep) {
   const RunLog log = Fixture("nemo.log");
   EXPECT_EQ(log.formats, Formats({"nemo"}));

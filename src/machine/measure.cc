@@ -70,8 +70,8 @@ void* DeviceBuffer(const GpuApi& api, size_t bytes, Releases& releases) {
   return pointer;
 }
 
-/// Fills a device buffer of 16-bit values with a fixed pseudo-random pattern in [-2, 2) (bf16 or fp16 bits):
-/// zeros would let the GPU clock up on a power draw no real training has.
+/// Fills a device buffer of 16-bit values (bf16 or fp16 bits) with a fixed pseudo-random pattern of magnitudes
+/// 0.5 to 2 and random signs: zeros would let the GPU clock up on a power draw no real training has.
 void FillHalf(const GpuApi& api, void* device, size_t elements, bool bf16) {
   constexpr size_t kChunk = size_t{1} << 22;
   std::vector<uint16_t> host(std::min(elements, kChunk));
@@ -79,8 +79,9 @@ void FillHalf(const GpuApi& api, void* device, size_t elements, bool bf16) {
   for (uint16_t& value : host) {
     state = state * 1664525u + 1013904223u;  // Numerical Recipes' linear congruential generator
     const uint16_t sign = static_cast<uint16_t>((state >> 31) << 15);
-    value = bf16 ? static_cast<uint16_t>(sign | 0x3F80 | ((state >> 8) & 0xFF))     // 1.0 to 4.0, exponent 127-128
-                 : static_cast<uint16_t>(sign | 0x3C00 | ((state >> 8) & 0x7FF));  // 1.0 to 4.0 in fp16
+    // The low bits set the mantissa and the exponent's last bit: bf16 exponent 126 or 127, fp16 14 or 15.
+    value = bf16 ? static_cast<uint16_t>(sign | 0x3F00 | ((state >> 8) & 0xFF))
+                 : static_cast<uint16_t>(sign | 0x3800 | ((state >> 8) & 0x7FF));
   }
   auto* out = static_cast<unsigned char*>(device);
   for (size_t done = 0; done < elements; done += host.size()) {

@@ -61,7 +61,7 @@ struct GpuApi {
   int (*set_device)(int device) = nullptr;
   int (*malloc)(void** pointer, size_t bytes) = nullptr;
   int (*free)(void* pointer) = nullptr;
-  int (*memcpy)(void* destination, const void* source, size_t bytes, int kind) = nullptr;
+  int (*memcpy)(void* destination, const void* source, size_t bytes, int kind) = nullptr;  // kind 1: to device
   int (*stream_create)(void** stream) = nullptr;
   int (*stream_destroy)(void* stream) = nullptr;
   int (*event_create)(void** event) = nullptr;
