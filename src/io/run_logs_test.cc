@@ -62,6 +62,16 @@ TEST(RunLogs, DeepSpeedThroughputAndMemory) {
   EXPECT_DOUBLE_EQ(*log.peak_reserved_bytes, 47 * kGiB);
 }
 
+TEST(RunLogs, DeepSpeedMemoryJoinedWithBars) {
+  // see_memory_usage in later DeepSpeed releases joins its fields with " | " and adds NVML's view.
+  const RunLog log = ReadRunLog(
+      "[INFO] [utils.py:800:see_memory_usage] MA 15.03 GB | Max_MA 16.28 GB | CA 17.50 GB | Max_CA 18.00 GB | "
+      "NV 19.21 GB | CPU Virtual Memory:  used = 101.37 GB, percent = 10.1%\n",
+      "ds.log");
+  EXPECT_DOUBLE_EQ(*log.peak_allocated_bytes, 16.28 * kGiB);
+  EXPECT_DOUBLE_EQ(*log.peak_reserved_bytes, 18.0 * kGiB);
+}
+
 TEST(RunLogs, DeepSpeedFlopsProfilerIterationLatency) {
   const RunLog log = Fixture("deepspeed_flops_profiler.log");
   EXPECT_EQ(log.formats, Formats({"deepspeed"}));
