@@ -162,6 +162,7 @@ TEST(Csv, APlanSearchWithNoPlanIsTheHeaderAlone) {
   json doc = kLoraJob;
   doc["training"]["method"] = "full";
   doc["model"] = "llama-3-70b";
+  doc["hardware"] = {{"host_ram_gb", 64}};  // too little to offload 70B's states to
   doc["plan"] = {{"gpu", "rtx-4090"}, {"gpus", 1}};
   const PlanRequest r = PlanRequestFromJson(doc, false);
   const json j = PlanResultToJson(r.job, SearchPlans(r.job, r.constraints, 1), *r.currency);
