@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trainplan needs; does nothing when they are present.
-#   scripts/install-deps.sh build   what the binary builds with (default)
+#   scripts/install-deps.sh build   what the binary and the Python module build with (default)
 #   scripts/install-deps.sh test    that, plus GoogleTest, Google Benchmark, Chromium and Node for the tests
 #   scripts/install-deps.sh fuzz    that, plus clang for the libFuzzer build
 set -euo pipefail
 what="${1:-build}"
 packages=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
-          libcpp-httplib-dev)
+          libcpp-httplib-dev python3-dev pybind11-dev)
 case "$what" in
   build) ;;
   test)

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -17,6 +18,7 @@
 #include "cli/recommend_commands.h"
 #include "server/server.h"
 #include "io/accuracy.h"
+#include "io/csv.h"
 #include "base/error.h"
 #include "core/estimate.h"
 #include "catalog/hardware.h"
@@ -24,6 +26,7 @@
 #include "io/requests.h"
 #include "io/text_io.h"
 #include "io/writers.h"
+#include "text/explain.h"
 #include "text/render.h"
 #include "core/search.h"
 
@@ -223,6 +226,7 @@ ModelSpec ResolveModel(const std::string& name, bool generic_config) {
 /// What the command-line flags of the commands below are parsed into.
 struct Options {
   bool as_json = false;
+  std::string format = "text";  // estimate and plan: text | json | csv (--json: json)
   std::string lang = "en";  // text reports: en | zh (JSON is always English)
   std::string output_path;
   std::string model_name;
@@ -240,8 +244,38 @@ struct Options {
   std::string reference_path;
 };
 
+/// `--format text|json|csv` and `-o` of estimate and plan; --json is short for --format json.
+void AddFormatFlags(CLI::App* cmd, Options& o) {
+  CLI::Option* format = cmd->add_option("--format", o.format, "text | json | csv (default text)");
+  cmd->add_flag("--json", o.as_json, "short for --format json")->excludes(format);
+  cmd->add_option("-o,--output", o.output_path, "write the answer to this file (default: stdout)");
+}
+
+enum class AnswerFormat { kText, kJson, kCsv };
+
+/// Read before any work, so a misspelt format fails at once rather than after a search.
+AnswerFormat ParseAnswerFormat(const Options& o) {
+  if (o.as_json) return AnswerFormat::kJson;
+  const std::string format = NormalizeName(o.format);
+  if (format == "text") return AnswerFormat::kText;
+  if (format == "json") return AnswerFormat::kJson;
+  if (format == "csv") return AnswerFormat::kCsv;
+  throw InputError("format", o.format, "text, json or csv");
+}
+
+/// The answer in the format asked for: the text report, the JSON answer, or the CSV made from that JSON.
+void WriteAnswer(const Options& o, AnswerFormat format, const std::function<json()>& answer,
+                 const std::function<std::string()>& text, std::string (*csv)(const json&)) {
+  switch (format) {
+    case AnswerFormat::kText: return WriteText(text(), o.output_path);
+    case AnswerFormat::kJson: return WriteText(answer().dump(2) + "\n", o.output_path);
+    case AnswerFormat::kCsv: return WriteText(csv(answer()), o.output_path);
+  }
+}
+
 int RunPlan(Options& o) {
   const Lang lang = ParseLang(o.lang, "--lang");
+  const AnswerFormat format = ParseAnswerFormat(o);
   // The flags become the same request document the HTTP API takes, read by the same parser.
   json doc = o.plan_job.ToDocument();
   json& p = doc["plan"];
@@ -274,7 +308,12 @@ int RunPlan(Options& o) {
   PlanResult result = SearchPlans(job, constraints, o.threads);
   if (shown) std::cerr << "\r\033[K" << std::flush;
   const Currency& currency = *request.currency;
-  std::cout << (o.as_json ? PlanResultToJson(job, result, currency).dump(2) + "\n" : RenderPlan(job, result, currency, lang));
+  WriteAnswer(
+      o, format, [&] { return PlanResultToJson(job, result, currency); },
+      [&] { return RenderPlan(job, result, currency, lang); }, PlanCsv);
+  // A CSV of no plan is its header alone: say why where a person reads it.
+  if (format == AnswerFormat::kCsv && !result.feasible)
+    std::cerr << "no plan: " << NoPlanText(result.reason, currency) << "\n";
   return 0;
 }
 
@@ -295,7 +334,7 @@ void AddPlanFlags(CLI::App* cmd, Options& o) {
   cmd->add_option("--top", o.top, "plans to show");
   cmd->add_option("--price", o.price_overrides, "price per GPU-hour override in --currency, e.g. h100-sxm=2.5")->delimiter(',');
   cmd->add_option("--threads", o.threads, "search threads (default: all cores)");
-  cmd->add_flag("--json", o.as_json, "machine-readable output");
+  AddFormatFlags(cmd, o);
   AddLangFlag(cmd, o.lang);
 }
 
@@ -342,14 +381,17 @@ constexpr Command kCommands[] = {
     {"estimate", "memory per GPU and training time for one job",
      [](CLI::App* cmd, Options& o) {
        o.job.Register(cmd, /*with_strategy=*/true);
-       cmd->add_flag("--json", o.as_json, "machine-readable output");
+       AddFormatFlags(cmd, o);
        AddLangFlag(cmd, o.lang);
      },
      [](Options& o) {
        const Lang lang = ParseLang(o.lang, "--lang");
+       const AnswerFormat format = ParseAnswerFormat(o);
        const Scenario scenario = ScenarioFromJson(o.job.ToDocument(), /*allow_paths=*/true);
        const Estimate estimate = EstimateScenario(scenario);
-       std::cout << (o.as_json ? EstimateToJson(scenario, estimate).dump(2) + "\n" : RenderEstimate(scenario, estimate, lang));
+       WriteAnswer(
+           o, format, [&] { return EstimateToJson(scenario, estimate); },
+           [&] { return RenderEstimate(scenario, estimate, lang); }, EstimateCsv);
        return 0;
      }},
     {"plan", "search GPU types, counts and strategies for the best plan", AddPlanFlags, RunPlan},
