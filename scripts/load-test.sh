@@ -6,7 +6,7 @@ build="$1"
 connections="${2:-8}"
 seconds="${3:-10}"
 log="$(mktemp)"
-"$build/trainplan" serve --host 127.0.0.1 --port 0 >"$log" 2>&1 &
+"$build/trainplan" serve --host 127.0.0.1 --port 0 --max-per-client 1000 >"$log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 port=""
