@@ -42,6 +42,8 @@ using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kKeepAliveRequests = 100;       // requests one connection may make
+constexpr int kEstimateThreads = 2;           // estimates take milliseconds: two threads keep them flowing
+constexpr size_t kEstimatesQueued = 64;
 constexpr auto kWriteTimeout = std::chrono::seconds(10);  // a client that does not read its answer is dropped
 
 Clock::duration Seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
@@ -56,7 +58,7 @@ struct Shared {
   std::map<std::string, int> in_flight;  // per client address
 
   Shared(const ServeOptions& o, int workers)
-      : options(o), cheap(2, 64), expensive(workers, static_cast<size_t>(o.max_queued)) {}
+      : options(o), cheap(kEstimateThreads, kEstimatesQueued), expensive(workers, static_cast<size_t>(o.max_queued)) {}
   bool Acquire(const std::string& client) {
     std::lock_guard lock(mu);
     int& n = in_flight[client];
@@ -238,7 +240,7 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 /// Answers one connection over the cap with a 503 and closes it, without reading its request.
-void Refuse(tcp::socket socket) {
+void TurnAway(tcp::socket socket) {
   auto response = std::make_shared<http::Response>(
       http::ToResponse(http::Busy("the server has too many connections open; retry shortly"), nullptr, true));
   auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
@@ -256,10 +258,14 @@ void Accept(tcp::acceptor& acceptor, const std::shared_ptr<Shared>& shared) {
   acceptor.async_accept(net::make_strand(acceptor.get_executor()), [&acceptor, shared](beast::error_code ec,
                                                                                           tcp::socket socket) {
     if (ec == net::error::operation_aborted) return;  // stopped
-    if (!ec) {
-      if (shared->connections.load() >= shared->options.max_connections) Refuse(std::move(socket));
-      else std::make_shared<Session>(std::move(socket), shared)->Start();
+    if (ec) {
+      // Out of file descriptors or memory: pause instead of spinning on the failing accept.
+      auto pause = std::make_shared<net::steady_timer>(acceptor.get_executor(), std::chrono::milliseconds(100));
+      pause->async_wait([&acceptor, shared, pause](beast::error_code) { Accept(acceptor, shared); });
+      return;
     }
+    if (shared->connections.load() >= shared->options.max_connections) TurnAway(std::move(socket));
+    else std::make_shared<Session>(std::move(socket), shared)->Start();
     Accept(acceptor, shared);
   });
 }
