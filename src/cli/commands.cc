@@ -370,7 +370,7 @@ constexpr Command kCommands[] = {
                        "requests in progress per client address, beyond which 429 (default 16)")
            ->check(CLI::Range(1, 100000));
        cmd->add_option("--max-queued", o.serve.max_queued, "searches waiting for a worker, beyond which 503 (default 64)")
-           ->check(CLI::Range(0, 100000));
+           ->check(CLI::Range(1, 100000));
        cmd->add_option("--request-timeout", o.serve.request_timeout_s,
                        "seconds for a request's headers and body to arrive, beyond which 408 (default 10)")
            ->check(CLI::Range(0.1, 3600.0));
