@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes with libFuzzer for a bounded time, split between two targets: the HTTP API's request handler
-# (src/server/api_fuzz.cc), then the file readers: scenario documents, Hugging Face config.json files and
-# build documents (src/io/readers_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
-# Usage: scripts/fuzz.sh [SECONDS] (default 120, half to each target).
+# Fuzzes with libFuzzer for a bounded time, split between three targets: the HTTP API's request handler
+# (src/server/api_fuzz.cc), the HTTP face itself, raw request bytes through the server's parser, limits and
+# checks (src/server/http_fuzz.cc), then the file readers: scenario documents, Hugging Face config.json
+# files and build documents (src/io/readers_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
+# Usage: scripts/fuzz.sh [SECONDS] (default 120: 40% to the handler, 20% to HTTP, 40% to the readers).
 # An ASan error, an unexpected error (a 500, or a reader's exception other than InputError) or a hang stops
 # that target's run and leaves its input in build-fuzz/<target>.run/crash-* or timeout-*; UBSan reports each
 # undefined-behaviour site once and lets the run go on, so that one run lists them all.
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 command -v clang++ >/dev/null || { echo "error: clang++ is missing (apt-get install clang)" >&2; exit 1; }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINPLAN_FUZZ=ON >/dev/null
-cmake --build build-fuzz --target trainplan_fuzz trainplan_readers_fuzz -j "$(nproc)"
+cmake --build build-fuzz --target trainplan_fuzz trainplan_http_fuzz trainplan_readers_fuzz -j "$(nproc)"
 
 found=0
 # fuzz TARGET SOURCE_DIR SECONDS: one bounded run over the target's seeds and earlier findings.
@@ -35,7 +36,8 @@ fuzz() {
     found=1
   fi
 }
-fuzz trainplan_fuzz src/server $(((seconds + 1) / 2))
-fuzz trainplan_readers_fuzz src/io $((seconds / 2))
+fuzz trainplan_fuzz src/server $((seconds * 2 / 5))
+fuzz trainplan_http_fuzz src/server/http_fuzz $((seconds / 5))
+fuzz trainplan_readers_fuzz src/io $((seconds - seconds * 2 / 5 - seconds / 5))
 ((found == 0)) && echo "no crashes, hangs, sanitizer reports or unexpected errors"
 exit "$found"

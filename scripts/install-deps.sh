@@ -6,7 +6,7 @@
 set -euo pipefail
 what="${1:-build}"
 packages=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
-          libcpp-httplib-dev python3-dev pybind11-dev)
+          libcpp-httplib-dev libboost-dev python3-dev pybind11-dev)
 case "$what" in
   build) ;;
   test)

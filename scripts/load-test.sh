@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A bounded load test: `trainplan serve` on a free loopback port, CONNECTIONS clients posting the default
-# /api/plan request for SECONDS. Usage: scripts/load-test.sh BUILD_DIR [CONNECTIONS] [SECONDS]
+# /api/plan request for SECONDS, then the server's peak resident memory.
+# Usage: scripts/load-test.sh BUILD_DIR [CONNECTIONS] [SECONDS] [trainplan_load flags, e.g. --body FILE]
 set -euo pipefail
 build="$1"
 connections="${2:-8}"
 seconds="${3:-10}"
 log="$(mktemp)"
-"$build/trainplan" serve --host 127.0.0.1 --port 0 >"$log" 2>&1 &
+# Every connection comes from 127.0.0.1: lift the per-client limit so that it measures the server, not the cap.
+"$build/trainplan" serve --host 127.0.0.1 --port 0 --max-per-client 1000 >"$log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 port=""
@@ -17,4 +19,8 @@ for _ in $(seq 1 100); do
 done
 [ -n "$port" ] || { cat "$log" >&2; exit 1; }
 echo "server: $(cat "$log")"
-"$build/trainplan_load" --port "$port" --connections "$connections" --seconds "$seconds"
+shift $(($# < 3 ? $# : 3))
+status=0
+"$build/trainplan_load" --port "$port" --connections "$connections" --seconds "$seconds" "$@" || status=$?
+echo "server peak memory: $(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$server/status")"
+exit "$status"

@@ -400,6 +400,25 @@ constexpr Command kCommands[] = {
        cmd->add_option("--host", o.serve.host, "address to bind (default loopback; 0.0.0.0 exposes it to the network)");
        cmd->add_option("--port", o.serve.port, "TCP port (0: any free port, printed on start)");
        cmd->add_option("--workers", o.serve.workers, "searches computing at once (default: the cores)");
+       cmd->add_option("--token", o.serve.token, "require `Authorization: Bearer TOKEN` on every request but /healthz")
+           ->envname("TRAINPLAN_TOKEN");
+       cmd->add_flag("--allow-unauthenticated", o.serve.allow_unauthenticated,
+                     "serve beyond loopback without a token (refused otherwise)");
+       cmd->add_option("--allowed-host", o.serve.allowed_hosts,
+                       "a Host name to answer besides localhost and IP addresses (repeatable; * for any)");
+       cmd->add_option("--max-connections", o.serve.max_connections, "connections open at once (default 512)")
+           ->check(CLI::Range(1, 100000));
+       cmd->add_option("--max-per-client", o.serve.max_per_client,
+                       "requests in progress per client address, beyond which 429 (default 16)")
+           ->check(CLI::Range(1, 100000));
+       cmd->add_option("--max-queued", o.serve.max_queued, "searches waiting for a worker, beyond which 503 (default 64)")
+           ->check(CLI::Range(1, 100000));
+       cmd->add_option("--request-timeout", o.serve.request_timeout_s,
+                       "seconds for a request's headers and body to arrive, beyond which 408 (default 10)")
+           ->check(CLI::Range(0.1, 3600.0));
+       cmd->add_option("--time-limit", o.serve.compute_timeout_s,
+                       "seconds from a request's arrival to its answer, queueing included, beyond which 503 (default 10)")
+           ->check(CLI::Range(0.1, 3600.0));
      },
      [](Options& o) { return RunServer(o.serve); }},
     {"accuracy", "compare estimates with published measurements",

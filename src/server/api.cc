@@ -24,12 +24,16 @@ constexpr size_t kMaxShownValue = 200;  // an echoed value is cut here: a reques
 /// Invalid UTF-8 in a request (echoed in an error, or a model name) is replaced, not an exception.
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-ApiResponse Json(int status, const json& j) { return {status, "application/json", Dump(j)}; }
+ApiResponse Json(int status, const json& j) { return {status, "application/json", Dump(j), {}}; }
 
-ApiResponse Error(int status, const std::string& message, const std::string& field = "",
-                  const std::string& value = "", const std::string& allowed = "") {
-  std::string shown = value.size() > kMaxShownValue ? value.substr(0, kMaxShownValue) + "..." : value;
-  return Json(status, {{"error", message}, {"field", field}, {"value", shown}, {"allowed", allowed}});
+ApiResponse WrongMethod(std::string_view method, const char* message, const char* allow) {
+  ApiResponse r = ErrorResponse(405, "method_not_allowed", message, "method", std::string(method), allow);
+  r.allow = allow;
+  return r;
+}
+
+ApiResponse NotFound(const char* message, std::string_view path, const char* allowed) {
+  return ErrorResponse(404, "not_found", message, "path", std::string(path), allowed);
 }
 
 /// The server's ceiling on a search's size: the default when the request names none, a 400 above it.
@@ -87,46 +91,52 @@ const char* ContentType(std::string_view name) {
 ApiResponse Route(std::string_view method, std::string_view path, std::string_view body, const ApiLimits& limits) {
   const bool get = method == "GET" || method == "HEAD";
   const bool post = method == "POST";
-  if (path == "/healthz") return get ? ApiResponse{200, "application/json", R"({"status":"ok"})"}
-                                     : Error(405, "use GET", "method", std::string(method), "GET");
+  if (path == "/healthz") return get ? ApiResponse{200, "application/json", R"({"status":"ok"})", {}}
+                                     : WrongMethod(method, "use GET", "GET, HEAD");
   if (path == "/api/models" || path == "/api/gpus") {
-    if (!get) return Error(405, "use GET", "method", std::string(method), "GET");
+    if (!get) return WrongMethod(method, "use GET", "GET, HEAD");
     // The catalogs are built into the binary: the answer never changes while it runs.
     static const std::string models = Dump(ModelCatalogJson());
     static const std::string gpus = Dump(GpuCatalogJson());
-    return {200, "application/json", path == "/api/models" ? models : gpus};
+    return {200, "application/json", path == "/api/models" ? models : gpus, {}};
   }
   if (path.starts_with("/api/")) {
     const std::string_view name = path.substr(5);
     if (name != "estimate" && name != "plan" && name != "recommend" && name != "review")
-      return Error(404, "no such endpoint", "path", std::string(path),
-                   "/api/estimate, /api/plan, /api/recommend, /api/review, /api/models, /api/gpus");
-    if (!post) return Error(405, "use POST with a JSON body", "method", std::string(method), "POST");
+      return NotFound("no such endpoint", path,
+                      "/api/estimate, /api/plan, /api/recommend, /api/review, /api/models, /api/gpus");
+    if (!post) return WrongMethod(method, "use POST with a JSON body", "POST");
     const json doc = ParseDocument(body, "body");
     if (name == "estimate") return Json(200, EstimateJson(doc));
     if (name == "plan") return Json(200, Plan(doc, limits));
     if (name == "recommend") return Json(200, RecommendJson(doc, limits));
     return Json(200, Review(doc, limits));
   }
-  if (!get) return Error(405, "use GET", "method", std::string(method), "GET");
+  if (!get) return WrongMethod(method, "use GET", "GET, HEAD");
   const std::string_view asset = path == "/" ? std::string_view("index.html") : path.substr(1);
   const std::string_view data = WebAsset(asset);
-  if (data.empty()) return Error(404, "not found", "path", std::string(path), "/ and /api/...");
-  return {200, ContentType(asset), std::string(data)};
+  if (data.empty()) return NotFound("not found", path, "/ and /api/...");
+  return {200, ContentType(asset), std::string(data), {}};
 }
 
 }  // namespace
+
+ApiResponse ErrorResponse(int status, std::string_view code, const std::string& message, const std::string& field,
+                          const std::string& value, const std::string& allowed) {
+  std::string shown = value.size() > kMaxShownValue ? value.substr(0, kMaxShownValue) + "..." : value;
+  return Json(status, {{"error", message}, {"code", code}, {"field", field}, {"value", shown}, {"allowed", allowed}});
+}
 
 ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
                           const ApiLimits& limits) {
   try {
     return Route(method, path, body, limits);
   } catch (const InputError& e) {
-    return Error(400, e.what(), e.field(), e.value(), e.allowed());
+    return ErrorResponse(400, "invalid_input", e.what(), e.field(), e.value(), e.allowed());
   } catch (const std::exception& e) {
-    return Error(500, fmt::format("internal error: {}", e.what()));
+    return ErrorResponse(500, "internal_error", fmt::format("internal error: {}", e.what()));
   } catch (...) {
-    return Error(500, "internal error");
+    return ErrorResponse(500, "internal_error", "internal error");
   }
 }
 

@@ -17,13 +17,20 @@ struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::string allow;  // a 405's `Allow` header: the methods the path takes
 };
+
+/// The error document every non-2xx answer carries: {error (the message), code (stable, e.g. invalid_input,
+/// not_found, method_not_allowed), field, value (cut at 200 bytes), allowed}.
+ApiResponse ErrorResponse(int status, std::string_view code, const std::string& message,
+                          const std::string& field = "", const std::string& value = "",
+                          const std::string& allowed = "");
 
 /// GET /, /app.js, /style.css (the embedded page), /healthz, /api/models, /api/gpus;
 /// POST /api/estimate, /api/plan, /api/recommend, /api/review with a JSON body.
-/// Never throws: bad input (InputError, including a malformed or too deeply nested body) is a 400 with
-/// {error, field, value, allowed}; an unknown path 404; a wrong method 405; anything else, an
-/// InternalError included, 500.
+/// Never throws: bad input (InputError, including a malformed or too deeply nested body) is a 400
+/// (code invalid_input); an unknown path 404 (not_found); a wrong method 405 (method_not_allowed, with
+/// `allow`); anything else, an InternalError included, 500 (internal_error). Errors are ErrorResponse's.
 ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
                           const ApiLimits& limits = {});
 

@@ -1,165 +1,319 @@
 #include "server/server.h"
 
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <array>
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <csignal>
-#include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
-#include "server/api.h"
+#include "server/http.h"
+#include "server/work_pool.h"
 
 namespace trainplan {
 
 namespace {
 
-constexpr size_t kMaxBodyBytes = 1 << 20;  // a scenario with a pasted config.json is a few KB
-constexpr time_t kSocketTimeoutS = 10;     // a client that stalls mid-request or mid-response is dropped
-constexpr int kKeepAliveRequests = 100;
-constexpr time_t kKeepAliveIdleS = 5;
-// Connection threads: each serves one connection at a time, mostly waiting on the network; the CPU work
-// is bounded separately by the ComputeGate.
-constexpr int kConnectionThreads = 64;
-// A computation that outlives this is answered 503; it finishes in the background, still holding its
-// place in the ComputeGate. The limits in ApiLimits keep nearly every request far below it.
-constexpr auto kRequestTimeLimit = std::chrono::seconds(10);
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
-/// At most `max` computations alive at once, counting those whose requests already timed out: requests
-/// beyond it wait their turn (within their time limit), so a burst queues instead of piling up threads.
-class ComputeGate {
- public:
-  explicit ComputeGate(int max) : max_(max) {}
-  bool Enter(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock lock(mu_);
-    if (!freed_.wait_until(lock, deadline, [this] { return active_ < max_; })) return false;
-    ++active_;
+constexpr int kKeepAliveRequests = 100;       // requests one connection may make
+constexpr int kEstimateThreads = 2;           // estimates take milliseconds: two threads keep them flowing
+constexpr size_t kEstimatesQueued = 64;
+constexpr auto kWriteTimeout = std::chrono::seconds(10);  // a client that does not read its answer is dropped
+
+Clock::duration Seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+
+/// What every connection shares: the options, the two capacities, and the counts behind the caps.
+struct Shared {
+  ServeOptions options;
+  WorkPool cheap;      // estimates: never behind a search
+  WorkPool expensive;  // plan, recommend, review
+  std::atomic<int> connections{0};
+  std::mutex mu;
+  std::map<std::string, int> in_flight;  // per client address
+
+  Shared(const ServeOptions& o, int workers)
+      : options(o), cheap(kEstimateThreads, kEstimatesQueued), expensive(workers, static_cast<size_t>(o.max_queued)) {}
+  bool Acquire(const std::string& client) {
+    std::lock_guard lock(mu);
+    int& n = in_flight[client];
+    if (n >= options.max_per_client) return false;
+    ++n;
     return true;
   }
-  void Leave() {
-    {
-      std::lock_guard lock(mu_);
-      --active_;
-    }
-    freed_.notify_one();
+  void Release(const std::string& client) {
+    std::lock_guard lock(mu);
+    if (--in_flight[client] == 0) in_flight.erase(client);
   }
-
- private:
-  std::mutex mu_;
-  std::condition_variable freed_;
-  int active_ = 0;
-  const int max_;
 };
 
-ApiResponse Unavailable(const std::string& message) {
-  return {503, "application/json", nlohmann::json{{"error", message}}.dump()};
+/// One connection: waits for a request (idle timeout), reads it under one deadline, answers it (inline or
+/// on a pool, within the compute time limit), and repeats while keep-alive lasts. Every handler runs on
+/// the connection's strand.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), timer_(stream_.get_executor()), shared_(std::move(shared)) {
+    ++shared_->connections;
+    beast::error_code ignored;
+    client_ = stream_.socket().remote_endpoint(ignored).address().to_string();
+    stream_.socket().set_option(tcp::no_delay(true), ignored);
+  }
+  ~Session() { --shared_->connections; }
+
+  void Start() { WaitForRequest(); }
+
+ private:
+  // An idle keep-alive connection is closed silently; the request deadline starts at its first byte.
+  void WaitForRequest() {
+    if (buffer_.size() > 0) return ReadRequest();
+    timer_.expires_after(Seconds(shared_->options.idle_timeout_s));
+    timer_.async_wait([self = shared_from_this(), phase = ++phase_](beast::error_code ec) {
+      if (!ec && phase == self->phase_) self->Close();
+    });
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+        if (!ec) self->ReadRequest();
+    });
+  }
+
+  void ReadRequest() {
+    parser_.emplace();
+    http::Limit(*parser_, shared_->options);
+    timed_out_ = false;
+    timer_.expires_after(Seconds(shared_->options.request_timeout_s));
+    timer_.async_wait([self = shared_from_this(), phase = ++phase_](beast::error_code ec) {
+      if (ec || phase != self->phase_) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);
+    });
+    // The headers first: a client that sent `Expect: 100-continue` (curl, for bodies over 1 KiB) waits for
+    // the go-ahead before its body.
+    bhttp::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec || !beast::iequals(self->parser_->get()[bhttp::field::expect], "100-continue")) return self->ReadBody(ec);
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      net::async_write(self->stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self](beast::error_code write_ec, size_t) { self->ReadBody(write_ec); });
+    });
+  }
+
+  void ReadBody(beast::error_code ec) {
+    if (ec || parser_->is_done()) return OnRead(ec);
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code read_ec, size_t) { self->OnRead(read_ec); });
+  }
+
+  void OnRead(beast::error_code ec) {
+    ++phase_;  // the request deadline no longer applies
+    timer_.cancel();
+    if (timed_out_) return Send(http::RequestTimeout(shared_->options.request_timeout_s), nullptr, true);
+    if (ec == bhttp::error::end_of_stream || ec == net::error::connection_reset || ec == net::error::operation_aborted)
+      return Close();
+    if (ec) return Send(http::ParseFailure(ec, *parser_, shared_->options), nullptr, true);
+    request_ = std::make_shared<http::Request>(parser_->release());
+    Dispatch();
+  }
+
+  void Dispatch() {
+    if (auto refused = http::Refuse(*request_, shared_->options)) return Send(std::move(*refused), request_.get(), false);
+    const http::Cost cost = http::CostOf(*request_);
+    if (cost == http::Cost::kInline) return Send(http::Handle(*request_), request_.get(), false);
+    if (!shared_->Acquire(client_))
+      return Send(http::TooManyRequests(shared_->options.max_per_client), request_.get(), false);
+    holds_slot_ = true;
+    answered_ = std::make_shared<std::atomic<bool>>(false);
+    auto gone = std::make_shared<std::atomic<bool>>(false);
+    auto job = [self = shared_from_this(), request = request_, answered = answered_, gone] {
+      // A client that went away, or one already answered at the time limit, costs no search.
+      if (*gone || *answered) return;
+      ApiResponse answer = http::Handle(*request);
+      net::post(self->stream_.get_executor(), [self, request, answered, answer = std::move(answer)]() mutable {
+        if (!answered->exchange(true)) self->Send(std::move(answer), request.get(), false);
+      });
+    };
+    WorkPool& pool = cost == http::Cost::kCheap ? shared_->cheap : shared_->expensive;
+    if (!pool.TrySubmit(std::move(job), gone))
+      return Send(http::Busy("the server is busy: every search worker is taken and the queue is full; retry shortly"),
+                  request_.get(), false);
+    timer_.expires_after(Seconds(shared_->options.compute_timeout_s));
+    timer_.async_wait([self = shared_from_this(), request = request_, answered = answered_,
+                       phase = ++phase_](beast::error_code ec) {
+      if (!ec && phase == self->phase_ && !answered->exchange(true))
+        self->Send(http::SearchTooLong(self->shared_->options.compute_timeout_s), request.get(), false);
+    });
+    WatchForHangUp(gone);
+  }
+
+  // While a request waits or computes, a client that closes its connection marks it gone: a peek that
+  // reads end-of-stream. Bytes of a next request are left for the next read.
+  void WatchForHangUp(const std::shared_ptr<std::atomic<bool>>& gone) {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), gone](beast::error_code ec) {
+      if (ec) return;
+      char byte;
+      const ssize_t n = ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) *gone = true;
+    });
+  }
+
+  void Send(ApiResponse answer, const http::Request* request, bool close) {
+    ++phase_;
+    timer_.cancel();
+    if (holds_slot_) {
+      shared_->Release(client_);
+      holds_slot_ = false;
+    }
+    close = close || ++served_ >= kKeepAliveRequests;
+    response_ = std::make_shared<http::Response>(http::ToResponse(std::move(answer), request, close));
+    stream_.expires_after(kWriteTimeout);
+    bhttp::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->stream_.expires_never();
+      if (ec) return self->Close();
+      if (!self->response_->keep_alive()) return self->Linger();
+      self->request_.reset();
+      self->WaitForRequest();
+    });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  // After a refusal the client may still be sending (the rest of a body too large): closing with unread
+  // bytes would reset the connection and could destroy the answer before the client reads it. So stop
+  // sending, then read and drop what still comes, for at most a second.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(1));
+    Drain();
+  }
+  void Drain() {
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(16 << 10), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->Close();
+      self->Drain();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  net::steady_timer timer_;
+  std::shared_ptr<Shared> shared_;
+  std::string client_;
+  beast::flat_buffer buffer_;
+  std::optional<http::RequestParser> parser_;
+  std::shared_ptr<http::Request> request_;
+  std::shared_ptr<http::Response> response_;
+  std::shared_ptr<std::atomic<bool>> answered_;
+  // Which wait the timer belongs to: a timer whose wait ended (its handler queued before a cancel could
+  // stop it) finds a later phase and does nothing.
+  std::uint64_t phase_ = 0;
+  bool timed_out_ = false;
+  bool holds_slot_ = false;
+  int served_ = 0;
+};
+
+/// Answers one connection over the cap with a 503 and closes it, without reading its request.
+void TurnAway(tcp::socket socket) {
+  auto response = std::make_shared<http::Response>(
+      http::ToResponse(http::Busy("the server has too many connections open; retry shortly"), nullptr, true));
+  auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+  stream->expires_after(std::chrono::seconds(2));
+  bhttp::async_write(*stream, *response, [stream, response](beast::error_code, size_t) {
+    beast::error_code ignored;
+    stream->socket().shutdown(tcp::socket::shutdown_send, ignored);
+    // Waits (at most the 2 s above) for the client to close, so its request unread does not reset the answer.
+    auto scratch = std::make_shared<std::array<char, 4096>>();
+    stream->async_read_some(net::buffer(*scratch), [stream, scratch](beast::error_code, size_t) {});
+  });
 }
 
-/// Runs the handler on a thread of its own and waits at most kRequestTimeLimit for it.
-ApiResponse Compute(const httplib::Request& req, const ApiLimits& limits, const std::shared_ptr<ComputeGate>& gate) {
-  const auto deadline = std::chrono::steady_clock::now() + kRequestTimeLimit;
-  if (!gate->Enter(deadline)) {
-    return Unavailable(fmt::format("the server is busy: no search could start within {} s; retry shortly",
-                                   kRequestTimeLimit.count()));
-  }
-  std::promise<ApiResponse> promise;
-  std::future<ApiResponse> answer = promise.get_future();
-  std::thread([promise = std::move(promise), method = req.method, path = req.path, body = req.body, limits,
-               gate]() mutable {
-    promise.set_value(HandleRequest(method, path, body, limits));
-    gate->Leave();
-  }).detach();
-  if (answer.wait_until(deadline) == std::future_status::timeout) {
-    return Unavailable(fmt::format("the search took longer than {} s: narrow it (fewer GPU types, a smaller "
-                                   "max_gpus) and retry",
-                                   kRequestTimeLimit.count()));
-  }
-  return answer.get();
-}
-
-void Answer(const httplib::Request& req, httplib::Response& res, const ApiLimits& limits,
-            const std::shared_ptr<ComputeGate>& gate) {
-  ApiResponse out = req.method == "POST" ? Compute(req, limits, gate)
-                                         : HandleRequest(req.method, req.path, req.body, limits);
-  res.status = out.status;
-  res.set_header("X-Content-Type-Options", "nosniff");
-  // The page loads nothing from elsewhere: scripts, styles and data all come from this server.
-  res.set_header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(std::move(out.body), out.content_type.c_str());
+void Accept(tcp::acceptor& acceptor, const std::shared_ptr<Shared>& shared) {
+  acceptor.async_accept(net::make_strand(acceptor.get_executor()), [&acceptor, shared](beast::error_code ec,
+                                                                                          tcp::socket socket) {
+    if (ec == net::error::operation_aborted) return;  // stopped
+    if (ec) {
+      // Out of file descriptors or memory: pause instead of spinning on the failing accept.
+      auto pause = std::make_shared<net::steady_timer>(acceptor.get_executor(), std::chrono::milliseconds(100));
+      pause->async_wait([&acceptor, shared, pause](beast::error_code) { Accept(acceptor, shared); });
+      return;
+    }
+    if (shared->connections.load() >= shared->options.max_connections) TurnAway(std::move(socket));
+    else std::make_shared<Session>(std::move(socket), shared)->Start();
+    Accept(acceptor, shared);
+  });
 }
 
 }  // namespace
 
 int RunServer(const ServeOptions& options) {
-  // SIGINT and SIGTERM are taken by one thread that stops the server; the workers never see them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
-  const int workers = options.workers > 0 ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  const ApiLimits limits;
-  auto gate = std::make_shared<ComputeGate>(workers);
-  httplib::Server server;
-  // A fixed pool of connection threads. Each POST computes on a thread of its own so that it can be
-  // answered at the time limit; at most `workers` compute at once, each search on one thread (ApiLimits).
-  server.new_task_queue = [] { return new httplib::ThreadPool(kConnectionThreads); };
-  server.set_payload_max_length(kMaxBodyBytes);
-  server.set_read_timeout(kSocketTimeoutS, 0);
-  server.set_write_timeout(kSocketTimeoutS, 0);
-  server.set_keep_alive_max_count(kKeepAliveRequests);
-  server.set_keep_alive_timeout(kKeepAliveIdleS);
-  // Answers are small: send them without waiting on Nagle's algorithm and the client's delayed ACK.
-  server.set_tcp_nodelay(true);
-  // The library listens with a backlog of 5, compiled in: a burst of connections would have SYNs dropped and
-  // retried a second later. Keep the listening socket to widen the backlog once it is bound.
-  int listening_socket = -1;
-  server.set_socket_options([&listening_socket](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listening_socket = sock;
-  });
-  auto handler = [&limits, gate](const httplib::Request& req, httplib::Response& res) {
-    Answer(req, res, limits, gate);
-  };
-  // Every path and method goes to HandleRequest, which answers 404 and 405 itself.
-  server.Get(".*", handler);
-  server.Post(".*", handler);
-  server.Put(".*", handler);
-  server.Delete(".*", handler);
-  server.Patch(".*", handler);
-  server.Options(".*", handler);
-
-  const int port = options.port == 0 ? server.bind_to_any_port(options.host)
-                                     : (server.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port < 0) {
-    std::cerr << "error: cannot listen on " << options.host << ":" << options.port << "\n";
+  const int workers = options.workers > 0 ? options.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  net::io_context ioc;
+  tcp::acceptor acceptor(ioc);
+  int port = -1;
+  try {
+    const auto endpoint = *tcp::resolver(ioc).resolve(options.host, std::to_string(options.port)).begin();
+    if (!endpoint.endpoint().address().is_loopback() && options.token.empty() && !options.allow_unauthenticated) {
+      std::cerr << "error: " << options.host << " is reachable beyond this machine: give --token (or TRAINPLAN_TOKEN) "
+                << "so that requests need it, or --allow-unauthenticated to serve anyone who can connect\n";
+      return 2;
+    }
+    acceptor.open(endpoint.endpoint().protocol());
+    acceptor.set_option(net::socket_base::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen(net::socket_base::max_listen_connections);
+    port = acceptor.local_endpoint().port();
+  } catch (const std::exception& e) {
+    std::cerr << "error: cannot listen on " << options.host << ":" << options.port << ": " << e.what() << "\n";
     return 1;
   }
-  ::listen(listening_socket, SOMAXCONN);  // Linux updates the backlog of a socket already listening
-  if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
+  if (options.token.empty() && !acceptor.local_endpoint().address().is_loopback()) {
     std::cerr << "warning: listening on " << options.host
-              << ": anyone who can reach this address can use the server (it has no authentication)\n";
+              << " without a token: anyone who can reach this address can use the server\n";
   }
-  std::thread stopper([&server, stop_signals] {
-    int signal = 0;
-    sigwait(&stop_signals, &signal);
-    server.stop();
+  auto shared = std::make_shared<Shared>(options, workers);
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](beast::error_code, int) {
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    ioc.stop();
   });
+  Accept(acceptor, shared);
   std::cout << "listening on http://" << options.host << ":" << port << "/ with " << workers << " search workers"
             << std::endl;
-  const bool ok = server.listen_after_bind();
-  // Stopped by a signal: the stopper has returned. Failed otherwise: wake the stopper to end it.
-  if (!ok) pthread_kill(stopper.native_handle(), SIGTERM);
-  stopper.join();
-  return ok ? 0 : 1;
+  // Two threads move bytes; the pools compute. Neither waits on the other.
+  std::thread second([&ioc] { ioc.run(); });
+  ioc.run();
+  second.join();
+  shared->cheap.Stop();
+  shared->expensive.Stop();
+  return 0;
 }
 
 }  // namespace trainplan
