@@ -99,6 +99,7 @@ void RaiseInputError(const InputError& e) {
   error.attr("field") = e.field();
   error.attr("value") = e.value();
   error.attr("allowed") = e.allowed();
+  error.attr("code") = "invalid_input";
   PyErr_SetObject(input_error_class, error.ptr());
 }
 
@@ -110,8 +111,8 @@ PyObject* NewErrorClass(const char* name, const char* doc, PyObject* base) {
 
 constexpr const char* kInputErrorDoc =
     "The request is wrong: `field` is its document path (e.g. 'training.method'), `value` what was given and "
-    "`allowed` what is accepted; str(error) is the message. The API answers these as 400 "
-    "{error, field, value, allowed}.";
+    "`allowed` what is accepted; `code` is 'invalid_input'; str(error) is the message. The API answers these as 400 "
+    "{code: 'invalid_input', error, field, value, allowed}.";
 
 }  // namespace
 }  // namespace trainplan
@@ -124,8 +125,8 @@ PYBIND11_MODULE(trainplan, m) {
   m.attr("__version__") = TRAINPLAN_VERSION;
 
   input_error_class = NewErrorClass("trainplan.InputError", kInputErrorDoc, PyExc_ValueError);
-  // Class defaults, so an InputError raised by Python code also has the three attributes.
-  for (const char* name : {"field", "value", "allowed"})
+  // Class defaults, so an InputError raised by Python code also has the four attributes.
+  for (const char* name : {"field", "value", "allowed", "code"})
     PyObject_SetAttrString(input_error_class, name, py::str("").ptr());
   internal_error_class = NewErrorClass("trainplan.InternalError",
                                        "A defect of trainplan itself (e.g. a broken built-in catalog), never of "

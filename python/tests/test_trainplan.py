@@ -198,7 +198,7 @@ class SameAsTheApiTest(unittest.TestCase):
                 with self.assertRaises(trainplan.InputError) as caught:
                     call(doc)
                 error = caught.exception
-                self.assertEqual({"error": str(error), "field": error.field, "value": error.value,
+                self.assertEqual({"code": error.code, "error": str(error), "field": error.field, "value": error.value,
                                   "allowed": error.allowed}, answer)
 
 
