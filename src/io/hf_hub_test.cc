@@ -350,6 +350,11 @@ TEST_F(HubTest, APathThatDoesNotExistIsFileNotFoundNotUnknownModel) {
   EXPECT_EQ(LocalModelConfig(dir), dir + "/config.json");
   EXPECT_EQ(LocalModelConfig((dir_ / "checkpoint-500" / "config.json").string()), dir + "/config.json");
   EXPECT_EQ(LocalModelConfig("llama-3-8b"), std::nullopt);
+  fs::create_directories(dir_ / "llama-3-8b");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
+  EXPECT_EQ(LocalModelConfig("llama-3-8b"), std::nullopt);  // an output directory named like a catalog model
+  fs::current_path(cwd);
 }
 
 TEST_F(HubTest, UnknownModelSuggestsNamesAndSaysHowToGiveAConfig) {

@@ -131,8 +131,10 @@ std::optional<std::string> LocalModelConfig(const std::string& name) {
   if (std::filesystem::is_regular_file(name, ec)) return name;
   if (!std::filesystem::is_directory(name, ec)) return std::nullopt;
   const std::string config = (std::filesystem::path(name) / "config.json").string();
-  if (!std::filesystem::is_regular_file(config, ec)) throw InputError("model", name, "file not found: " + config);
-  return config;
+  if (std::filesystem::is_regular_file(config, ec)) return config;
+  // A directory that happens to share a catalog name (an output directory, say) does not hide the model.
+  if (FindModelEntry(name) != nullptr) return std::nullopt;
+  throw InputError("model", name, "file not found: " + config);
 }
 
 }  // namespace trainplan

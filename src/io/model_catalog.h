@@ -31,7 +31,8 @@ ModelSpec FindModel(const std::string& name);
 
 /// The config.json a command-line model names on disk: the file itself, or DIR/config.json for a directory (a
 /// checkpoint or a cloned repo, as transformers reads one); nullopt when there is no such file or directory.
-/// A directory without config.json is an InputError ("file not found: DIR/config.json").
+/// A directory without config.json is an InputError ("file not found: DIR/config.json") unless its name is a
+/// catalog name.
 std::optional<std::string> LocalModelConfig(const std::string& name);
 
 /// The catalog entry for a name, or nullptr.
