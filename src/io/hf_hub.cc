@@ -184,7 +184,7 @@ std::error_code SaveToCache(const fs::path& repo_dir, const std::string& revisio
 struct HttpReply {
   enum class Failure { kNone, kTimeout, kUnreachable, kTooLarge, kRedirects };
   Failure failure = Failure::kNone;
-  std::string detail;  // what went wrong in transport, in httplib's words
+  std::string detail;  // what went wrong in transport
   int status = 0;
   std::string body;
   std::string commit;         // X-Repo-Commit: the commit the revision resolved to
