@@ -1,5 +1,5 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
-// config.json, b build document, r recommend request, l a file of sample lengths, g a Hugging Face repo id and
+// config.json, b build document, r recommend request, l a file of sample lengths, u a Hugging Face repo id and
 // cache ref, anything else the first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Expect([&] { trainplan::SampleLengthsFromText(text, "--sample-lengths", "fuzz"); });
     return 0;
   }
-  if (kind == 'g') {
+  if (kind == 'u') {
     Expect([&] { trainplan::ParseHubRepoId(text); });
     Expect([&] { trainplan::SnapshotFromRef(text); });
     return 0;
