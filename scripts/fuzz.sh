@@ -16,6 +16,8 @@ command -v clang++ >/dev/null || { echo "error: clang++ is missing (apt-get inst
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINPLAN_FUZZ=ON >/dev/null
 cmake --build build-fuzz --target trainplan_fuzz trainplan_http_fuzz trainplan_readers_fuzz -j "$(nproc)"
 
+# A repo id in a fuzzed model field must not reach the network: read the Hugging Face cache only.
+export HF_HUB_OFFLINE=1
 found=0
 # fuzz TARGET SOURCE_DIR SECONDS: one bounded run over the target's seeds and earlier findings.
 fuzz() {

@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "core/estimate.h"
 #include "catalog/hardware.h"
+#include "io/hf_hub.h"
 #include "io/model_catalog.h"
 #include "io/requests.h"
 #include "io/text_io.h"
@@ -145,7 +146,8 @@ struct JobFlags {
   /// The parsed flags written over a scenario document.
   json ApplyTo(json doc) const {
     if (!model.empty()) {
-      doc["model"] = std::filesystem::is_regular_file(model) ? json{{"config_path", model}} : json(model);
+      const std::optional<std::string> config = LocalModelConfig(model);
+      doc["model"] = config ? json{{"config_path", *config}} : json(model);
     }
     if (generic_config && doc.contains("model") && doc["model"].is_object()) doc["model"]["generic_config"] = true;
     auto set = [&](const char* section, const char* key, const auto& value) {
@@ -219,7 +221,7 @@ struct JobFlags {
 };
 
 ModelSpec ResolveModel(const std::string& name, bool generic_config) {
-  if (std::filesystem::is_regular_file(name)) return ModelFromHfConfigFile(name, "model", generic_config);
+  if (const auto config = LocalModelConfig(name)) return ModelFromHfConfigFile(*config, "model", generic_config);
   return FindModel(name);
 }
 
@@ -439,6 +441,10 @@ int Main(int argc, char** argv) {
   CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
   app.require_subcommand(1);
   Options options;
+  bool offline = false;
+  app.add_flag("--offline", offline, "read Hugging Face models from the local cache only, never the network (as "
+                                     "HF_HUB_OFFLINE=1)");
+  app.fallthrough();  // global options may follow the command
   std::vector<std::pair<CLI::App*, const Command*>> commands;
   for (const Command& c : kCommands) {
     CLI::App* cmd = app.add_subcommand(c.name, c.help);
@@ -469,6 +475,7 @@ int Main(int argc, char** argv) {
   }
 
   try {
+    SetHubOffline(offline);
     for (const auto& [cmd, command] : commands) {
       if (cmd->parsed()) return command->run(options);
     }

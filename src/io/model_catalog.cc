@@ -1,7 +1,9 @@
 #include "io/model_catalog.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <optional>
 #include <unordered_map>
 
@@ -12,6 +14,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "io/hf_config.h"
+#include "io/hf_hub.h"
 
 namespace trainplan {
 namespace {
@@ -83,6 +86,13 @@ std::optional<double> GenericBillions(const std::string& name) {
   return unit == 't' ? value * 1000 : value;
 }
 
+/// A name only a file can have: ending in .json, starting like a path, or with more parts than org/name.
+bool LooksLikePath(std::string_view name) {
+  return name.ends_with(".json") || name.starts_with('/') || name.starts_with("./") || name.starts_with("../") ||
+         name.starts_with('~') || name.find('\\') != std::string_view::npos ||
+         std::count(name.begin(), name.end(), '/') > 1;
+}
+
 }  // namespace
 
 const std::vector<ModelEntry>& ModelCatalog() { return GetCatalog().entries; }
@@ -105,7 +115,26 @@ ModelSpec FindModel(const std::string& name) {
     return spec;
   }
   if (auto billions = GenericBillions(name)) return GenericModel(*billions);
-  ThrowUnknownName("model", name, catalog.names);
+  if (!name.ends_with(".json")) {
+    if (std::optional<HubRepoId> id = ParseHubRepoId(name)) return ModelFromHub(*id);
+  }
+  if (LooksLikePath(name)) throw InputError("model", name, fmt::format("file not found: {}", name));
+  throw InputError("model", name,
+                   fmt::format("unknown model; did you mean: {}? A model is a catalog name (`trainplan models`), a "
+                               "Hugging Face repo id (org/name, read from its cache or fetched), or a config.json "
+                               "path (--model ./config.json, or {{\"config_path\": \"./config.json\"}} in a scenario)",
+                               fmt::join(ClosestNames(name, catalog.names), ", ")));
+}
+
+std::optional<std::string> LocalModelConfig(const std::string& name) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name, ec)) return name;
+  if (!std::filesystem::is_directory(name, ec)) return std::nullopt;
+  const std::string config = (std::filesystem::path(name) / "config.json").string();
+  if (std::filesystem::is_regular_file(config, ec)) return config;
+  // A directory that happens to share a catalog name (an output directory, say) does not hide the model.
+  if (FindModelEntry(name) != nullptr) return std::nullopt;
+  throw InputError("model", name, "file not found: " + config);
 }
 
 }  // namespace trainplan

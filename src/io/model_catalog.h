@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,17 @@ struct ModelEntry {
 /// The built-in catalog (data/models.json).
 const std::vector<ModelEntry>& ModelCatalog();
 
-/// Resolves a catalog id, Hugging Face id, alias or a generic size such as "generic-1000b"
-/// (forgiving match); throws InputError with the closest names.
+/// Resolves a catalog id, Hugging Face id, alias or a generic size such as "generic-1000b" (forgiving match),
+/// else a Hugging Face repo id "org/name[@revision]" from the Hub (io/hf_hub.h: its cache, else fetched).
+/// Throws InputError: "file not found" for a name only a path can have (the caller reads existing files,
+/// LocalModelConfig), else the closest catalog names and how to give a config.json.
 ModelSpec FindModel(const std::string& name);
+
+/// The config.json a command-line model names on disk: the file itself, or DIR/config.json for a directory (a
+/// checkpoint or a cloned repo, as transformers reads one); nullopt when there is no such file or directory.
+/// A directory without config.json is an InputError ("file not found: DIR/config.json") unless its name is a
+/// catalog name.
+std::optional<std::string> LocalModelConfig(const std::string& name);
 
 /// The catalog entry for a name, or nullptr.
 const ModelEntry* FindModelEntry(const std::string& name);

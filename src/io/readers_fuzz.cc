@@ -1,5 +1,6 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
-// config.json, b build document, r recommend request, l a file of sample lengths, anything else the first three),
+// config.json, b build document, r recommend request, l a file of sample lengths, u a Hugging Face repo id and
+// cache ref, anything else the first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "base/error.h"
 #include "io/build_reader.h"
 #include "io/hf_config.h"
+#include "io/hf_hub.h"
 #include "io/requests.h"
 #include "io/run_logs.h"
 #include "io/sample_lengths.h"
@@ -42,6 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (kind == 'l') {
     Expect([&] { trainplan::SampleLengthsFromText(text, "--sample-lengths", "fuzz"); });
+    return 0;
+  }
+  if (kind == 'u') {
+    Expect([&] { trainplan::ParseHubRepoId(text); });
+    Expect([&] { trainplan::SnapshotFromRef(text); });
     return 0;
   }
   Expect([&] {

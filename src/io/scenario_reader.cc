@@ -38,7 +38,10 @@ constexpr const char* kModelAllowed = "a catalog name, {\"config\": {...}} or {\
 ModelSpec ReadModel(const Field& doc, bool allow_paths) {
   const std::optional<Field> m = doc.Get("model");
   if (!m) doc.FailMember("model", "", std::string("required: ") + kModelAllowed);
-  if (m->value().is_string()) return FindModel(m->String());
+  if (m->value().is_string()) {
+    const std::optional<std::string> config = allow_paths ? LocalModelConfig(m->String()) : std::nullopt;
+    return config ? ModelFromHfConfigFile(*config, m->path()) : FindModel(m->String());
+  }
   m->RequireObject(kModelAllowed);
   m->CheckKeys({"config", "config_path", "name", "generic_config"});
   const std::optional<Field> config = m->Get("config");
