@@ -242,7 +242,7 @@ TEST(Cli, PlanJsonAnswersTheTierQuestion) {
 
 TEST(Cli, CatalogsList) {
   auto gpus = TrainplanJson("gpus");
-  EXPECT_GE(gpus.size(), 20u);
+  EXPECT_GE(gpus["gpus"]["gpus"].size(), 20u);
   auto models = TrainplanJson("models");
   EXPECT_GE(models.size(), 30u);
 }
@@ -368,14 +368,18 @@ bool Mentions(const nlohmann::json& lines, const std::string& text) {
 TEST(CliUserCatalog, ACustomGpuIsSearchedByPlanAndPricedAsTheFileSays) {
   ASSERT_TRUE(kNoUserConfig);
   const nlohmann::json plan = TrainplanJson("--catalog " + kT4Lab +
-                                            " plan --model qwen2.5-0.5b --method lora --tokens 1e8 --gpu t4-lab");
+                                            " plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4-lab");
   ASSERT_FALSE(plan["plans"].empty()) << plan.dump();
-  EXPECT_EQ(plan["plans"][0]["gpu"], "t4-lab");
+  EXPECT_EQ(plan["plans"][0]["hardware"]["gpu"], "t4-lab");
   EXPECT_EQ(plan["plans"][0]["cost"]["usd_per_gpu_hour"], 0.35);
   EXPECT_EQ(plan["plans"][0]["cost"]["offer"]["provider"], "Lab cluster (internal chargeback)");
   EXPECT_TRUE(Mentions(plan["assumptions"], "catalog-t4-lab.json")) << plan["assumptions"].dump();
+  // Searched beside the built-in T4, the lab's card (faster, cheaper per hour) wins.
+  const nlohmann::json both = TrainplanJson("--catalog " + kT4Lab +
+                                            " plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4,t4-lab");
+  EXPECT_EQ(both["plans"][0]["hardware"]["gpu"], "t4-lab");
   // Without the file the GPU is unknown.
-  EXPECT_EQ(RunCli("plan --model qwen2.5-0.5b --method lora --tokens 1e8 --gpu t4-lab").status, 2);
+  EXPECT_EQ(RunCli("plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4-lab").status, 2);
 }
 
 TEST(CliUserCatalog, ACustomGpuIsEstimatedWithItsOwnFigures) {
@@ -392,16 +396,18 @@ TEST(CliUserCatalog, ACustomGpuIsEstimatedWithItsOwnFigures) {
 TEST(CliUserCatalog, OverridingABuiltInPriceChangesTheCost) {
   const std::string job = "plan --model llama-3-8b --method lora --tokens 1e8 --gpu h100-sxm --gpus 8";
   const nlohmann::json before = TrainplanJson(job);
-  const std::string cheaper = WriteTemp("cheaper.json", R"({"prices": {"gpus": [{"gpu": "h100-sxm",
-    "offers": [{"provider": "RunPod Secure Cloud", "per_gpu_hour": 2.00}]}]}})");
+  // The offer the plan prices 8 x H100 SXM with (the median of $2.69, $4.76, $12.29) at $4.00: still the median.
+  const std::string cheaper = WriteTemp("cheaper.json", R"json({"prices": {"gpus": [{"gpu": "h100-sxm",
+    "offers": [{"provider": "RunPod on-demand (aggregator)", "per_gpu_hour": 4.00}]}]}})json");
   const nlohmann::json after = TrainplanJson(job + " --catalog " + cheaper);
   const nlohmann::json& b = before["plans"][0]["cost"];
   const nlohmann::json& a = after["plans"][0]["cost"];
-  ASSERT_EQ(b["offer"]["provider"], "RunPod Secure Cloud");
-  EXPECT_EQ(b["usd_per_gpu_hour"], 2.69);
-  EXPECT_EQ(a["usd_per_gpu_hour"], 2.00);
+  ASSERT_EQ(b["offer"]["provider"], "RunPod on-demand (aggregator)");
+  EXPECT_EQ(b["usd_per_gpu_hour"], 4.76);
+  EXPECT_EQ(a["usd_per_gpu_hour"], 4.00);
   EXPECT_EQ(a["billed_gpu_hours"], b["billed_gpu_hours"]);
-  EXPECT_NEAR(a["total_usd"].get<double>(), b["total_usd"].get<double>() * 2.00 / 2.69, 1e-6 * b["total_usd"].get<double>());
+  EXPECT_NEAR(a["total_usd"].get<double>(), b["total_usd"].get<double>() * 4.00 / 4.76, 1e-9 * b["total_usd"].get<double>());
+  EXPECT_TRUE(Mentions(after["assumptions"], "cheaper.json"));
 }
 
 TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
@@ -417,7 +423,7 @@ TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
   expect_error("bad_key.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "memory": 80}]}})",
                "bad_key.json: gpus.gpus[h100-sxm].memory: 'memory'; unknown key (did you mean: memory_gb");
   expect_error("bad_section.json", R"({"gpu": {}})",
-               "bad_section.json: gpu: 'gpu'; a built-in catalog name (did you mean: gpus?)");
+               "bad_section.json: gpu: 'gpu'; a built-in catalog name (did you mean: gpus");
   expect_error("duplicate.json", R"({"links": {"links": [{"id": "pcie4", "efficiency": 0.7}, {"id": "pcie4"}]}})",
                "duplicate.json: links.links[1].id: 'pcie4'; an id not given twice in one file");
   expect_error("incomplete.json", R"({"gpus": {"gpus": [{"id": "t4-lab", "memory_gb": 24}]}})",
@@ -438,7 +444,8 @@ TEST(CliUserCatalog, TheConfigDirectoryIsReadAndFlagsWin) {
   std::ofstream(home + "/trainplan/notes.txt") << "not a catalog";
   const auto tdp = [](const CliRun& run) {
     EXPECT_EQ(run.status, 0) << run.out;
-    for (const auto& g : nlohmann::json::parse(run.out)["gpus"]["gpus"])
+    const nlohmann::json doc = nlohmann::json::parse(run.out);
+    for (const auto& g : doc["gpus"]["gpus"])
       if (g["id"] == "h100-sxm") return g["tdp_w"].get<double>();
     return 0.0;
   };

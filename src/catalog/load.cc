@@ -39,8 +39,9 @@ std::string IdKey(const json& array) {
 /// open to new keys; one of mixed members is a record with fixed keys.
 bool IsOpenMap(const json& object) {
   if (object.empty()) return true;
-  const json::value_t type = object.begin()->type();
-  return std::all_of(object.begin(), object.end(), [&](const json& v) { return v.type() == type; });
+  const auto kind = [](const json& v) { return v.is_number() ? json::value_t::number_float : v.type(); };
+  const json::value_t first = kind(*object.begin());
+  return std::all_of(object.begin(), object.end(), [&](const json& v) { return kind(v) == first; });
 }
 
 [[noreturn]] void UnknownKey(const Field& user, const std::string& key, const std::set<std::string>& allowed) {
