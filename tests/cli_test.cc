@@ -410,6 +410,27 @@ TEST(CliUserCatalog, OverridingABuiltInPriceChangesTheCost) {
   EXPECT_TRUE(Mentions(after["assumptions"], "cheaper.json"));
 }
 
+TEST(CliUserCatalog, ACustomGpuIsReviewedAndRecommendNamesTheFile) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json");
+  nlohmann::json build = nlohmann::json::parse(in);
+  build["gpu"] = "t4-lab";
+  build["nvlink"] = false;
+  const nlohmann::json review = TrainplanJson("review --catalog " + kT4Lab + " " + WriteTemp("t4-build.json", build.dump()));
+  EXPECT_NE(review.dump().find("t4-lab"), std::string::npos);
+  const nlohmann::json recommend = TrainplanJson("--catalog " + kT4Lab +
+                                                 " recommend --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8");
+  EXPECT_TRUE(Mentions(recommend["assumptions"], "catalog-t4-lab.json")) << recommend["assumptions"].dump();
+}
+
+TEST(CliUserCatalog, AnEngineEfficiencyOverrideChangesTheEstimate) {
+  const std::string job = "estimate --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2";
+  const std::string slow_host = WriteTemp("slow-host.json",
+      R"({"efficiency": {"frameworks": {"megatron": {"host_s_per_layer_pass": 0.01}}}})");
+  const double before = TrainplanJson(job)["time"]["step_s"].get<double>();
+  const double after = TrainplanJson(job + " --catalog " + slow_host)["time"]["step_s"].get<double>();
+  EXPECT_GT(after, before + 1);  // every layer pass of every micro-batch pays 10 ms of host time instead of 0.25 ms
+}
+
 TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
   const auto expect_error = [](const std::string& name, const std::string& text, const std::string& message) {
     const std::string path = WriteTemp(name, text);

@@ -309,7 +309,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"models", "list the built-in model catalog",
+    {"models", "list the model catalog (built-in and user catalogs)",
      [](CLI::App* cmd, Options& o) { cmd->add_flag("--json", o.as_json, "machine-readable output"); },
      [](Options& o) {
        if (o.as_json) {
@@ -410,7 +410,8 @@ int Main(int argc, char** argv) {
   std::vector<std::string> catalog_files;  // read above, before the table; declared for parsing and --help
   app.add_option("--catalog", catalog_files,
                  "user catalog file: GPUs, links, CPUs, drives, prices, efficiencies or models over the built-in "
-                 "ones (repeatable; after the *.json of ~/.config/trainplan/; docs/catalogs.md)");
+                 "ones (repeatable; after the *.json of ~/.config/trainplan/; docs/catalogs.md)")
+      ->allow_extra_args(false);  // one file per --catalog, so a positional argument after it stays the command's
   Options options;
   std::vector<std::pair<CLI::App*, const Command*>> commands;
   for (const Command& c : kCommands) {
