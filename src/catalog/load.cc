@@ -44,13 +44,16 @@ bool IsOpenMap(const json& object) {
   return std::all_of(object.begin(), object.end(), [&](const json& v) { return kind(v) == first; });
 }
 
+/// " (did you mean: gpus, cpus?)", or "" when no name is close.
+std::string DidYouMean(std::string_view key, const std::vector<std::string>& names) {
+  const auto closest = ClosestNames(key, names);
+  return closest.empty() ? "" : fmt::format(" (did you mean: {}?)", fmt::join(closest, ", "));
+}
+
 [[noreturn]] void UnknownKey(const Field& user, const std::string& key, const std::set<std::string>& allowed) {
   const std::vector<std::string> names(allowed.begin(), allowed.end());
-  const auto closest = ClosestNames(key, names);
   throw InputError(user.path() + "." + key, key,
-                   fmt::format("unknown key{}; allowed keys: {}",
-                               closest.empty() ? "" : fmt::format(" (did you mean: {}?)", fmt::join(closest, ", ")),
-                               fmt::join(names, ", ")));
+                   fmt::format("unknown key{}; allowed keys: {}", DidYouMean(key, names), fmt::join(names, ", ")));
 }
 
 /// Lays `user` over `base`; `allowed` are the keys an entry may have (the union over its built-in
@@ -126,11 +129,8 @@ UserCatalog ParseUserCatalog(std::string_view text, const std::string& path) {
   const std::set<std::string> allowed(sections.begin(), sections.end());
   for (const auto& [key, section] : root.Members()) {
     if (!allowed.count(key)) {
-      const auto closest = ClosestNames(key, sections);
       throw InputError(section.path(), key,
-                       fmt::format("a built-in catalog name{}: {}",
-                                   closest.empty() ? "" : fmt::format(" (did you mean: {}?)", fmt::join(closest, ", ")),
-                                   fmt::join(sections, ", ")));
+                       fmt::format("a built-in catalog name{}: {}", DidYouMean(key, sections), fmt::join(sections, ", ")));
     }
     section.RequireObject("a JSON object in the shape of the built-in file");
   }
