@@ -1,4 +1,6 @@
 // End-to-end runs of the trainplan binary: exit codes, error messages and the JSON contract.
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -240,7 +242,7 @@ TEST(Cli, PlanJsonAnswersTheTierQuestion) {
 
 TEST(Cli, CatalogsList) {
   auto gpus = TrainplanJson("gpus");
-  EXPECT_GE(gpus.size(), 20u);
+  EXPECT_GE(gpus["gpus"]["gpus"].size(), 20u);
   auto models = TrainplanJson("models");
   EXPECT_GE(models.size(), 30u);
 }
@@ -341,6 +343,169 @@ TEST(Cli, RegionExportStatusAsOfADate) {
   EXPECT_EQ(before["scenario"]["as_of"], "2023-06-01");
   EXPECT_TRUE(h800_purchase(before));
   EXPECT_FALSE(h800_purchase(after));
+}
+
+}  // namespace
+
+// User catalogs (docs/catalogs.md). No run of the binary in this test program reads the developer's
+// ~/.config/trainplan: every child process inherits an empty XDG_CONFIG_HOME, and the tests that read the
+// directory give their own.
+namespace {
+
+const bool kNoUserConfig = [] {
+  setenv("XDG_CONFIG_HOME", (testing::TempDir() + "trainplan-no-config").c_str(), 1);
+  return true;
+}();
+
+const std::string kT4Lab = std::string(TRAINPLAN_SOURCE_DIR) + "/examples/catalog-t4-lab.json";
+
+bool Mentions(const nlohmann::json& lines, const std::string& text) {
+  for (const auto& line : lines)
+    if (line.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(CliUserCatalog, ACustomGpuIsSearchedByPlanAndPricedAsTheFileSays) {
+  ASSERT_TRUE(kNoUserConfig);
+  const nlohmann::json plan = TrainplanJson("--catalog " + kT4Lab +
+                                            " plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4-lab");
+  ASSERT_FALSE(plan["plans"].empty()) << plan.dump();
+  EXPECT_EQ(plan["plans"][0]["hardware"]["gpu"], "t4-lab");
+  EXPECT_EQ(plan["plans"][0]["cost"]["usd_per_gpu_hour"], 0.35);
+  EXPECT_EQ(plan["plans"][0]["cost"]["offer"]["provider"], "Lab cluster (internal chargeback)");
+  EXPECT_TRUE(Mentions(plan["assumptions"], "catalog-t4-lab.json")) << plan["assumptions"].dump();
+  // Searched beside the built-in T4, the lab's card (faster, cheaper per hour) wins.
+  const nlohmann::json both = TrainplanJson("--catalog " + kT4Lab +
+                                            " plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4,t4-lab");
+  EXPECT_EQ(both["plans"][0]["hardware"]["gpu"], "t4-lab");
+  // Without the file the GPU is unknown.
+  EXPECT_EQ(RunCli("plan --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8 --gpu t4-lab").status, 2);
+}
+
+TEST(CliUserCatalog, ACustomGpuIsEstimatedWithItsOwnFigures) {
+  const nlohmann::json lab = TrainplanJson("estimate --model qwen2.5-0.5b --method lora --gpu t4-lab --gpus 1 "
+                                           "--precision fp16 --tokens 1e7 --catalog " + kT4Lab);
+  const nlohmann::json t4 = TrainplanJson("estimate --model qwen2.5-0.5b --method lora --gpu t4 --gpus 1 "
+                                          "--precision fp16 --tokens 1e7");
+  EXPECT_EQ(lab["memory"]["per_gpu_bytes"], t4["memory"]["per_gpu_bytes"]);  // the same job
+  EXPECT_LT(lab["time"]["step_s"].get<double>(), t4["time"]["step_s"].get<double>());  // 80 vs 65 TFLOP/s
+  EXPECT_TRUE(Mentions(lab["assumptions"], "user catalogs over the built-in ones (later files win): " + kT4Lab));
+  EXPECT_FALSE(Mentions(t4["assumptions"], "user catalogs"));
+}
+
+TEST(CliUserCatalog, OverridingABuiltInPriceChangesTheCost) {
+  const std::string job = "plan --model llama-3-8b --method lora --tokens 1e8 --gpu h100-sxm --gpus 8";
+  const nlohmann::json before = TrainplanJson(job);
+  // The offer the plan prices 8 x H100 SXM with (the median of $2.69, $4.76, $12.29) at $4.00: still the median.
+  const std::string cheaper = WriteTemp("cheaper.json", R"json({"prices": {"gpus": [{"gpu": "h100-sxm",
+    "offers": [{"provider": "RunPod on-demand (aggregator)", "per_gpu_hour": 4.00}]}]}})json");
+  const nlohmann::json after = TrainplanJson(job + " --catalog " + cheaper);
+  const nlohmann::json& b = before["plans"][0]["cost"];
+  const nlohmann::json& a = after["plans"][0]["cost"];
+  ASSERT_EQ(b["offer"]["provider"], "RunPod on-demand (aggregator)");
+  EXPECT_EQ(b["usd_per_gpu_hour"], 4.76);
+  EXPECT_EQ(a["usd_per_gpu_hour"], 4.00);
+  EXPECT_EQ(a["billed_gpu_hours"], b["billed_gpu_hours"]);
+  EXPECT_NEAR(a["total_usd"].get<double>(), b["total_usd"].get<double>() * 4.00 / 4.76, 1e-9 * b["total_usd"].get<double>());
+  EXPECT_TRUE(Mentions(after["assumptions"], "cheaper.json"));
+}
+
+TEST(CliUserCatalog, ACustomGpuIsReviewedAndRecommendNamesTheFile) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json");
+  nlohmann::json build = nlohmann::json::parse(in);
+  build["gpu"] = "t4-lab";
+  build["nvlink"] = false;
+  const nlohmann::json review = TrainplanJson("review --catalog " + kT4Lab + " " + WriteTemp("t4-build.json", build.dump()));
+  EXPECT_NE(review.dump().find("t4-lab"), std::string::npos);
+  const nlohmann::json recommend = TrainplanJson("--catalog " + kT4Lab +
+                                                 " recommend --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8");
+  EXPECT_TRUE(Mentions(recommend["assumptions"], "catalog-t4-lab.json")) << recommend["assumptions"].dump();
+}
+
+TEST(CliUserCatalog, AnEngineEfficiencyOverrideChangesTheEstimate) {
+  const std::string job = "estimate --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2";
+  const std::string slow_host = WriteTemp("slow-host.json",
+      R"({"efficiency": {"frameworks": {"megatron": {"host_s_per_layer_pass": 0.01}}}})");
+  const double before = TrainplanJson(job)["time"]["step_s"].get<double>();
+  const double after = TrainplanJson(job + " --catalog " + slow_host)["time"]["step_s"].get<double>();
+  EXPECT_GT(after, before + 1);  // every layer pass of every micro-batch pays 10 ms of host time instead of 0.25 ms
+}
+
+TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
+  const auto expect_error = [](const std::string& name, const std::string& text, const std::string& message) {
+    const std::string path = WriteTemp(name, text);
+    const CliRun run = RunCli("gpus --catalog " + path);
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_NE(run.out.find(message), std::string::npos) << name << ": " << run.out;
+  };
+  expect_error("bad_json.json", R"({"gpus": {"gpus": [)", "bad_json.json");
+  expect_error("bad_value.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "memory_gb": -80}]}})",
+               "bad_value.json: gpus.gpus[h100-sxm].memory_gb: '-80'");
+  expect_error("bad_key.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "memory": 80}]}})",
+               "bad_key.json: gpus.gpus[h100-sxm].memory: 'memory'; unknown key (did you mean: memory_gb");
+  expect_error("bad_section.json", R"({"gpu": {}})",
+               "bad_section.json: gpu: 'gpu'; a built-in catalog name (did you mean: gpus");
+  expect_error("duplicate.json", R"({"links": {"links": [{"id": "pcie4", "efficiency": 0.7}, {"id": "pcie4"}]}})",
+               "duplicate.json: links.links[1].id: 'pcie4'; an id not given twice in one file");
+  expect_error("incomplete.json", R"({"gpus": {"gpus": [{"id": "t4-lab", "memory_gb": 24}]}})",
+               "incomplete.json: gpus.gpus[t4-lab].");
+  // A bad efficiency or price is caught even by a command that does not use it.
+  expect_error("bad_price.json", R"({"prices": {"gpus": [{"gpu": "h100-sxm", "offers": [{"provider": "RunPod Secure Cloud", "per_gpu_hour": "cheap"}]}]}})",
+               "bad_price.json: prices.gpus[h100-sxm].offers[0].per_gpu_hour: 'cheap'");
+  const CliRun missing = RunCli("estimate --model llama-3-8b --gpu h100-sxm --catalog /nonexistent/lab.json");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.out.find("invalid --catalog: '/nonexistent/lab.json'; file not found"), std::string::npos)
+      << missing.out;
+}
+
+TEST(CliUserCatalog, TheConfigDirectoryIsReadAndFlagsWin) {
+  const std::string home = testing::TempDir() + "xdg-home";
+  std::filesystem::create_directories(home + "/trainplan");
+  std::ofstream(home + "/trainplan/a-lab.json") << R"({"gpus": {"gpus": [{"id": "h100-sxm", "tdp_w": 600}]}})";
+  std::ofstream(home + "/trainplan/notes.txt") << "not a catalog";
+  const auto tdp = [](const CliRun& run) {
+    EXPECT_EQ(run.status, 0) << run.out;
+    const nlohmann::json doc = nlohmann::json::parse(run.out);
+    for (const auto& g : doc["gpus"]["gpus"])
+      if (g["id"] == "h100-sxm") return g["tdp_w"].get<double>();
+    return 0.0;
+  };
+  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME=" + home)), 600);
+  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME= HOME=" + testing::TempDir() + "no-such-home")), 700);
+  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME=" + home + " TRAINPLAN_NO_USER_CATALOG=1")), 700);
+  const std::string flag = WriteTemp("tdp650.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "tdp_w": 650}]}})");
+  EXPECT_EQ(tdp(RunCli("gpus --json --catalog " + flag, "XDG_CONFIG_HOME=" + home)), 650);
+  // HOME's .config is the default directory.
+  std::filesystem::create_directories(home + "/.config");
+  std::filesystem::remove_all(home + "/.config/trainplan");
+  std::filesystem::copy(home + "/trainplan", home + "/.config/trainplan");
+  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME= HOME=" + home)), 600);
+}
+
+TEST(CliUserCatalog, TheFuzzSeedWithEverySectionIsAValidCatalog) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/src/io/fuzz_seeds/c_every_section.json");
+  const std::string seed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(seed.substr(0, 1), "c");
+  const std::string path = WriteTemp("every_section.json", seed.substr(1));
+  const nlohmann::json model = TrainplanJson("--catalog " + path + " model lab-llama-8b");
+  EXPECT_EQ(model["params"]["total"], TrainplanJson("model llama-3-8b")["params"]["total"]);
+  const nlohmann::json estimate =
+      TrainplanJson("--catalog " + path + " estimate --model l3-8b --method lora --gpu t4-lab --gpus 1 --precision fp16");
+  EXPECT_TRUE(Mentions(estimate["assumptions"], "every_section.json")) << estimate["assumptions"].dump();
+}
+
+TEST(CliUserCatalog, GpusJsonIsAUserCatalogThatReadsBackTheSame) {
+  const CliRun first = RunCli("--catalog " + kT4Lab + " gpus --json");
+  ASSERT_EQ(first.status, 0) << first.out;
+  const std::string path = WriteTemp("gpus-roundtrip.json", first.out);
+  const CliRun second = RunCli("--catalog " + path + " gpus --json");
+  ASSERT_EQ(second.status, 0) << second.out;
+  EXPECT_EQ(second.out, first.out);
+  const nlohmann::json doc = nlohmann::json::parse(first.out);
+  ASSERT_EQ(doc.size(), 1u);
+  EXPECT_TRUE(doc["gpus"].contains("stacks"));
+  const CliRun plain = RunCli("gpus --json");
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["gpus"]["gpus"].size() + 1, doc["gpus"]["gpus"].size());
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "io/model_catalog.h"
 #include "io/requests.h"
 #include "io/text_io.h"
+#include "io/user_catalog_files.h"
 #include "io/writers.h"
 #include "text/explain.h"
 #include "text/render.h"
@@ -349,7 +350,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"models", "list the built-in model catalog",
+    {"models", "list the model catalog (built-in and user catalogs)",
      [](CLI::App* cmd, Options& o) { cmd->add_flag("--json", o.as_json, "machine-readable output"); },
      [](Options& o) {
        if (o.as_json) {
@@ -362,10 +363,12 @@ constexpr Command kCommands[] = {
        std::cout << RenderModelCatalog(models);
        return 0;
      }},
-    {"gpus", "list the built-in GPU catalog",
-     [](CLI::App* cmd, Options& o) { cmd->add_flag("--json", o.as_json, "machine-readable output"); },
+    {"gpus", "list the GPU catalog (built-in and user catalogs)",
+     [](CLI::App* cmd, Options& o) {
+       cmd->add_flag("--json", o.as_json, "the catalog as a user catalog file (--catalog reads it back)");
+     },
      [](Options& o) {
-       std::cout << (o.as_json ? GpuCatalogJson().dump(2) + "\n" : RenderGpuCatalog());
+       std::cout << (o.as_json ? GpuCatalogFile().dump(2) + "\n" : RenderGpuCatalog());
        return 0;
      }},
     {"model", "exact parameter breakdown of a model",
@@ -437,9 +440,41 @@ constexpr Command kCommands[] = {
 
 }  // namespace
 
+namespace {
+
+/// The --catalog files of the command line, found before the command table is built: its help texts quote
+/// catalog figures, and the catalogs are read once, with the user's files already laid over them.
+std::vector<std::string> CatalogFlags(int argc, char** argv) {
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--catalog" && i + 1 < argc) {
+      files.emplace_back(argv[++i]);
+    } else if (arg.rfind("--catalog=", 0) == 0) {
+      files.emplace_back(arg.substr(std::string_view("--catalog=").size()));
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
 int Main(int argc, char** argv) {
+  try {
+    LoadUserCatalogs(UserCatalogPaths(CatalogFlags(argc, argv)));
+  } catch (...) {
+    return ReportError(std::current_exception(), std::vector<std::string>(argv + 1, argv + argc));
+  }
   CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
   app.require_subcommand(1);
+  // --catalog is global: before the command or among its flags (subcommands pass flags they lack up here).
+  app.fallthrough();
+  std::vector<std::string> catalog_files;  // read above, before the table; declared for parsing and --help
+  app.add_option("--catalog", catalog_files,
+                 "user catalog file: GPUs, links, CPUs, drives, prices, efficiencies or models over the built-in "
+                 "ones (repeatable; after the *.json of ~/.config/trainplan/; docs/catalogs.md)")
+      ->allow_extra_args(false);  // one file per --catalog, so a positional argument after it stays the command's
   Options options;
   bool offline = false;
   app.add_flag("--offline", offline, "read Hugging Face models from the local cache only, never the network (as "

@@ -7,10 +7,9 @@
 #include <optional>
 #include <unordered_map>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "catalog/embedded_data.h"
+#include "catalog/load.h"
 #include "base/document.h"
 #include "base/error.h"
 #include "io/hf_config.h"
@@ -24,20 +23,21 @@ using nlohmann::json;
 struct Catalog {
   std::vector<ModelEntry> entries;
   std::vector<json> configs;                         // parallel to entries
+  std::vector<std::pair<std::string, DocumentOrigin>> config_paths;  // where each config came from, for errors
   std::unordered_map<std::string, size_t> by_name;  // normalized id, hf_id and aliases
   std::vector<std::string> names;                   // ids and hf_ids, for suggestions
 };
 
 Catalog LoadCatalog() {
-  // A broken entry is our defect: an InternalError naming "models.json: models[i].key".
-  const json doc = ParseDocument(EmbeddedFile("models.json"), "models.json", DocumentOrigin::kCatalog);
+  // data/models.json with the user catalogs' "models" laid over it: a broken built-in entry is our defect (an
+  // InternalError naming "models.json: id.key"), a broken user entry an InputError naming the user's file.
+  const CatalogDocument doc(CatalogText("models.json"), "models.json");
   Catalog catalog;
-  const Field root(doc, "models.json: ", DocumentOrigin::kCatalog);
   auto text_or = [](const Field& item, const char* key) { return item.Has(key) ? item.At(key).String() : ""; };
   auto count_or_zero = [](const Field& item, const char* key) {
     return item.Has(key) ? item.At(key).Int({0, int64_t{1} << 50}) : 0;
   };
-  for (const Field& item : root.At("models").Items()) {
+  for (const Field& item : doc.Entries("models")) {
     ModelEntry e;
     e.id = item.At("id").String();
     e.hf_id = text_or(item, "hf_id");
@@ -56,8 +56,12 @@ Catalog LoadCatalog() {
     }
     for (const std::string& alias : e.aliases) catalog.by_name.emplace(NormalizeName(alias), index);
     catalog.entries.push_back(std::move(e));
-    item.At("config").RequireObject("a Hugging Face config.json object");
-    catalog.configs.push_back(item.At("config").value());
+    const Field config = item.At("config");
+    config.RequireObject("a Hugging Face config.json object");
+    catalog.configs.push_back(config.value());
+    catalog.config_paths.emplace_back(config.path(), config.origin());
+    // A user's model is read now, so a bad config fails when the catalogs load rather than when it is used.
+    if (config.origin() == DocumentOrigin::kUser) ModelFromHfConfig(config, catalog.entries.back().source);
   }
   return catalog;
 }
@@ -107,9 +111,8 @@ ModelSpec FindModel(const std::string& name) {
   const Catalog& catalog = GetCatalog();
   if (const ModelEntry* entry = FindModelEntry(name)) {
     const size_t index = static_cast<size_t>(entry - catalog.entries.data());
-    ModelSpec spec = ModelFromHfConfig(
-        Field(catalog.configs[index], fmt::format("models.json: {}.config", entry->id), DocumentOrigin::kCatalog),
-        entry->source);
+    const auto& [path, origin] = catalog.config_paths[index];
+    ModelSpec spec = ModelFromHfConfig(Field(catalog.configs[index], path, origin), entry->source);
     spec.name = entry->id;
     spec.hf_id = entry->hf_id;
     return spec;

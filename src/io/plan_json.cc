@@ -78,6 +78,7 @@ json PlanResultToJson(const Scenario& job, const PlanResult& r, const Currency& 
               {"search",
                {{"evaluated", r.evaluated}, {"enumerated", r.enumerated}, {"seconds", r.seconds}, {"threads", r.threads}}}};
   if (!r.feasible) out["reason"] = NoPlanText(r.reason, cur);
+  if (std::string catalogs = UserCatalogsText(); !catalogs.empty()) out["assumptions"] = json::array({catalogs});
   if (!r.skipped.empty()) {
     json skipped = json::array();
     for (const auto& gap : r.skipped) skipped.push_back(SkippedGpuText(gap));

@@ -1,6 +1,7 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
-// config.json, b build document, r recommend request, l a file of sample lengths, u a Hugging Face repo id and
-// cache ref, anything else the first three),
+// config.json, b build document, r recommend request, l a file of sample lengths, g a training log, u a Hugging
+// Face repo id and cache ref, c a user catalog file laid over each built-in catalog it names, anything else the
+// first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "base/document.h"
 #include "base/error.h"
+#include "catalog/load.h"
 #include "io/build_reader.h"
 #include "io/hf_config.h"
 #include "io/hf_hub.h"
@@ -40,6 +42,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   if (kind == 'g') {  // a training log (io/run_logs.h), read as the text it is
     Expect([&] { trainplan::ReadRunLog(text, "fuzz.log"); });
+    return 0;
+  }
+  if (kind == 'c') {
+    Expect([&] {
+      const trainplan::UserCatalog user = trainplan::ParseUserCatalog(text, "fuzz.json");
+      for (const auto& [section, value] : user.doc.items()) {
+        const std::string file = section + ".json";
+        const trainplan::CatalogDocument doc(trainplan::CatalogText(file), file, {user});
+        (void)doc.Root();
+      }
+    });
     return 0;
   }
   if (kind == 'l') {

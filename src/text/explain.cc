@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "catalog/efficiency.h"
+#include "catalog/user_catalog.h"
 #include "core/framework.h"
 #include "core/sequences.h"
 #include "core/units.h"
@@ -224,7 +225,13 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
                       s.hardware.inter_node.name),
           HostTimeText(s), FixedCostsAssumption(), GlobalBatchText(s)};
   for (std::string& line : SequenceAssumptions(s.training)) out.push_back(std::move(line));
+  if (std::string catalogs = UserCatalogsText(); !catalogs.empty()) out.push_back(std::move(catalogs));
   return out;
+}
+
+std::string UserCatalogsText(Lang lang) {
+  const std::vector<std::string> files = UserCatalogFiles();
+  return files.empty() ? "" : Say(lang, "catalog.user", fmt::arg("files", fmt::format("{}", fmt::join(files, ", "))));
 }
 
 std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& e) {

@@ -19,6 +19,10 @@ std::vector<std::string> EstimateAssumptions(const Scenario& scenario);
 /// step (2.4 GB each way per micro-batch over PCIe 4.0 x16, 62% hidden behind compute)".
 std::vector<std::string> EstimateAssumptions(const Scenario& scenario, const Estimate& estimate);
 
+/// "user catalogs over the built-in ones (later files win): lab.json": the user catalog files that changed
+/// the answer, so it can be reproduced; empty when there are none.
+std::string UserCatalogsText(Lang lang = Lang::kEn);
+
 /// "does not fit: needs 61.2 GiB per GPU on 24.0 GiB", one per warning of `estimate`.
 std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate);
 

@@ -143,6 +143,8 @@ constexpr Entry kPhrases[] = {
      "总计：未给出 --tokens，只计一步：{duration}"},
     {"est.training_fixed", "training {training} + fixed {fixed}: {why}", "训练 {training} + 固定开销 {fixed}：{why}"},
     {"est.assumptions", "assumptions:", "假设："},
+    {"catalog.user", "user catalogs over the built-in ones (later files win): {files}",
+     "覆盖内置数据的用户目录文件（靠后者优先）：{files}"},
     {"warning", "warning: {text}", "警告：{text}"},
     {"note", "note: {text}", "注意：{text}"},
     {"est.confidence", "confidence: {text}", "可信度：{text}"},

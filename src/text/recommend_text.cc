@@ -297,6 +297,7 @@ std::vector<std::string> AssumptionLines(const std::vector<PolicyAssumption>& as
                                          Lang lang) {
   std::vector<std::string> out;
   for (const auto& a : assumptions) out.push_back(AssumptionText(a, cur, lang));
+  if (std::string catalogs = UserCatalogsText(lang); !catalogs.empty()) out.push_back(std::move(catalogs));
   return out;
 }
 

@@ -252,6 +252,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
              fmt::arg("seconds", r.seconds), fmt::arg("threads", r.threads),
              fmt::arg("rate", r.evaluated / std::max(r.seconds, 1e-9) / 1e6)) +
          "\n";
+  if (const std::string catalogs = UserCatalogsText(lang); !catalogs.empty()) out += catalogs + "\n";
   return out;
 }
 

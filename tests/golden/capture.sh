@@ -2,6 +2,7 @@
 # Rewrites tests/golden/<name>.json from the binary given (default build/trainplan); run only when an answer
 # changes on purpose, and name the change in the commit.
 set -euo pipefail
+export TRAINPLAN_NO_USER_CATALOG=1  # the built-in catalogs only, whatever ~/.config/trainplan holds
 cd "$(dirname "$0")/../.."
 bin=${1:-build/trainplan}
 grep -v '^#' tests/golden/jobs.txt | while read -r name args; do

@@ -13,10 +13,12 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-/// `trainplan ARGS 2>&1` with the binary this build made (TRAINPLAN_BINARY).
-inline CliRun RunCli(const std::string& args) {
+/// `trainplan ARGS 2>&1` with the binary this build made (TRAINPLAN_BINARY); `env` ("NAME=value ...") is
+/// added to its environment.
+inline CliRun RunCli(const std::string& args, const std::string& env = "") {
   CliRun run;
-  FILE* pipe = popen((std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  const std::string prefix = env.empty() ? "" : "env " + env + " ";
+  FILE* pipe = popen((prefix + TRAINPLAN_BINARY + " " + args + " 2>&1").c_str(), "r");
   if (pipe == nullptr) return run;
   std::array<char, 4096> buffer;
   for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) run.out.append(buffer.data(), n);

@@ -1,0 +1,27 @@
+#pragma once
+// User catalog files: the user's own GPUs, links, CPUs, drives, prices, efficiencies and models laid over the
+// built-in catalogs (docs/catalogs.md). The catalogs are read once per process, so the files are added
+// before the first catalog is read; catalog/load.h does the merging.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainplan {
+
+/// The built-in catalog names a user catalog file may hold as keys: "gpus", "links", "cpus", "parts",
+/// "prices", "frameworks", "efficiency", "job_costs", "models".
+const std::vector<std::string>& UserCatalogSections();
+
+/// Adds the user catalog file `text`, named `path` in every error, on top of the ones added before it.
+/// InputError when it is not a user catalog (not JSON, an unknown section); its values are checked when the
+/// catalogs are read. InternalError once any catalog has been read, which this file would no longer change.
+void AddUserCatalog(std::string_view text, const std::string& path);
+
+/// The paths of the user catalog files in effect, in the order they apply (later ones win).
+std::vector<std::string> UserCatalogFiles();
+
+/// Reads every catalog of this layer now, so a bad value in a user catalog fails here rather than in the
+/// middle of a command (io's ModelCatalog() covers models.json).
+void LoadCatalogs();
+
+}  // namespace trainplan
