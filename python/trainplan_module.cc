@@ -2,10 +2,13 @@
 // reads it with the same readers, and returns the API's answer as a dict; bad input raises
 // trainplan.InputError with the field, value and allowed of the API's 400 answer.
 #include <exception>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <Python.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 #include <nlohmann/json.hpp>
 
 #include "base/document.h"
@@ -17,6 +20,7 @@
 #include "io/build_reader.h"
 #include "io/requests.h"
 #include "io/scenario_reader.h"
+#include "io/user_catalog_files.h"
 #include "io/writers.h"
 
 namespace py = pybind11;
@@ -46,9 +50,26 @@ std::string DocumentText(py::handle doc) {
 std::string AnswerText(const json& answer) { return answer.dump(-1, ' ', false, json::error_handler_t::replace); }
 py::object FromText(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
+std::once_flag user_catalogs_loaded;
+
+/// Lays the user's catalogs (docs/catalogs.md: their directory, then `paths`) over the built-in ones, once per
+/// process and before the first catalog is read, as the CLI does before any command.
+void LoadCatalogsOnce(const std::vector<std::string>& paths) {
+  bool loaded_now = false;
+  std::call_once(user_catalogs_loaded, [&] {
+    LoadUserCatalogs(UserCatalogPaths(paths), "paths");
+    loaded_now = true;
+  });
+  if (!loaded_now && !paths.empty()) {
+    throw InputError("paths", paths.front(),
+                     "catalogs are read once, before the first call: call use_catalogs() before any other function");
+  }
+}
+
 /// Reads the document, computes and writes the answer with the interpreter released, so other Python
 /// threads run during a search.
 py::object Answer(json (*answer)(const json&), py::handle doc) {
+  LoadCatalogsOnce({});
   const std::string text = DocumentText(doc);
   std::string out;
   {
@@ -85,6 +106,7 @@ json ReviewAnswer(const json& doc) {
 
 /// A catalog answer, which takes no request.
 py::object Catalog(json (*answer)()) {
+  LoadCatalogsOnce({});
   std::string out;
   {
     py::gil_scoped_release release;
@@ -155,6 +177,11 @@ PYBIND11_MODULE(trainplan, m) {
         "'recommend' object, as POST /api/recommend takes.");
   m.def("review", [](py::handle doc) { return Answer(ReviewAnswer, doc); }, py::arg("doc"),
         "Checks a proposed server against a job: a build document (examples/builds), as POST /api/review takes.");
+  m.def("use_catalogs", [](const std::vector<std::string>& paths) { LoadCatalogsOnce(paths); },
+        py::arg("paths") = std::vector<std::string>{},
+        "Lays user catalog files over the built-in catalogs, after those of ~/.config/trainplan (docs/catalogs.md), "
+        "as `--catalog FILE` does; call it before any other function. Without it the first call reads the "
+        "directory alone.");
   m.def("models", [] { return Catalog(ModelCatalogJson); }, "The built-in model catalog, as GET /api/models.");
   m.def("gpus", [] { return Catalog(GpuCatalogJson); }, "The GPU catalog, as GET /api/gpus.");
 }

@@ -3,6 +3,7 @@ same documents with the same JSON. ctest sets PYTHONPATH (the module) and TRAINP
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -229,6 +230,39 @@ class ModuleTest(unittest.TestCase):
         self.assertTrue(issubclass(trainplan.InternalError, RuntimeError))
         self.assertEqual(trainplan.InputError("x").field, "")
         self.assertRegex(trainplan.__version__, r"^\d+\.\d+\.\d+$")
+
+
+class UserCatalogTest(unittest.TestCase):
+    """use_catalogs() lays files over the built-in catalogs once per process, so each case runs a fresh one."""
+
+    EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "catalog-t4-lab.json")
+
+    def run_python(self, code):
+        env = {**os.environ, "TRAINPLAN_NO_USER_CATALOG": "1"}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    def test_a_user_gpu_is_estimated_like_the_cli_with_catalog(self):
+        job = {**LORA_JOB, "hardware": {"gpu": "t4-lab", "gpus": 1}, "strategy": {}}
+        out = self.run_python(
+            "import json, trainplan; trainplan.use_catalogs([%r]); "
+            "print(json.dumps(trainplan.estimate(%s)))" % (self.EXAMPLE, json.dumps(job)))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(job, f)
+        try:
+            expected = json.loads(subprocess.run(
+                [BINARY, "--catalog", self.EXAMPLE, "estimate", f.name, "--json"], check=True, capture_output=True,
+                text=True, env={**os.environ, "TRAINPLAN_NO_USER_CATALOG": "1"}).stdout)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(json.loads(out.stdout), expected)
+
+    def test_catalogs_named_after_the_first_call_are_refused(self):
+        out = self.run_python(
+            "import trainplan; trainplan.gpus()\n"
+            "try:\n    trainplan.use_catalogs([%r])\nexcept trainplan.InputError as e:\n    print(e.field)" % self.EXAMPLE)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "paths")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "catalog/load.h"
