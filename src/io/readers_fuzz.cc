@@ -1,5 +1,6 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
-// config.json, b build document, r recommend request, l a file of sample lengths, anything else the first three),
+// config.json, b build document, r recommend request, l a file of sample lengths, k a calibration runs file,
+// anything else the first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "io/build_reader.h"
+#include "io/calibration_io.h"
 #include "io/hf_config.h"
 #include "io/requests.h"
 #include "io/sample_lengths.h"
@@ -35,6 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const char kind = static_cast<char>(data[0]);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (kind == 'k') {  // `trainplan calibrate --runs`: a JSON array or JSONL of runs
+    Expect([&] { trainplan::ReadCalibrationRuns(text, "runs.jsonl"); });
+    return 0;
+  }
   if (kind == 'l') {
     Expect([&] { trainplan::SampleLengthsFromText(text, "--sample-lengths", "fuzz"); });
     return 0;
