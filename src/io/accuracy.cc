@@ -710,7 +710,7 @@ std::string CalibrationSection(const AccuracyReport& report) {
         if (!eb || !ea) continue;
         before += std::abs(*eb), after += std::abs(*ea), ++n;
       }
-      return n ? fmt::format("{:.1f}% -> {:.1f}% ({} rows)", 100 * before / n, 100 * after / n, n) : std::string("-");
+      return n ? fmt::format("{:.1f}% -> {:.1f}% ({} row{})", 100 * before / n, 100 * after / n, n, n == 1 ? "" : "s") : std::string("-");
     };
     out += fmt::format("| {} | {} ({}, {}) | {} | {} | {} | {} |\n", GroupName(g), g.runs.size(), time_runs, memory_runs,
                        g.kept_fit ? FactorsText(fit.Factors()) : "fewer than 3 rows: none held out", held(false),
