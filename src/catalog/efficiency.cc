@@ -1,5 +1,7 @@
 #include "catalog/efficiency.h"
 
+#include <algorithm>
+
 #include "catalog/load.h"
 
 namespace trainplan {
@@ -39,7 +41,7 @@ KernelTiming ReadKernelTiming(const Field& k) {
   return {k.At("elementwise_traffic").Number(0, 100), k.At("host_factor").Number(0, 1)};
 }
 
-EngineTiming ReadEngine(const Field& e) {
+EngineTiming ReadEngineTiming(const Field& e) {
   EngineTiming t;
   t.grad_reduce_overlap = e.At("grad_reduce_overlap").Bool();
   t.host_s_per_layer_pass = e.At("host_s_per_layer_pass").Number(0, 1, true);
@@ -86,7 +88,107 @@ void ReadFp8(const Field& fp8, EfficiencyCatalog& c) {
   c.fp8_amax_history_len = fp8.At("amax_history_len").Number(0, 1e6);
 }
 
+std::string ReadDate(const Field& f) {
+  const std::string date = f.String();
+  const bool ok = date.size() == 10 && date[4] == '-' && date[7] == '-' &&
+                  std::all_of(date.begin(), date.end(), [](char ch) { return ch == '-' || (ch >= '0' && ch <= '9'); });
+  if (!ok) f.Fail("a date YYYY-MM-DD");
+  return date;
+}
+
+Framework ReadEngine(const Field& f) {
+  for (Framework fw : kAllFrameworks)
+    if (f.String() == FrameworkKey(fw)) return fw;
+  f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron or litgpt");
+}
+
+/// How many runs determined a factor: absent or 0 when it was not fitted.
+int ReadRunCount(const Field& determined_by, std::string_view key) {
+  const auto n = determined_by.Get(key);
+  return n ? static_cast<int>(n->Int({0, 1000000})) : 0;
+}
+
+/// One entry of `calibrations` (docs/calibration.md, "The file"): the engine, a GPU generation or a GPU id,
+/// the fitted factors with the runs that determined each, the runs, source and date.
+Calibration ReadCalibration(const Field& e, const std::string& file) {
+  e.CheckKeys({"engine", "gpu_generation", "gpu", "factors", "determined_by", "runs", "source", "date"});
+  Calibration c;
+  c.file = file;
+  c.engine = ReadEngine(e.At("engine"));
+  const auto generation = e.Get("gpu_generation");
+  const auto gpu = e.Get("gpu");
+  if (generation.has_value() == gpu.has_value()) e.FailMember("gpu_generation", "", "exactly one of gpu_generation and gpu");
+  if (generation) {
+    c.generation = ParseGpuGeneration(generation->String());
+    if (!c.generation) generation->Fail("a generation of data/gpus.json (ampere, hopper, ...)");
+  } else {
+    c.gpu = gpu->String();
+    if (c.gpu.empty()) gpu->Fail("a catalog GPU id");
+  }
+  const Field factors = e.At("factors");
+  factors.CheckKeys({"compute", "communication", "allocator_overhead"});
+  if (const auto f = factors.Get("compute")) c.factors.compute = f->Number(kComputeFactorRange.first, kComputeFactorRange.second, true);
+  if (const auto f = factors.Get("communication"))
+    c.factors.communication = f->Number(kCommunicationFactorRange.first, kCommunicationFactorRange.second, true);
+  if (const auto f = factors.Get("allocator_overhead"))
+    c.factors.allocator_overhead = f->Number(kAllocatorOverheadRange.first, kAllocatorOverheadRange.second, true);
+  const Field determined = e.Section("determined_by");
+  determined.CheckKeys({"compute", "communication", "allocator_overhead"});
+  c.compute_runs = ReadRunCount(determined, "compute");
+  c.communication_runs = ReadRunCount(determined, "communication");
+  c.memory_runs = ReadRunCount(determined, "allocator_overhead");
+  for (const Field& run : e.At("runs").Items()) c.runs.push_back(run.String());
+  c.source = e.At("source").String();
+  c.date = ReadDate(e.At("date"));
+  return c;
+}
+
+/// One entry of `measurements` (the shape `trainplan calibrate --measure` writes).
+MachineMeasurement ReadMeasurement(const Field& e, const std::string& file) {
+  e.CheckKeys({"gpu", "gpu_name", "gpus", "date", "source", "gemm", "allreduce", "libraries"});
+  MachineMeasurement m;
+  m.file = file;
+  m.gpu = e.At("gpu").String();
+  if (m.gpu.empty()) e.At("gpu").Fail("a catalog GPU id");
+  if (const auto name = e.Get("gpu_name")) m.gpu_name = name->String();
+  m.gpus = static_cast<int>(e.At("gpus").Int({1, 1 << 20}));
+  m.date = ReadDate(e.At("date"));
+  m.source = e.At("source").String();
+  const auto items = [&](std::string_view key) { return e.Has(key) ? e.At(key).Items() : std::vector<Field>{}; };
+  for (const Field& g : items("gemm")) {
+    g.CheckKeys({"dtype", "m", "n", "k", "tflops"});
+    GemmMeasurement x{g.At("dtype").String(), g.At("m").Number(0, 1e7), g.At("n").Number(0, 1e7),
+                      g.At("k").Number(0, 1e7), g.At("tflops").Number(0, 1e5)};
+    if (x.dtype != "bf16" && x.dtype != "fp16") g.At("dtype").Fail("bf16 or fp16");
+    m.gemm.push_back(x);
+  }
+  for (const Field& a : items("allreduce")) {
+    a.CheckKeys({"bytes", "algbw_gbps", "busbw_gbps"});
+    m.allreduce.push_back({a.At("bytes").Number(0, 1e15), a.At("algbw_gbps").Number(0, 1e5), a.At("busbw_gbps").Number(0, 1e5)});
+  }
+  for (const auto& [name, version] : e.Section("libraries").Members()) m.libraries.emplace_back(name, version.String());
+  return m;
+}
+
 }  // namespace
+
+const Calibration* EfficiencyCatalog::CalibrationFor(Framework f, const GpuSpec& gpu) const {
+  const Calibration* by_generation = nullptr;
+  const Calibration* by_gpu = nullptr;
+  for (const Calibration& c : calibrations) {
+    if (c.engine != f) continue;
+    if (!c.gpu.empty() && c.gpu == gpu.id) by_gpu = &c;
+    if (c.generation && *c.generation == gpu.generation) by_generation = &c;
+  }
+  return by_gpu ? by_gpu : by_generation;
+}
+
+const MachineMeasurement* EfficiencyCatalog::MeasurementFor(const GpuSpec& gpu) const {
+  const MachineMeasurement* found = nullptr;
+  for (const MachineMeasurement& m : measurements)
+    if (m.gpu == gpu.id) found = &m;
+  return found;
+}
 
 EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   const CatalogDocument doc(text, file);
@@ -130,7 +232,9 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
   ReadAttentionKernels(root.At("attention_kernels"), c);
   const Field engines = root.At("frameworks");
   for (Framework f : kAllFrameworks)
-    c.engines[static_cast<int>(f)] = ReadEngine(Named(engines.At(FrameworkKey(f)), doc.file(), FrameworkKey(f)));
+    c.engines[static_cast<int>(f)] = ReadEngineTiming(Named(engines.At(FrameworkKey(f)), doc.file(), FrameworkKey(f)));
+  for (const Field& e : root.At("calibrations").Items()) c.calibrations.push_back(ReadCalibration(e, doc.file()));
+  for (const Field& e : root.At("measurements").Items()) c.measurements.push_back(ReadMeasurement(e, doc.file()));
   return c;
 }
 

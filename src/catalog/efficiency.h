@@ -3,8 +3,10 @@
 // training engine; each value in the file names the measurement it was calibrated on.
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "base/vocabulary.h"
+#include "catalog/calibration.h"
 #include "catalog/hardware.h"
 
 namespace trainplan {
@@ -71,6 +73,14 @@ struct EfficiencyCatalog {
   double AttentionRate(AttentionKernel k, GpuGeneration g) const {
     return attention_rates[static_cast<int>(k)][static_cast<int>(g)];
   }
+  // Fitted to the user's runs and measured on the user's machines (catalog/calibration.h); empty built in.
+  std::vector<Calibration> calibrations;
+  std::vector<MachineMeasurement> measurements;
+  /// The calibration for an engine on a GPU: one naming the GPU before one naming its generation, the last
+  /// listed among equals (a later file overrides); nullptr when none.
+  const Calibration* CalibrationFor(Framework f, const GpuSpec& gpu) const;
+  /// The last measurement of this GPU; nullptr when none.
+  const MachineMeasurement* MeasurementFor(const GpuSpec& gpu) const;
 };
 
 /// data/efficiency.json, loaded and validated once.

@@ -14,6 +14,7 @@
 
 #include "cli/errors.h"
 #include "cli/flags.h"
+#include "cli/calibrate_command.h"
 #include "cli/machine_commands.h"
 #include "cli/recommend_commands.h"
 #include "server/server.h"
@@ -497,6 +498,9 @@ int Main(int argc, char** argv) {
                                     recommend_job.Register(cmd, /*with_strategy=*/false, /*with_scenario=*/false);
                                   },
                                   [&](json doc) { return recommend_job.ApplyTo(std::move(doc)); }});
+  JobFlags calibrate_job;
+  RegisterCalibrateCommand(app, {[&](CLI::App* cmd) { calibrate_job.Register(cmd, /*with_strategy=*/true); },
+                                 [&] { return calibrate_job.ToDocument(); }, {}, {}});
 
   try {
     app.parse(argc, argv);
@@ -515,7 +519,7 @@ int Main(int argc, char** argv) {
       if (cmd->parsed()) return command->run(options);
     }
     int status = 0;
-    if (machine.Run(status) || RunRecommendCommands(status)) return status;
+    if (machine.Run(status) || RunRecommendCommands(status) || RunCalibrateCommand(status)) return status;
     return 0;
   } catch (...) {
     return ReportError(std::current_exception(), std::vector<std::string>(argv + 1, argv + argc));

@@ -304,6 +304,11 @@ struct TimeRates {
   double flash_s_per_flop = 0;       // 1 / (attn_peak_flops x attn_ceiling)
   double hbm_s_per_byte = 0;         // 1 / hbm_bytes_per_s
   double pcie_bytes_per_s = 0;  // achieved host <-> GPU
+  // Calibration (core/calibration.h): times every link's achieved bandwidth, and a measured bus bandwidth that
+  // replaces one link's datasheet rate x efficiency (nullptr: none measured).
+  double link_factor = 1;
+  const LinkSpec* measured_link = nullptr;
+  double measured_link_bytes_per_s = 0;
   double cpu_adam_s_per_param = 0;
   // The engine's implementation (data/efficiency.json "frameworks").
   bool grad_reduce_overlap = true;

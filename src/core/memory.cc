@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "catalog/efficiency.h"
+#include "core/calibration.h"
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/sequences.h"
@@ -771,7 +772,7 @@ struct TrainingState {
     in_flight = std::max(in_flight, tally.largest_layer * checkpoint_bytes);
     m.load_host_bytes = static_cast<double>(params.with_vision()) * checkpoint_bytes;
   }
-  m.load_peak_bytes = (weights + in_flight) * (1 + fw.allocator_fragmentation) + fw.runtime_overhead_bytes;
+  m.load_peak_bytes = (weights + in_flight) * (1 + AllocatorOverhead(sc, fw)) + fw.runtime_overhead_bytes;
 }
 
 template <typename Layers>
@@ -809,7 +810,7 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
 
   double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
-  m[MemTerm::kFragmentation] = (allocated - m.pageable_bytes) * fw.allocator_fragmentation;
+  m[MemTerm::kFragmentation] = (allocated - m.pageable_bytes) * AllocatorOverhead(sc, fw);  // calibrated or the engine's
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
   const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));

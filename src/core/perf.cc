@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "catalog/efficiency.h"
+#include "core/calibration.h"
 #include "catalog/job_costs.h"
 #include "core/estimate.h"
 #include "core/feature_time.h"
@@ -135,10 +136,14 @@ double Flash(const TimeRates& r, double m, double n, double k, double count) {
 }
 double HbmSeconds(const TimeRates& r, double bytes) { return bytes * r.hbm_s_per_byte; }
 
-/// A collective's time on a link: per-GPU bytes over the achieved bandwidth plus per-step latency.
-double LinkTime(const LinkSpec& link, double bytes, double steps) {
+/// A collective's time on a link: per-GPU bytes over the achieved bandwidth plus per-step latency. A measured
+/// bus bandwidth of this link replaces the datasheet rate x efficiency; the calibrated communication factor
+/// scales either, never past the line rate (core/calibration.h).
+double LinkTime(const TimeRates& r, const LinkSpec& link, double bytes, double steps) {
   if (bytes <= 0) return 0;
-  const double bw = link.bytes_per_s * link.efficiency;
+  const bool measured = r.measured_link != nullptr && r.measured_link->id == link.id;
+  const double achieved = measured ? r.measured_link_bytes_per_s : link.bytes_per_s * link.efficiency;
+  const double bw = std::min(achieved * r.link_factor, std::max(achieved, link.bytes_per_s));
   return (bw > 0 ? bytes / bw : 0) + steps * link.latency_s;
 }
 
@@ -146,14 +151,14 @@ double LinkTime(const LinkSpec& link, double bytes, double steps) {
 /// each GPU's NIC carries 1/local of the inter-node traffic while NVLink carries the intra-node share;
 /// the two segments are pipelined and the slower one sets the pace. `fraction` = 1 for all-reduce,
 /// 0.5 for a lone reduce-scatter or all-gather.
-double AllReduceTime(const Hardware& hw, double bytes, int n, int local, double fraction) {
+double AllReduceTime(const TimeRates& r, const Hardware& hw, double bytes, int n, int local, double fraction) {
   if (n <= 1 || bytes <= 0) return 0;
   local = std::clamp(local, 1, n);
   double intra = 0, inter = 0;
-  if (local > 1) intra = LinkTime(hw.intra_node, fraction * 2.0 * (local - 1) / local * bytes, 2.0 * fraction * (local - 1));
+  if (local > 1) intra = LinkTime(r, hw.intra_node, fraction * 2.0 * (local - 1) / local * bytes, 2.0 * fraction * (local - 1));
   const int nodes = n / local;
   if (nodes > 1) {
-    inter = LinkTime(hw.inter_node, fraction * 2.0 * (nodes - 1) / nodes * bytes / local,
+    inter = LinkTime(r, hw.inter_node, fraction * 2.0 * (nodes - 1) / nodes * bytes / local,
                      2.0 * fraction * std::bit_width(static_cast<unsigned>(nodes - 1)));  // ceil(log2)
   }
   return std::max(intra, inter);
@@ -390,14 +395,14 @@ void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLaye
     // reduce-scatter the experts' output (Megatron-Core MoEAlltoAllTokenDispatcher, AG(TP) and RS(TP) in the
     // expert-TP group, token_dispatcher.py at d98e8a64); twice half an all-reduce of etp ranks' copies.
     const int etp = ExpertTp(st);
-    out.tp_collective_s += 2 * AllReduceTime(hw, etp * copies * h * 2, etp, std::min(etp, hw.gpus_per_node), 0.5);
+    out.tp_collective_s += 2 * AllReduceTime(r, hw, etp * copies * h * 2, etp, std::min(etp, hw.gpus_per_node), 0.5);
     const int local = ExpertRanksPerNode(st.ep, st.tp * st.cp, hw.gpus_per_node);
     const double nodes = std::ceil(static_cast<double>(st.ep) / local);
     const double node_limit = NodesPerToken(layer.expert_groups, layer.expert_groups_per_token, nodes);
     auto all_to_all = [&](double copy_bytes) {
       const AllToAllBytes a = ExpertAllToAllBytes(routed, layer.experts_per_token, copy_bytes, st.ep, local, node_limit);
-      return std::max(LinkTime(hw.intra_node, a.intra_bytes, a.intra_peers),
-                      LinkTime(hw.inter_node, a.inter_bytes, a.inter_peers));
+      return std::max(LinkTime(r, hw.intra_node, a.intra_bytes, a.intra_peers),
+                      LinkTime(r, hw.inter_node, a.inter_bytes, a.inter_peers));
     };
     out.ep_alltoall_s = all_to_all(h * 2);
     // FP8 training quantises the experts' input before dispatch, 1x128 tiles with an fp32 scale each (DeepSeek-V3
@@ -411,7 +416,7 @@ void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLaye
     const auto [b, s] = RowsOf(sc.training);
     const double kv_bytes = b * (s / c) * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
     const bool intra = st.tp * st.cp <= hw.gpus_per_node;
-    out.cp_exchange_s = LinkTime(intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
+    out.cp_exchange_s = LinkTime(r, intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
   }
 }
 
@@ -477,7 +482,10 @@ TimeRates RatesOf(const Scenario& sc) {
   const bool fp8 = precision == Precision::kFp8, fp32 = precision == Precision::kFp32;
   r.peak_flops = gpu.PeakTflops(fp8, fp32) * 1e12;
   const GenerationCeilings& generation = eff.Ceilings(gpu.generation);
-  r.ceiling = generation.matmul_ceiling * fw.kernel_efficiency;
+  // A calibration scales the achieved rates; a measured GEMM rate replaces the generation's ceiling.
+  const CalibrationInEffect cal = CalibrationOf(sc);
+  const double matmul = cal.measured_matmul_ceiling > 0 ? cal.measured_matmul_ceiling : generation.matmul_ceiling;
+  r.ceiling = std::min(1.0, matmul * cal.factors.compute) * fw.kernel_efficiency;
   r.dim_half = eff.dim_half;
   r.hbm_bytes_per_s = gpu.memory_bw_bytes_per_s * eff.hbm_efficiency;
   r.elem_bytes = fp8 ? 1 : (fp32 ? 4 : 2);
@@ -485,7 +493,12 @@ TimeRates RatesOf(const Scenario& sc) {
   // The fused kernel's rate relative to FlashAttention-2, on which the generation ceilings were calibrated.
   const AttentionKernel kernel = eff.Kernel(sc.training.attention, sc.strategy.flash_attention, sc.training.framework);
   const double kernel_rate = kernel == AttentionKernel::kEager ? 1 : eff.AttentionRate(kernel, gpu.generation);
-  r.attn_ceiling = std::min(1.0, generation.attention_ceiling * kernel_rate) * fw.kernel_efficiency;
+  r.attn_ceiling = std::min(1.0, generation.attention_ceiling * kernel_rate * cal.factors.compute) * fw.kernel_efficiency;
+  r.link_factor = cal.factors.communication;
+  if (cal.measured_intra_bytes_per_s > 0) {
+    r.measured_link = &DefaultIntraNodeLink(gpu);
+    r.measured_link_bytes_per_s = cal.measured_intra_bytes_per_s;
+  }
   r.attn_elem_bytes = fp32 ? 4 : 2;
   r.matmul_s_per_flop = 1 / (r.peak_flops * r.ceiling);
   r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
@@ -698,7 +711,7 @@ Fp8Time Fp8Seconds(const Scenario& sc, const TimeRates& r, const Layout& l, cons
   const double tensors = stage_share * x.fp8_tensors;
   const int group = l.t * l.d * l.c;
   const double reduce =
-      AllReduceTime(sc.hardware, tensors * 4, group, std::min(group, sc.hardware.gpus_per_node), 1.0);
+      AllReduceTime(r, sc.hardware, tensors * 4, group, std::min(group, sc.hardware.gpus_per_node), 1.0);
   const int passes = Fp8AmaxReductions(r.fp8_scaling);
   const double history = passes * Fp8AmaxHistoryBytes(r.fp8_scaling, tensors, r.fp8_amax_history_len);
   t.per_micro_batch_s = HbmSeconds(r, stage_share * x.fp8_cast_bytes + history) + passes * reduce;
@@ -735,8 +748,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   if (st.zero >= 3) {
     const Training& tr = sc.training;
     const double weight_bytes = LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant);
-    const double gather = AllReduceTime(hw, stage_params * weight_bytes, d, dp_local, 0.5);
-    const double scatter = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
+    const double gather = AllReduceTime(r, hw, stage_params * weight_bytes, d, dp_local, 0.5);
+    const double scatter = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
     const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
     // Ring latency of one pass's collectives: d-1 steps each.
     const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
@@ -749,7 +762,7 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
                                             : fwd_comm + bwd_comm;
     return micro_batches * exposed;
   }
-  const double reduce = AllReduceTime(hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
+  const double reduce = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
   const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
   return std::max(0.0, reduce - window);
 }
@@ -982,7 +995,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   if (r.peak_flops <= 0 || r.attn_peak_flops <= 0 || r.hbm_bytes_per_s <= 0 || r.ceiling <= 0) return out;
 
   // TP all-reduces one micro-batch's activations [b, s/c, h] in bf16 after attention and MLP.
-  const double tp_one = AllReduceTime(hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
+  const double tp_one = AllReduceTime(r, hw, b * (s / c) * static_cast<double>(model.hidden_size) * 2, st.tp,
                                       std::min<int>(st.tp, hw.gpus_per_node), 1.0);
   const LayerTotals x = SumLayers(sc, r, groups, tp_one);
 
@@ -1052,7 +1065,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
         PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy), p, l.v) * mb_total;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
-    out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(intra ? hw.intra_node : hw.inter_node, bytes, 1);
+    out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(r, intra ? hw.intra_node : hw.inter_node, bytes, 1);
   }
 
   // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/vocabulary.h"
+#include "catalog/calibration.h"
 #include "catalog/hardware.h"
 #include "core/model.h"
 
@@ -103,6 +104,9 @@ struct Scenario {
   Training training;
   Hardware hardware;
   Strategy strategy;
+  // Factors under trial while `trainplan calibrate` fits them; nullopt: the catalog's calibration for the
+  // engine and GPU, if any (core/calibration.h).
+  std::optional<EfficiencyFactors> efficiency_factors;
 };
 
 /// Checks a filled scenario: positive sizes, heads divisible by tp, gpus == tp*pp*dp*cp, layers >= pp,

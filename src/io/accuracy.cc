@@ -20,9 +20,11 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "catalog/frameworks.h"
+#include "core/calibration.h"
 #include "core/estimate.h"
 #include "io/model_catalog.h"
 #include "io/scenario_reader.h"
+#include "text/calibration_text.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -365,10 +367,40 @@ void AddRow(AccuracyReport& report, const json& rec, const Mapped& m, const std:
   report.rows.push_back(std::move(row));
 }
 
+/// The row as a run `trainplan calibrate` could fit, when its estimate is the figure calibration compares: the
+/// step time, the token rate, or the peak memory of a counter without the load peak.
+void AddCalibrationRun(AccuracyReport& report, const Estimate& e, const Mapped& m, const std::string& metric,
+                       double measured, double estimated) {
+  CalibrationRun run;
+  run.scenario = m.scenario;
+  run.label = report.rows.back().id;
+  const auto same = [&](double x) { return std::abs(x - estimated) <= 1e-9 * std::abs(x); };
+  const double gpus = m.scenario.hardware.gpus;
+  const double overhead = AllocatorOverhead(m.scenario, GetFrameworkProfile(m.scenario.training.framework));
+  const auto counted = [&](MemoryCounter c) { return CountedBytes(e.memory, c, false, overhead) / kGiB; };
+  if ((metric.starts_with("sec_per") || metric == "iteration_time_s") && same(e.time.step_s)) {
+    run.step_s = measured;
+  } else if (metric == "tokens_per_s" && same(e.time.tokens_per_s)) {
+    run.tokens_per_s = measured;
+  } else if (metric == "tokens_per_s_per_gpu" && same(e.time.tokens_per_s / gpus)) {
+    run.tokens_per_s = measured * gpus;
+  } else if (metric == "gib_per_gpu_reserved" && same(counted(MemoryCounter::kReserved))) {
+    run.reserved_bytes = measured * kGiB;
+  } else if (metric == "gib_per_gpu_allocated" && same(counted(MemoryCounter::kAllocated))) {
+    run.allocated_bytes = measured * kGiB;
+  } else if ((metric == "gib_per_gpu" || metric == "gib_per_gpu_device") && same(counted(MemoryCounter::kDevice))) {
+    run.device_bytes = measured * kGiB;
+  } else {
+    return;
+  }
+  report.calibration_runs.push_back({report.rows.size() - 1, std::move(run)});
+}
+
 /// A row compared with an estimate: a published run ran, so an estimate that it does not fit is flagged.
 void AddEstimatedRow(AccuracyReport& report, const Estimate& e, const json& rec, const Mapped& m,
                      const std::string& kind, const std::string& metric, double measured, double estimated) {
   AddRow(report, rec, m, kind, metric, measured, estimated);
+  AddCalibrationRun(report, e, m, metric, measured, estimated);
   AccuracyRow& row = report.rows.back();
   row.fits = e.memory.fits;
   if (!row.fits) {
@@ -502,14 +534,9 @@ void Compare(AccuracyReport& report, const json& rec) {
 /// fit) also covers loading the weights: the larger of the load-time peak and the step peak.
 double CountedBytes(const MemoryEstimate& mem, const Field& counter, bool includes_load, double fragmentation) {
   const std::string c = counter.String();
-  const double load_device = includes_load ? mem.load_peak_bytes : 0;
-  if (c == "device") return std::max(mem.per_gpu_bytes, load_device);
-  const double load_reserved = std::max(0.0, load_device - mem[MemTerm::kRuntime]);
-  if (c == "reserved") return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem.pageable_bytes, load_reserved);
-  if (c == "allocated") {
-    return std::max(mem.per_gpu_bytes - mem[MemTerm::kRuntime] - mem[MemTerm::kFragmentation] - mem.pageable_bytes,
-                    load_reserved / (1 + fragmentation));
-  }
+  if (c == "device") return CountedBytes(mem, MemoryCounter::kDevice, includes_load, fragmentation);
+  if (c == "reserved") return CountedBytes(mem, MemoryCounter::kReserved, includes_load, fragmentation);
+  if (c == "allocated") return CountedBytes(mem, MemoryCounter::kAllocated, includes_load, fragmentation);
   counter.Fail("device (nvidia-smi), reserved (torch.cuda.max_memory_reserved) or allocated "
                "(torch.cuda.max_memory_allocated, torchtune peak_memory_active)");
 }
@@ -545,7 +572,7 @@ void CompareScenarioRecord(AccuracyReport& report, const json& rec, const std::s
       if (!counter) measured.FailMember("counter", "", "device, reserved or allocated: what the figure counted");
       const double gib = key == "peak_memory_gib" ? v : v * kGB / kGiB;
       const std::optional<Field> load = measured.Get("includes_load");
-      const double fragmentation = GetFrameworkProfile(m.scenario.training.framework).allocator_fragmentation;
+      const double fragmentation = AllocatorOverhead(m.scenario, GetFrameworkProfile(m.scenario.training.framework));
       const double counted = CountedBytes(e.memory, *counter, load && load->Bool(), fragmentation);
       metrics.emplace_back("memory", "gib_per_gpu_" + counter->String(), gib, counted / kGiB);
     } else if (key == "tokens_per_s") {
@@ -643,6 +670,55 @@ std::string EngineSection(const AccuracyReport& report) {
   return out;
 }
 
+/// `trainplan calibrate` on the published runs: per engine and GPU generation, factors fitted on two of every
+/// three calibratable rows (file order) and the error on the third before and after.
+std::string CalibrationSection(const AccuracyReport& report) {
+  std::vector<CalibrationRun> runs;
+  for (const AccuracyCalibrationRun& r : report.calibration_runs)
+    if (report.rows[r.row].excluded.empty()) runs.push_back(r.run);
+  std::string out =
+      "\n## Calibration on held-out rows\n\nWhat `trainplan calibrate` (docs/calibration.md) does with the rows above "
+      "that it can fit (a step time, a token rate or a peak-memory counter without the load peak, excluded rows left "
+      "out): per engine and GPU generation, every third row in file order is held out, the factors are fitted on the "
+      "others, and the held-out rows' mean |error| is shown before (the built-in model) and after. Factors the rows "
+      "cannot determine are not fitted (the reason is shown). Reproduce a group with `trainplan calibrate --runs FILE "
+      "--no-write` on its records.\n\n"
+      "| engine on generation | rows (time, memory) | fitted on the kept rows | held-out step time: before -> after | "
+      "held-out peak memory (reserved or device): before -> after | not fitted |\n|---|---|---|---|---|---|\n";
+  for (const CalibrationGroup& g : Calibrate(runs, false)) {
+    int time_runs = 0, memory_runs = 0, kept_time_runs = 0;
+    for (size_t i = 0; i < g.runs.size(); ++i) {
+      const CalibrationRun& run = runs[g.runs[i]];
+      time_runs += run.HasTime(), memory_runs += run.HasReserved();
+      kept_time_runs += run.HasTime() && !HeldOut(i, g.runs.size());
+    }
+    const CalibrationFit& fit = g.kept_fit ? *g.kept_fit : g.fit;
+    std::vector<std::string> refused;
+    for (auto [f, name] : {std::pair{&fit.communication, "communication efficiency"},
+                           std::pair{&fit.allocator_overhead, "allocator overhead"}}) {
+      if (f->status != FactorStatus::kFitted && f->status != FactorStatus::kNoRuns)
+        refused.push_back(FactorRefusal(*f, name, kept_time_runs, fit.comm_share_spread));
+    }
+    // Mean |error| of the held-out rows, memory as reserved where counted so, else as the device counts it.
+    const auto held = [&](bool memory) {
+      double before = 0, after = 0;
+      int n = 0;
+      for (size_t k = 0; k < g.held_before.size(); ++k) {
+        const RunErrors &b = g.held_before[k], &a = g.held_after[k];
+        const std::optional<double> eb = memory ? (b.reserved ? b.reserved : b.device) : b.step_time;
+        const std::optional<double> ea = memory ? (a.reserved ? a.reserved : a.device) : a.step_time;
+        if (!eb || !ea) continue;
+        before += std::abs(*eb), after += std::abs(*ea), ++n;
+      }
+      return n ? fmt::format("{:.1f}% -> {:.1f}% ({} row{})", 100 * before / n, 100 * after / n, n, n == 1 ? "" : "s") : std::string("-");
+    };
+    out += fmt::format("| {} | {} ({}, {}) | {} | {} | {} | {} |\n", GroupName(g), g.runs.size(), time_runs, memory_runs,
+                       g.kept_fit ? FactorsText(fit.Factors()) : "fewer than 3 rows: none held out", held(false),
+                       held(true), refused.empty() ? "-" : fmt::format("{}", fmt::join(refused, "; ")));
+  }
+  return out;
+}
+
 }  // namespace
 
 AccuracyReport RunAccuracy(const std::string& measurements_path) {
@@ -734,7 +810,7 @@ std::string AccuracyMarkdown(const AccuracyReport& report) {
   }
   out += fmt::format("\n## Skipped records ({})\n\n", report.skipped.size());
   for (const auto& s : report.skipped) out += "- " + s + "\n";
-  return out;
+  return out + CalibrationSection(report);
 }
 
 }  // namespace trainplan

@@ -2,6 +2,8 @@
 #include <string>
 #include <vector>
 
+#include "core/calibration.h"
+
 namespace trainplan {
 
 /// One published measurement compared with trainplan's estimate for the same setup.
@@ -21,8 +23,15 @@ struct AccuracyRow {
   bool fits = true;      // whether the estimate says the run fits its GPUs (every published run did)
 };
 
+/// A row whose figure `trainplan calibrate` can fit (a step time, a token rate, a peak-memory counter).
+struct AccuracyCalibrationRun {
+  size_t row = 0;  // index into AccuracyReport::rows
+  CalibrationRun run;
+};
+
 struct AccuracyReport {
   std::vector<AccuracyRow> rows;
+  std::vector<AccuracyCalibrationRun> calibration_runs;
   std::vector<std::string> skipped;  // "id: why" for records that cannot be compared
 };
 
@@ -32,7 +41,7 @@ AccuracyReport RunAccuracy(const std::string& measurements_path);
 
 /// The report as Markdown: a summary (median and max |error| and the median signed error, with the way it
 /// leans, per source and metric), the error per engine and method split into calibration and validation rows,
-/// and one row per record.
+/// one row per record, and calibration on held-out rows (docs/calibration.md).
 std::string AccuracyMarkdown(const AccuracyReport& report);
 
 }  // namespace trainplan

@@ -1,7 +1,7 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
 // config.json, b build document, r recommend request, l a file of sample lengths, g a training log, u a Hugging
-// Face repo id and cache ref, c a user catalog file laid over each built-in catalog it names, anything else the
-// first three),
+// Face repo id and cache ref, c a user catalog file laid over each built-in catalog it names, k a calibration
+// runs file, anything else the first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "catalog/load.h"
 #include "io/build_reader.h"
+#include "io/calibration_io.h"
 #include "io/hf_config.h"
 #include "io/hf_hub.h"
 #include "io/requests.h"
@@ -53,6 +54,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)doc.Root();
       }
     });
+    return 0;
+  }
+  if (kind == 'k') {  // `trainplan calibrate --runs`: a JSON array or JSONL of runs
+    Expect([&] { trainplan::ReadCalibrationRuns(text, "runs.jsonl"); });
     return 0;
   }
   if (kind == 'l') {

@@ -9,6 +9,7 @@
 #include "core/framework.h"
 #include "core/sequences.h"
 #include "core/units.h"
+#include "text/calibration_text.h"
 #include "text/format.h"
 #include "text/job_costs_text.h"
 #include "text/stack_text.h"
@@ -226,6 +227,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s) {
           HostTimeText(s), FixedCostsAssumption(), GlobalBatchText(s)};
   for (std::string& line : SequenceAssumptions(s.training)) out.push_back(std::move(line));
   if (std::string catalogs = UserCatalogsText(); !catalogs.empty()) out.push_back(std::move(catalogs));
+  if (auto line = CalibrationAssumption(s)) out.push_back(std::move(*line));
   return out;
 }
 

@@ -1,0 +1,245 @@
+#include "cli/calibrate_command.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "base/document.h"
+#include "base/error.h"
+#include "core/calibration.h"
+#include "io/calibration_io.h"
+#include "io/scenario_reader.h"
+#include "io/text_io.h"
+#include "text/calibration_text.h"
+
+namespace trainplan::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct CalibrateState {
+  CLI::App* calibrate = nullptr;
+  JobFlagsHook job;
+  MeasuredNumbers measured;
+  std::string runs_path, output, by = "generation";
+  bool as_json = false, no_write = false;
+};
+
+CalibrateState& State() {
+  static CalibrateState state;
+  return state;
+}
+
+// The measured figures' document keys and the flags that set them, for error messages.
+constexpr std::pair<const char*, const char*> kMeasuredFlags[] = {
+    {"measured.step_time_s", "--step-time-s"},
+    {"measured.tokens_per_s", "--tokens-per-s"},
+    {"measured.tokens_per_s_per_gpu", "--tokens-per-s-per-gpu"},
+    {"measured.peak_reserved_gib", "--peak-reserved-gib"},
+    {"measured.peak_allocated_gib", "--peak-allocated-gib"},
+    {"measured", "--step-time-s, --tokens-per-s, --tokens-per-s-per-gpu, --peak-reserved-gib or --peak-allocated-gib"},
+};
+
+std::string Slurp(const std::string& path, const std::string& field, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw InputError(field, path, what);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+/// The run the job flags (or scenario file) and the measured flags describe.
+CalibrationRun RunFromFlags(const CalibrateState& s) {
+  CalibrationRun run;
+  run.scenario = ScenarioFromJson(s.job.document(), /*allow_paths=*/true);
+  const json measured = MeasuredDocument(s.measured);
+  try {
+    ReadMeasured(Field(measured, "measured"), run);
+  } catch (const InputError& e) {
+    for (const auto& [path, flag] : kMeasuredFlags)
+      if (e.field() == path) throw InputError(flag, e.value(), e.allowed());
+    throw;
+  }
+  return run;
+}
+
+std::string Today() {
+  const auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{days};
+  return fmt::format("{:04d}-{:02d}-{:02d}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+/// $XDG_CONFIG_HOME/trainplan/calibration.json, else ~/.config/trainplan/calibration.json.
+std::string DefaultCalibrationPath() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  std::filesystem::path dir;
+  if (xdg != nullptr && *xdg != '\0') dir = xdg;
+  else if (home != nullptr && *home != '\0') dir = std::filesystem::path(home) / ".config";
+  else throw InputError("--output", "", "a calibration file path (-o FILE): neither XDG_CONFIG_HOME nor HOME is set");
+  return (dir / "trainplan" / "calibration.json").string();
+}
+
+/// The calibrations to write: one per group that fitted any factor.
+std::vector<Calibration> Calibrations(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups) {
+  std::vector<Calibration> out;
+  for (const CalibrationGroup& g : groups) {
+    const CalibrationFit& f = g.fit;
+    Calibration c;
+    c.engine = g.engine;
+    if (g.gpu.empty()) c.generation = g.generation;
+    c.gpu = g.gpu;
+    c.factors = f.Factors();
+    const auto runs_of = [](const FactorFit& x) { return x.status == FactorStatus::kFitted ? x.runs : 0; };
+    c.compute_runs = runs_of(f.compute);
+    c.communication_runs = runs_of(f.communication);
+    c.memory_runs = runs_of(f.allocator_overhead);
+    if (c.compute_runs + c.communication_runs + c.memory_runs == 0) continue;
+    for (size_t i : g.runs) c.runs.push_back(RunLabel(runs[i]));
+    c.source = "trainplan calibrate";
+    c.date = Today();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+json ErrorsJson(const RunErrors& e) {
+  json out = json::object();
+  const auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) out[key] = *v;
+  };
+  put("step_time", e.step_time);
+  put("peak_reserved", e.reserved);
+  put("peak_allocated", e.allocated);
+  put("peak_device", e.device);
+  return out;
+}
+
+json FactorJson(const FactorFit& f, const char* name, int time_runs, double spread) {
+  json out = {{"fitted", f.status == FactorStatus::kFitted}, {"runs", f.runs}};
+  if (f.status == FactorStatus::kFitted) {
+    out["value"] = f.value;
+    out["at_bound"] = f.at_bound;
+  } else {
+    out["reason"] = FactorRefusal(f, name, time_runs, spread);
+  }
+  return out;
+}
+
+json ReportJson(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups) {
+  json out = json::array();
+  for (const CalibrationGroup& g : groups) {
+    int time_runs = 0;
+    for (size_t i : g.runs) time_runs += runs[i].HasTime() ? 1 : 0;
+    json group = {{"engine", FrameworkKey(g.engine)}, {"name", GroupName(g)}};
+    if (g.gpu.empty()) group["gpu_generation"] = GenerationName(g.generation);
+    else group["gpu"] = g.gpu;
+    for (size_t i = 0; i < g.runs.size(); ++i) {
+      const bool held = std::find(g.held_out.begin(), g.held_out.end(), i) != g.held_out.end();
+      group["runs"].push_back({{"run", RunLabel(runs[g.runs[i]])}, {"held_out", held},
+                               {"error_before", ErrorsJson(g.before[i])}, {"error_after", ErrorsJson(g.after[i])}});
+    }
+    const double spread = g.fit.comm_share_spread;
+    group["factors"] = {{"compute", FactorJson(g.fit.compute, "compute efficiency", time_runs, spread)},
+                        {"communication", FactorJson(g.fit.communication, "communication efficiency", time_runs, spread)},
+                        {"allocator_overhead", FactorJson(g.fit.allocator_overhead, "allocator overhead", time_runs, spread)}};
+    group["communication_share_spread"] = spread;
+    if (g.kept_fit) {
+      json held = json::array();
+      for (size_t k = 0; k < g.held_out.size(); ++k) {
+        held.push_back({{"run", RunLabel(runs[g.runs[g.held_out[k]]])}, {"error_before", ErrorsJson(g.held_before[k])},
+                        {"error_after", ErrorsJson(g.held_after[k])}});
+      }
+      group["held_out"] = held;
+    }
+    out.push_back(group);
+  }
+  return out;
+}
+
+int RunCalibrate(CalibrateState& s) {
+  if (s.by != "generation" && s.by != "gpu") throw InputError("--by", s.by, "generation or gpu");
+  std::vector<CalibrationRun> runs;
+  if (!s.runs_path.empty()) {
+    runs = ReadCalibrationRuns(Slurp(s.runs_path, "--runs", "a readable runs file (JSON array or JSONL)"), s.runs_path);
+  } else {
+    runs.push_back(RunFromFlags(s));
+  }
+  const std::vector<CalibrationGroup> groups = Calibrate(runs, s.by == "gpu");
+  const std::vector<Calibration> calibrations = Calibrations(runs, groups);
+  std::string path;
+  if (!s.no_write && !calibrations.empty()) {
+    path = s.output.empty() ? DefaultCalibrationPath() : s.output;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    const std::string existing = std::filesystem::exists(path) ? Slurp(path, "--output", "a readable calibration file") : "";
+    WriteText(CalibrationFileText(calibrations, existing, path), path);
+  }
+  if (s.as_json) {
+    json calibration_entries = json::array();
+    for (const Calibration& c : calibrations) calibration_entries.push_back(CalibrationEntryJson(c));
+    const json out = {{"groups", ReportJson(runs, groups)},
+                      {"calibration_file", path.empty() ? json(nullptr) : json(path)},
+                      {"calibrations", calibration_entries}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << CalibrationReportText(runs, groups);
+  if (calibrations.empty()) std::cout << "no factor could be fitted: nothing written\n";
+  else if (path.empty()) std::cout << "not written (--no-write)\n";
+  else std::cout << fmt::format("calibration written to {}: later estimates for these engines and GPUs use it\n", path);
+  return 0;
+}
+
+}  // namespace
+
+json MeasuredDocument(const MeasuredNumbers& n) {
+  json measured = json::object();
+  const auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) measured[key] = *v;
+  };
+  put("step_time_s", n.step_time_s);
+  put("tokens_per_s", n.tokens_per_s);
+  put("tokens_per_s_per_gpu", n.tokens_per_s_per_gpu);
+  put("peak_reserved_gib", n.peak_reserved_gib);
+  put("peak_allocated_gib", n.peak_allocated_gib);
+  return measured;
+}
+
+void RegisterCalibrateCommand(CLI::App& app, JobFlagsHook job_flags) {
+  CalibrateState& s = State();
+  s = CalibrateState{};  // a fresh app starts from the defaults
+  s.job = std::move(job_flags);
+  s.calibrate = app.add_subcommand(
+      "calibrate", "fit compute, communication and allocator efficiency to real runs and write a calibration file");
+  CLI::App* c = s.calibrate;
+  s.job.add(c);
+  c->add_option("--step-time-s", s.measured.step_time_s, "measured seconds per optimizer step (steady state)");
+  c->add_option("--tokens-per-s", s.measured.tokens_per_s, "measured tokens per second, all GPUs together");
+  c->add_option("--tokens-per-s-per-gpu", s.measured.tokens_per_s_per_gpu, "measured tokens per second per GPU");
+  c->add_option("--peak-reserved-gib", s.measured.peak_reserved_gib, "torch.cuda.max_memory_reserved() in GiB");
+  c->add_option("--peak-allocated-gib", s.measured.peak_allocated_gib, "torch.cuda.max_memory_allocated() in GiB");
+  c->add_option("--runs", s.runs_path, "JSON array or JSONL of runs {\"scenario\": {...}, \"measured\": {...}} "
+                                       "(docs/calibration.md) instead of one run from flags");
+  c->add_option("--by", s.by, "generation (default): one calibration per engine and GPU generation; gpu: per GPU");
+  c->add_option("-o,--output", s.output, "calibration file (default $XDG_CONFIG_HOME/trainplan/calibration.json)");
+  c->add_flag("--no-write", s.no_write, "report the fit without writing the calibration file");
+  c->add_flag("--json", s.as_json, "the report as JSON");
+}
+
+bool RunCalibrateCommand(int& exit_status) {
+  CalibrateState& s = State();
+  if (s.calibrate == nullptr || !s.calibrate->parsed()) return false;
+  exit_status = RunCalibrate(s);
+  return true;
+}
+
+}  // namespace trainplan::cli

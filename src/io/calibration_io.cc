@@ -1,0 +1,154 @@
+#include "io/calibration_io.h"
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "core/units.h"
+#include "io/scenario_reader.h"
+
+namespace trainplan {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A step longer than a day or a peak above 100 TiB per GPU is a unit slip, not a measurement.
+constexpr double kMaxStepS = 86400, kMaxGib = 102400, kMaxTokensPerS = 1e12;
+
+double GibBytes(const Field& f) { return f.Number(0, kMaxGib) * kGiB; }
+
+/// `peak_memory_gib` / `peak_memory_gb` with its counter, as the accuracy records write it.
+void ReadCountedPeak(const Field& measured, const std::string& key, const Field& value, CalibrationRun& run) {
+  const std::optional<Field> counter = measured.Get("counter");
+  if (!counter) measured.FailMember("counter", "", "device, reserved or allocated: what the figure counted");
+  const double bytes = key == "peak_memory_gib" ? GibBytes(value) : value.Number(0, kMaxGib) * kGB;
+  const std::string c = counter->String();
+  if (c == "device") run.device_bytes = bytes;
+  else if (c == "reserved") run.reserved_bytes = bytes;
+  else if (c == "allocated") run.allocated_bytes = bytes;
+  else counter->Fail("device (nvidia-smi), reserved (torch.cuda.max_memory_reserved) or allocated (torch.cuda.max_memory_allocated)");
+}
+
+/// One record of a runs file; `where` names it ("runs.jsonl line 3", "runs.json[2]").
+std::optional<CalibrationRun> ReadRun(const json& value, const std::string& where) {
+  const Field rec(value, where);
+  rec.RequireObject("a run: {\"scenario\": {...}, \"measured\": {...}}");
+  rec.CheckKeys({"id", "label", "source", "role", "kind", "published_engine", "scenario", "measured", "notes", "excluded"});
+  if (const auto excluded = rec.Get("excluded"); excluded && !excluded->String().empty()) return std::nullopt;
+  CalibrationRun run;
+  run.scenario = ScenarioFromDocument(rec.At("scenario"), /*allow_paths=*/false);
+  if (const auto id = rec.Get("id")) run.label = id->String();
+  if (const auto label = rec.Get("label")) run.label = label->String();
+  ReadMeasured(rec.At("measured"), run);
+  return run;
+}
+
+/// Whether the text is one JSON array (else JSONL).
+bool IsArray(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '[';
+}
+
+}  // namespace
+
+void ReadMeasured(const Field& measured, CalibrationRun& run) {
+  measured.RequireObject();
+  measured.CheckKeys({"sec_per_step", "step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "peak_reserved_gib",
+                      "peak_allocated_gib", "peak_memory_gib", "peak_memory_gb", "counter", "includes_load"});
+  for (const auto& [key, value] : measured.Members()) {
+    if (key == "counter") continue;
+    if (key == "includes_load") {
+      if (value.Bool()) value.Fail("false: a peak over the whole run (weights loading included) cannot calibrate the step");
+    } else if (key == "sec_per_step" || key == "step_time_s") {
+      run.step_s = value.Number(0, kMaxStepS);
+    } else if (key == "tokens_per_s") {
+      run.tokens_per_s = value.Number(0, kMaxTokensPerS);
+    } else if (key == "tokens_per_s_per_gpu") {
+      run.tokens_per_s = value.Number(0, kMaxTokensPerS) * run.scenario.hardware.gpus;
+    } else if (key == "peak_reserved_gib") {
+      run.reserved_bytes = GibBytes(value);
+    } else if (key == "peak_allocated_gib") {
+      run.allocated_bytes = GibBytes(value);
+    } else {
+      ReadCountedPeak(measured, key, value, run);
+    }
+  }
+  if (measured.Has("counter") && !measured.Has("peak_memory_gib") && !measured.Has("peak_memory_gb")) {
+    measured.At("counter").Fail("only with peak_memory_gib or peak_memory_gb");
+  }
+  if (!run.HasTime() && !run.HasReserved() && run.allocated_bytes <= 0) measured.Fail(kMeasuredAllowed);
+  if (run.reserved_bytes > 0 && run.allocated_bytes > run.reserved_bytes) {
+    measured.FailMember("peak_allocated_gib", fmt::format("{:.2f}", run.allocated_bytes / kGiB),
+                        fmt::format("at most the peak reserved ({:.2f} GiB): the allocator hands out only what it reserved",
+                                    run.reserved_bytes / kGiB));
+  }
+}
+
+std::vector<CalibrationRun> ReadCalibrationRuns(std::string_view text, const std::string& file) {
+  std::vector<CalibrationRun> runs;
+  const auto add = [&](const json& value, const std::string& where) {
+    if (auto run = ReadRun(value, where)) runs.push_back(std::move(*run));
+  };
+  if (IsArray(text)) {
+    const json doc = ParseDocument(text, file);
+    for (size_t i = 0; i < doc.size(); ++i) add(doc[i], fmt::format("{}[{}]", file, i));
+  } else {
+    size_t line_no = 0, start = 0;
+    while (start <= text.size()) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      const std::string_view line = text.substr(start, end - start);
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+        const std::string where = fmt::format("{} line {}", file, line_no);
+        add(ParseDocument(line, where), where);
+      }
+      start = end + 1;
+    }
+  }
+  if (runs.empty()) throw InputError("runs", file, "a JSON array or JSONL file of runs {\"scenario\": ..., \"measured\": ...}");
+  return runs;
+}
+
+json CalibrationEntryJson(const Calibration& c) {
+  json entry = {{"engine", FrameworkKey(c.engine)}};
+  if (c.gpu.empty()) entry["gpu_generation"] = GenerationName(*c.generation);
+  else entry["gpu"] = c.gpu;
+  json factors = json::object(), determined = json::object();
+  if (c.compute_runs > 0) factors["compute"] = c.factors.compute, determined["compute"] = c.compute_runs;
+  if (c.communication_runs > 0) factors["communication"] = c.factors.communication, determined["communication"] = c.communication_runs;
+  if (c.memory_runs > 0 && c.factors.allocator_overhead) {
+    factors["allocator_overhead"] = *c.factors.allocator_overhead;
+    determined["allocator_overhead"] = c.memory_runs;
+  }
+  entry["factors"] = factors;
+  entry["determined_by"] = determined;
+  entry["runs"] = c.runs;
+  entry["source"] = c.source;
+  entry["date"] = c.date;
+  return entry;
+}
+
+std::string CalibrationFileText(const std::vector<Calibration>& entries, std::string_view existing,
+                                const std::string& file) {
+  json doc = existing.find_first_not_of(" \t\r\n") == std::string_view::npos ? json::object() : ParseDocument(existing, file);
+  const Field root(doc, file);
+  root.RequireObject("a calibration file: {\"efficiency\": {\"calibrations\": [...]}}");
+  if (const auto c = root.Section("efficiency").Get("calibrations")) c->Items("an array of calibrations");
+  json& calibrations = doc["efficiency"]["calibrations"];
+  if (calibrations.is_null()) calibrations = json::array();
+  for (const Calibration& c : entries) {
+    json entry = CalibrationEntryJson(c);
+    json kept = json::array();
+    for (json& old : calibrations) {
+      const bool same = old.is_object() && old.value("engine", "") == entry["engine"] &&
+                        old.value("gpu_generation", "") == entry.value("gpu_generation", "") &&
+                        old.value("gpu", "") == entry.value("gpu", "");
+      if (!same) kept.push_back(std::move(old));
+    }
+    kept.push_back(std::move(entry));
+    calibrations = std::move(kept);
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace trainplan

@@ -1,0 +1,39 @@
+#pragma once
+// `trainplan calibrate`'s documents (docs/calibration.md): the runs file it reads, the calibration file it
+// writes (a user catalog file: {"efficiency": {"calibrations": [...]}}) and its --json report.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/document.h"
+#include "core/calibration.h"
+
+namespace trainplan {
+
+/// Keys of a run's `measured` object, and the flags that give the same numbers.
+constexpr const char* kMeasuredAllowed =
+    "sec_per_step (or step_time_s), tokens_per_s (all GPUs), tokens_per_s_per_gpu, peak_reserved_gib, "
+    "peak_allocated_gib, or peak_memory_gib / peak_memory_gb with counter device, reserved or allocated";
+
+/// Reads what a run measured into `run` (its scenario already read): at least one figure, each positive.
+/// Fails naming the field, the value and what is allowed.
+void ReadMeasured(const Field& measured, CalibrationRun& run);
+
+/// Reads a runs file: a JSON array of records or one record per line (JSONL). A record is
+/// {"id"?, "label"?, "scenario": <scenario document>, "measured": {...}}; the generic records of
+/// tests/reference/measurements.jsonl read as they are (their other keys are allowed and ignored; a record
+/// marked `excluded` is left out). A bad record fails naming the file, the record and the field.
+std::vector<CalibrationRun> ReadCalibrationRuns(std::string_view text, const std::string& file);
+
+/// A calibration as it is written into the calibration file.
+nlohmann::json CalibrationEntryJson(const Calibration& c);
+
+/// The calibration file with `entries` in it: `existing` (a calibration file's text, or empty) keeps its other
+/// keys and its calibrations for other engines and GPUs; one for the same engine and GPU (generation) is
+/// replaced. An existing file that is not such a document fails naming `file`.
+std::string CalibrationFileText(const std::vector<Calibration>& entries, std::string_view existing,
+                                const std::string& file);
+
+}  // namespace trainplan
