@@ -2,6 +2,8 @@
 // held-out runs; the calibration file round-trips into the efficiency catalog and changes later estimates; the
 // `calibrate` command's bad inputs exit 2 naming field, value and what is allowed.
 #include <cmath>
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,10 +16,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
 #include "catalog/efficiency.h"
 #include "core/calibration.h"
 #include "core/units.h"
 #include "io/calibration_io.h"
+#include "io/run_logs.h"
 #include "io/scenario_reader.h"
 #include "support/run_cli.h"
 #include "text/calibration_text.h"
@@ -300,6 +304,95 @@ TEST(CalibrateCli, WritesIntoTheXdgConfigDirectoryByDefault) {
   EXPECT_NE(out.find("cannot determine communication efficiency from 1 run"), std::string::npos) << out;
   const json file = json::parse(ReadFile(dir + "/trainplan/calibration.json"));
   EXPECT_NEAR(file["efficiency"]["calibrations"][0]["factors"]["allocator_overhead"].get<double>(), 0.2, 1e-12);
+}
+
+/// The JSON document a command printed after any lines of text before it.
+json JsonOf(const CliRun& run) {
+  const size_t open = run.out.find('{'), close = run.out.rfind('}');
+  return json::parse(run.out.substr(open, close - open + 1));
+}
+
+TEST(CalibrateCli, ALogFeedsTheFitAsItsFiguresGivenAsFlagsWouldAndAFlagOverridesIt) {
+  const std::string log = std::string(TRAINPLAN_SOURCE_DIR) + "/tests/fixtures/logs/megatron.log";
+  const RunLog read = ReadRunLogFile(log);
+  ASSERT_TRUE(read.step_time_s && read.tokens_per_s && read.peak_reserved_bytes && read.peak_allocated_bytes);
+  ASSERT_FALSE(read.tokens_per_s_per_gpu);
+  const std::string figures = fmt::format(" --tokens-per-s {:.17g} --peak-reserved-gib {:.17g} --peak-allocated-gib {:.17g}",
+                                          *read.tokens_per_s, *read.peak_reserved_bytes / kGiB,
+                                          *read.peak_allocated_bytes / kGiB);
+  const CliRun from_log = RunCli(std::string(kJobFlags) + " --log " + log + " --no-write --json");
+  const CliRun from_flags =
+      RunCli(std::string(kJobFlags) + fmt::format(" --step-time-s {:.17g}", *read.step_time_s) + figures + " --no-write --json");
+  ASSERT_EQ(from_log.status, 0) << from_log.out;
+  ASSERT_EQ(from_flags.status, 0) << from_flags.out;
+  EXPECT_EQ(JsonOf(from_log)["groups"], JsonOf(from_flags)["groups"]);
+
+  const CliRun overridden = RunCli(std::string(kJobFlags) + " --log " + log + " --step-time-s 3 --no-write --json");
+  const CliRun flags_only = RunCli(std::string(kJobFlags) + " --step-time-s 3" + figures + " --no-write --json");
+  ASSERT_EQ(overridden.status, 0) << overridden.out;
+  EXPECT_EQ(JsonOf(overridden)["groups"], JsonOf(flags_only)["groups"]);
+}
+
+TEST(CalibrateCli, AnUnreadableLogNamesTheFile) {
+  const std::string log = WriteTemp("not_a_log.txt", "hello\nworld\n");
+  const CliRun run = RunCli(std::string(kJobFlags) + " --log " + log + " --no-write");
+  EXPECT_EQ(run.status, 2) << run.out;
+  EXPECT_NE(run.out.find("not_a_log.txt"), std::string::npos) << run.out;
+}
+
+TEST(CalibrateCli, MeasureWithoutAGpuExitsThreeAndWritesNothing) {
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY)) {
+    dlclose(nvml);
+    GTEST_SKIP() << "this machine has an NVIDIA driver: docs/machine.md runs --measure for real";
+  }
+  const std::string out = testing::TempDir() + "measure_out.json";
+  std::filesystem::remove(out);
+  const CliRun run = RunCli("calibrate --measure --model llama-3-8b --gpu h100-sxm -o " + out);
+  EXPECT_EQ(run.status, 3) << run.out;
+  EXPECT_NE(run.out.find("cannot measure this machine"), std::string::npos) << run.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(CalibrateCli, MeasureWithRunFiguresIsRefused) {
+  const CliRun run = RunCli(std::string(kJobFlags) + " --measure --step-time-s 4 --no-write");
+  EXPECT_EQ(run.status, 2) << run.out;
+  EXPECT_NE(run.out.find("--measure"), std::string::npos) << run.out;
+}
+
+TEST(CalibrationFile, AMeasurementKeepsTheCalibrationsAndReplacesTheSameGpuOnTheSameHost) {
+  const json a = {{"gpu", "h100-sxm"}, {"source", "trainplan calibrate --measure on node1"}, {"gpus", 8}};
+  const json b = {{"gpu", "h100-sxm"}, {"source", "trainplan calibrate --measure on node2"}, {"gpus", 8}};
+  json a2 = a;
+  a2["gpus"] = 4;
+  const std::string existing = R"({"efficiency": {"calibrations": [{"engine": "hf"}]}, "gpus": {}})";
+  std::string text = MeasurementFileText(a, existing, "c.json");
+  text = MeasurementFileText(b, text, "c.json");
+  text = MeasurementFileText(a2, text, "c.json");
+  const json file = json::parse(text);
+  EXPECT_EQ(file["efficiency"]["calibrations"], json::parse(R"([{"engine": "hf"}])"));
+  EXPECT_EQ(file["efficiency"]["measurements"], json::array({b, a2}));
+  EXPECT_TRUE(file.contains("gpus"));
+  EXPECT_THROW(MeasurementFileText(a, R"({"efficiency": {"measurements": 3}})", "c.json"), InputError);
+}
+
+TEST(CalibrateCli, ALaterEstimateReadsTheCalibrationFromTheUserDirectoryAndNamesIt) {
+  const std::string dir = testing::TempDir() + "xdg_later_estimate";
+  std::filesystem::remove_all(dir);
+  const std::string env = "XDG_CONFIG_HOME=" + dir;
+  const std::string job = " --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2 "
+                          "--global-batch 64 --seq-len 4096";
+  const CliRun before = RunCli("estimate" + job + " --json", env);
+  ASSERT_EQ(before.status, 0) << before.out;
+  const double step_before = JsonOf(before)["time"]["step_s"].get<double>();
+  const double measured = step_before * 1.25;
+  const CliRun fit = RunCli("calibrate" + job + fmt::format(" --step-time-s {:.17g}", measured), env);
+  ASSERT_EQ(fit.status, 0) << fit.out;
+  const CliRun after = RunCli("estimate" + job + " --json", env);
+  ASSERT_EQ(after.status, 0) << after.out;
+  const json answer = JsonOf(after);
+  EXPECT_NEAR(answer["time"]["step_s"].get<double>(), measured, measured * 1e-3);
+  EXPECT_NE(answer["assumptions"].dump().find("calibrated on 1 run of megatron on hopper"), std::string::npos)
+      << answer["assumptions"].dump();
 }
 
 }  // namespace

@@ -242,7 +242,8 @@ class UserCatalogTest(unittest.TestCase):
         return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
 
     def test_a_user_gpu_is_estimated_like_the_cli_with_catalog(self):
-        job = {**LORA_JOB, "hardware": {"gpu": "t4-lab", "gpus": 1}, "strategy": {}}
+        job = {**LORA_JOB, "training": {**LORA_JOB["training"], "precision": "fp16"},
+               "hardware": {"gpu": "t4-lab", "gpus": 1}, "strategy": {}}
         out = self.run_python(
             "import json, trainplan; trainplan.use_catalogs([%r]); "
             "print(json.dumps(trainplan.estimate(%s)))" % (self.EXAMPLE, json.dumps(job)))

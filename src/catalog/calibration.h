@@ -1,6 +1,7 @@
 #pragma once
 // What real runs and real machines taught the time and memory models (data/efficiency.json "calibrations" and
 // "measurements", written by `trainplan calibrate` into a user catalog file; docs/calibration.md).
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,7 +62,7 @@ struct MachineMeasurement {
   std::string date, source;
   std::vector<GemmMeasurement> gemm;
   std::vector<AllReduceMeasurement> allreduce;
-  std::vector<std::pair<std::string, std::string>> libraries;  // cublas, nccl, driver versions
+  std::map<std::string, std::string> libraries;  // "cublas", "nccl", "cudart", "driver" -> version
   std::string file;
 };
 

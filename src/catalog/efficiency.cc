@@ -166,7 +166,7 @@ MachineMeasurement ReadMeasurement(const Field& e, const std::string& file) {
     a.CheckKeys({"bytes", "algbw_gbps", "busbw_gbps"});
     m.allreduce.push_back({a.At("bytes").Number(0, 1e15), a.At("algbw_gbps").Number(0, 1e5), a.At("busbw_gbps").Number(0, 1e5)});
   }
-  for (const auto& [name, version] : e.Section("libraries").Members()) m.libraries.emplace_back(name, version.String());
+  for (const auto& [name, version] : e.Section("libraries").Members()) m.libraries.emplace(name, version.String());
   return m;
 }
 

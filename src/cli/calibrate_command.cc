@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -12,9 +13,13 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "core/calibration.h"
+#include "core/units.h"
 #include "io/calibration_io.h"
+#include "io/run_logs.h"
 #include "io/scenario_reader.h"
 #include "io/text_io.h"
+#include "io/user_catalog_files.h"
+#include "machine/measure.h"
 #include "text/calibration_text.h"
 
 namespace trainplan::cli {
@@ -27,8 +32,8 @@ struct CalibrateState {
   CLI::App* calibrate = nullptr;
   JobFlagsHook job;
   MeasuredNumbers measured;
-  std::string runs_path, output, by = "generation";
-  bool as_json = false, no_write = false;
+  std::string runs_path, log_path, output, by = "generation";
+  bool as_json = false, no_write = false, measure = false;
 };
 
 CalibrateState& State() {
@@ -54,11 +59,25 @@ std::string Slurp(const std::string& path, const std::string& field, const std::
   return buffer.str();
 }
 
-/// The run the job flags (or scenario file) and the measured flags describe.
+/// The measured flags over what the log at `log_path` measured: a flag given overrides the log.
+MeasuredNumbers WithLog(MeasuredNumbers flags, const std::string& log_path) {
+  if (log_path.empty()) return flags;
+  const RunLog log = ReadRunLogFile(log_path);
+  const auto fill = [](std::optional<double>& flag, const std::optional<double>& logged, double scale) {
+    if (!flag && logged) flag = *logged / scale;
+  };
+  fill(flags.step_time_s, log.step_time_s, 1);
+  fill(log.tokens_per_s_per_gpu ? flags.tokens_per_s_per_gpu : flags.tokens_per_s, log.tokens_per_s, 1);
+  fill(flags.peak_reserved_gib, log.peak_reserved_bytes, kGiB);
+  fill(flags.peak_allocated_gib, log.peak_allocated_bytes, kGiB);
+  return flags;
+}
+
+/// The run the job flags (or scenario file), the measured flags and the log describe.
 CalibrationRun RunFromFlags(const CalibrateState& s) {
   CalibrationRun run;
   run.scenario = ScenarioFromJson(s.job.document(), /*allow_paths=*/true);
-  const json measured = MeasuredDocument(s.measured);
+  const json measured = MeasuredDocument(WithLog(s.measured, s.log_path));
   try {
     ReadMeasured(Field(measured, "measured"), run);
   } catch (const InputError& e) {
@@ -76,15 +95,49 @@ std::string Today() {
                      static_cast<unsigned>(ymd.day()));
 }
 
-/// $XDG_CONFIG_HOME/trainplan/calibration.json, else ~/.config/trainplan/calibration.json.
+/// calibration.json in the user catalog directory, so later estimates read it.
 std::string DefaultCalibrationPath() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  std::filesystem::path dir;
-  if (xdg != nullptr && *xdg != '\0') dir = xdg;
-  else if (home != nullptr && *home != '\0') dir = std::filesystem::path(home) / ".config";
-  else throw InputError("--output", "", "a calibration file path (-o FILE): neither XDG_CONFIG_HOME nor HOME is set");
-  return (dir / "trainplan" / "calibration.json").string();
+  const std::string dir = UserCatalogDirectory();
+  if (dir.empty()) throw InputError("--output", "", "a calibration file path (-o FILE): neither XDG_CONFIG_HOME nor HOME is set");
+  return (std::filesystem::path(dir) / "calibration.json").string();
+}
+
+/// Writes `text(existing)` to `path`, creating its directory; `existing` is the file's text or empty.
+void UpdateFile(const std::string& path, const std::function<std::string(const std::string&)>& text) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const std::string existing = std::filesystem::exists(path) ? Slurp(path, "--output", "a readable calibration file") : "";
+  WriteText(text(existing), path);
+}
+
+/// `calibrate --measure`: GEMMs at the job's shapes and the all-reduce bus bandwidth of this machine, written
+/// into the calibration file; exit 3 where there is no GPU, driver or library to measure with.
+int RunMeasure(const CalibrateState& s) {
+  const Scenario job = ScenarioFromJson(s.job.document(), /*allow_paths=*/true);
+  MeasureOptions options;
+  options.shapes = TrainingGemmShapes(job.model, int64_t{job.training.micro_batch} * job.training.seq_len);
+  std::string error;
+  const std::optional<MachineMeasurement> measured = MeasureMachine(options, &error);
+  if (!measured) {
+    std::cerr << "error: cannot measure this machine: " << error << "\n";
+    return kExitMachineCannot;
+  }
+  const json entry = MeasurementToJson(*measured);
+  std::string path;
+  if (!s.no_write) {
+    path = s.output.empty() ? DefaultCalibrationPath() : s.output;
+    UpdateFile(path, [&](const std::string& existing) { return MeasurementFileText(entry, existing, path); });
+  }
+  if (s.as_json) {
+    std::cout << json{{"measurement", entry}, {"calibration_file", path.empty() ? json(nullptr) : json(path)}}.dump(2)
+              << "\n";
+  } else {
+    std::cout << entry.dump(2) << "\n"
+              << (path.empty() ? std::string("not written (--no-write)\n")
+                               : fmt::format("measurement written to {}: later estimates on this GPU use it\n", path));
+  }
+  return 0;
 }
 
 /// The calibrations to write: one per group that fitted any factor.
@@ -166,6 +219,12 @@ json ReportJson(std::span<const CalibrationRun> runs, const std::vector<Calibrat
 
 int RunCalibrate(CalibrateState& s) {
   if (s.by != "generation" && s.by != "gpu") throw InputError("--by", s.by, "generation or gpu");
+  const bool run_figures = !s.runs_path.empty() || !s.log_path.empty() || !MeasuredDocument(s.measured).empty();
+  if (s.measure && run_figures) {
+    throw InputError("--measure", "with run figures",
+                     "--measure alone (it measures this machine); fit runs in a second calibrate call");
+  }
+  if (s.measure) return RunMeasure(s);
   std::vector<CalibrationRun> runs;
   if (!s.runs_path.empty()) {
     runs = ReadCalibrationRuns(Slurp(s.runs_path, "--runs", "a readable runs file (JSON array or JSONL)"), s.runs_path);
@@ -177,11 +236,7 @@ int RunCalibrate(CalibrateState& s) {
   std::string path;
   if (!s.no_write && !calibrations.empty()) {
     path = s.output.empty() ? DefaultCalibrationPath() : s.output;
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    const std::string existing = std::filesystem::exists(path) ? Slurp(path, "--output", "a readable calibration file") : "";
-    WriteText(CalibrationFileText(calibrations, existing, path), path);
+    UpdateFile(path, [&](const std::string& existing) { return CalibrationFileText(calibrations, existing, path); });
   }
   if (s.as_json) {
     json calibration_entries = json::array();
@@ -229,6 +284,10 @@ void RegisterCalibrateCommand(CLI::App& app, JobFlagsHook job_flags) {
   c->add_option("--peak-allocated-gib", s.measured.peak_allocated_gib, "torch.cuda.max_memory_allocated() in GiB");
   c->add_option("--runs", s.runs_path, "JSON array or JSONL of runs {\"scenario\": {...}, \"measured\": {...}} "
                                        "(docs/calibration.md) instead of one run from flags");
+  c->add_option("--log", s.log_path, "a training log (Hugging Face Trainer, Megatron-LM, NeMo, DeepSpeed, torchtune, "
+                                     "torch.cuda memory prints) to read the measured figures from; flags override it");
+  c->add_flag("--measure", s.measure, "measure this machine's GEMM TFLOP/s at the job's shapes and all-reduce bus "
+                                      "bandwidth (cuBLAS, NCCL) into the calibration file; exit 3 without a GPU");
   c->add_option("--by", s.by, "generation (default): one calibration per engine and GPU generation; gpu: per GPU");
   c->add_option("-o,--output", s.output, "calibration file (default $XDG_CONFIG_HOME/trainplan/calibration.json)");
   c->add_flag("--no-write", s.no_write, "report the fit without writing the calibration file");

@@ -128,26 +128,48 @@ json CalibrationEntryJson(const Calibration& c) {
   return entry;
 }
 
-std::string CalibrationFileText(const std::vector<Calibration>& entries, std::string_view existing,
-                                const std::string& file) {
+namespace {
+
+/// The calibration file `existing` (or a new one) as a document, with `efficiency.<list>` an array.
+json CalibrationFileDocument(std::string_view existing, const std::string& file, const char* list) {
   json doc = existing.find_first_not_of(" \t\r\n") == std::string_view::npos ? json::object() : ParseDocument(existing, file);
   const Field root(doc, file);
-  root.RequireObject("a calibration file: {\"efficiency\": {\"calibrations\": [...]}}");
-  if (const auto c = root.Section("efficiency").Get("calibrations")) c->Items("an array of calibrations");
-  json& calibrations = doc["efficiency"]["calibrations"];
-  if (calibrations.is_null()) calibrations = json::array();
+  root.RequireObject("a calibration file: {\"efficiency\": {\"calibrations\": [...], \"measurements\": [...]}}");
+  if (const auto c = root.Section("efficiency").Get(list)) c->Items("an array");
+  json& entries = doc["efficiency"][list];
+  if (entries.is_null()) entries = json::array();
+  return doc;
+}
+
+/// `entries` less those `same` as `entry`, then `entry`.
+void ReplaceEntry(json& entries, json entry, bool (*same)(const json& old, const json& entry)) {
+  json kept = json::array();
+  for (json& old : entries)
+    if (!old.is_object() || !same(old, entry)) kept.push_back(std::move(old));
+  kept.push_back(std::move(entry));
+  entries = std::move(kept);
+}
+
+}  // namespace
+
+std::string CalibrationFileText(const std::vector<Calibration>& entries, std::string_view existing,
+                                const std::string& file) {
+  json doc = CalibrationFileDocument(existing, file, "calibrations");
   for (const Calibration& c : entries) {
-    json entry = CalibrationEntryJson(c);
-    json kept = json::array();
-    for (json& old : calibrations) {
-      const bool same = old.is_object() && old.value("engine", "") == entry["engine"] &&
-                        old.value("gpu_generation", "") == entry.value("gpu_generation", "") &&
-                        old.value("gpu", "") == entry.value("gpu", "");
-      if (!same) kept.push_back(std::move(old));
-    }
-    kept.push_back(std::move(entry));
-    calibrations = std::move(kept);
+    ReplaceEntry(doc["efficiency"]["calibrations"], CalibrationEntryJson(c), [](const json& old, const json& entry) {
+      return old.value("engine", "") == entry["engine"] &&
+             old.value("gpu_generation", "") == entry.value("gpu_generation", "") &&
+             old.value("gpu", "") == entry.value("gpu", "");
+    });
   }
+  return doc.dump(2) + "\n";
+}
+
+std::string MeasurementFileText(const json& measurement, std::string_view existing, const std::string& file) {
+  json doc = CalibrationFileDocument(existing, file, "measurements");
+  ReplaceEntry(doc["efficiency"]["measurements"], measurement, [](const json& old, const json& entry) {
+    return old.value("gpu", "") == entry.value("gpu", "") && old.value("source", "") == entry.value("source", "");
+  });
   return doc.dump(2) + "\n";
 }
 

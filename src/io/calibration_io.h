@@ -36,4 +36,8 @@ nlohmann::json CalibrationEntryJson(const Calibration& c);
 std::string CalibrationFileText(const std::vector<Calibration>& entries, std::string_view existing,
                                 const std::string& file);
 
+/// The calibration file with the machine measurement `measurement` (an efficiency.measurements entry) in it:
+/// one of the same GPU measured on the same host is replaced; the rest of `existing` is kept.
+std::string MeasurementFileText(const nlohmann::json& measurement, std::string_view existing, const std::string& file);
+
 }  // namespace trainplan

@@ -137,7 +137,7 @@ void MeasureGemms(const GpuApi& api, const MeasureOptions& options, MachineMeasu
     result.libraries["cublas"] = DottedVersion(version, 10000, 100);
   }
   int64_t a_max = 0, b_max = 0, c_max = 0;
-  for (const GemmShape& s : options.shapes) {
+  for (const GemmProblem& s : options.shapes) {
     a_max = std::max(a_max, s.m * s.k);
     b_max = std::max(b_max, s.k * s.n);
     c_max = std::max(c_max, s.m * s.n);
@@ -151,7 +151,7 @@ void MeasureGemms(const GpuApi& api, const MeasureOptions& options, MachineMeasu
     const int type = bf16 ? kCudaR16BF : kCudaR16F;
     FillHalf(api, a, static_cast<size_t>(a_max), bf16);
     FillHalf(api, b, static_cast<size_t>(b_max), bf16);
-    for (const GemmShape& s : options.shapes) {
+    for (const GemmProblem& s : options.shapes) {
       const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
       const double ms = TimeMs(api, stream, options.warmup_iterations, options.timed_iterations, [&] {
         CheckBlas(api.gemm_ex(handle, kCublasOpT, kCublasOpN, m, n, k, &alpha, a, type, k, b, type, k, &beta, c,
@@ -159,7 +159,8 @@ void MeasureGemms(const GpuApi& api, const MeasureOptions& options, MachineMeasu
                   "cublasGemmEx");
       }, releases);
       const double seconds = ms / 1e3 / options.timed_iterations;
-      result.gemm.push_back({dtype, s.m, s.n, s.k, seconds > 0 ? 2.0 * s.m * s.n * s.k / seconds / 1e12 : 0});
+      const double flops = 2.0 * m * n * k;
+      result.gemm.push_back({dtype, double(m), double(n), double(k), seconds > 0 ? flops / seconds / 1e12 : 0});
     }
   }
 }
@@ -168,7 +169,7 @@ void MeasureGemms(const GpuApi& api, const MeasureOptions& options, MachineMeasu
 /// ncclCommInitAll, launched from this thread in a group. Time per size: the slowest GPU's events around the
 /// timed iterations. Bus bandwidth as nccl-tests defines it (doc/PERFORMANCE.md, "AllReduce"):
 /// busbw = algbw * 2(n-1)/n, the bytes each GPU's busiest link carries.
-std::vector<AllReduceResult> MeasureAllReduce(const GpuApi& api, const MeasureOptions& options, int devices) {
+std::vector<AllReduceMeasurement> MeasureAllReduce(const GpuApi& api, const MeasureOptions& options, int devices) {
   Releases releases;
   const size_t n = static_cast<size_t>(devices);
   std::vector<int> list(n);
@@ -192,7 +193,7 @@ std::vector<AllReduceResult> MeasureAllReduce(const GpuApi& api, const MeasureOp
       call(i);
     }
   };
-  std::vector<AllReduceResult> results;
+  std::vector<AllReduceMeasurement> results;
   for (double bytes : options.allreduce_bytes) {
     const size_t count = static_cast<size_t>(bytes) / 4;
     auto all_reduce = [&] {
@@ -215,7 +216,7 @@ std::vector<AllReduceResult> MeasureAllReduce(const GpuApi& api, const MeasureOp
       slowest_ms = std::max(slowest_ms, static_cast<double>(ms));
     });
     const double seconds = slowest_ms / 1e3 / options.timed_iterations;
-    AllReduceResult r;
+    AllReduceMeasurement r;
     r.bytes = static_cast<double>(count * 4);
     r.algbw_gbps = seconds > 0 ? r.bytes / seconds / 1e9 : 0;
     r.busbw_gbps = r.algbw_gbps * 2.0 * (devices - 1) / devices;
@@ -247,10 +248,10 @@ bool Resolve(void* handle, Fn& fn, const char* symbol, std::vector<std::string>&
 
 }  // namespace
 
-std::vector<GemmShape> TrainingGemmShapes(const ModelSpec& model, int64_t tokens) {
-  std::vector<GemmShape> shapes;
+std::vector<GemmProblem> TrainingGemmShapes(const ModelSpec& model, int64_t tokens) {
+  std::vector<GemmProblem> shapes;
   auto add = [&shapes](const std::string& name, int64_t m, int64_t n, int64_t k) {
-    for (GemmShape& s : shapes) {
+    for (GemmProblem& s : shapes) {
       if (s.m != m || s.n != n || s.k != k) continue;
       if (("+" + s.name + "+").find("+" + name + "+") == std::string::npos) s.name += "+" + name;
       return;
@@ -258,7 +259,7 @@ std::vector<GemmShape> TrainingGemmShapes(const ModelSpec& model, int64_t tokens
     shapes.push_back({name, m, n, k});
   };
   for (const LayerGroup& group : model.layers) {
-    std::vector<GemmShape> layer;  // this layer kind's GEMMs, fused linears merged into the one before
+    std::vector<GemmProblem> layer;  // this layer kind's GEMMs, fused linears merged into the one before
     for (const Linear& linear : group.spec.linears) {
       if (linear.module == Module::kRouter || linear.out == 1) continue;  // routers and scalar gates
       const int64_t m = linear.copies > 1
@@ -271,7 +272,7 @@ std::vector<GemmShape> TrainingGemmShapes(const ModelSpec& model, int64_t tokens
         layer.push_back({linear.name, m, linear.out, linear.in});
       }
     }
-    for (const GemmShape& s : layer) add(s.name, s.m, s.n, s.k);
+    for (const GemmProblem& s : layer) add(s.name, s.m, s.n, s.k);
   }
   add("lm_head", tokens, model.vocab_size, model.hidden_size);
   return shapes;
@@ -395,9 +396,9 @@ std::optional<MachineMeasurement> MeasureMachine(MeasureOptions options, std::st
 
 nlohmann::json MeasurementToJson(const MachineMeasurement& m) {
   nlohmann::json gemm = nlohmann::json::array(), allreduce = nlohmann::json::array();
-  for (const GemmResult& g : m.gemm)
+  for (const GemmMeasurement& g : m.gemm)
     gemm.push_back({{"dtype", g.dtype}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"tflops", g.tflops}});
-  for (const AllReduceResult& a : m.allreduce)
+  for (const AllReduceMeasurement& a : m.allreduce)
     allreduce.push_back({{"bytes", a.bytes}, {"algbw_gbps", a.algbw_gbps}, {"busbw_gbps", a.busbw_gbps}});
   return {{"gpu", m.gpu},   {"gpu_name", m.gpu_name}, {"gpus", m.gpus},           {"date", m.date},
           {"source", m.source}, {"gemm", gemm},       {"allreduce", allreduce}, {"libraries", m.libraries}};

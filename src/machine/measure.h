@@ -12,12 +12,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "catalog/calibration.h"
 #include "core/model.h"
 
 namespace trainplan {
 
 /// One GEMM C[m x n] = A[m x k] * B[k x n] (m: tokens, n: output features, k: input features).
-struct GemmShape {
+struct GemmProblem {
   std::string name;  // the model's linears it stands for: "q_proj", "gate_proj+up_proj", "lm_head"
   int64_t m = 0, n = 0, k = 0;
 };
@@ -26,31 +27,7 @@ struct GemmShape {
 /// parallelism: every linear of every layer kind (fused linears as one GEMM; routed experts at the tokens an
 /// expert gets on average, tokens x top-k / experts; the router left out, it is tiny) and the LM head.
 /// Shapes met twice are listed once, their names joined by '+'. The backward runs the same products transposed.
-std::vector<GemmShape> TrainingGemmShapes(const ModelSpec& model, int64_t tokens);
-
-struct GemmResult {
-  std::string dtype;  // "bf16" | "fp16"
-  int64_t m = 0, n = 0, k = 0;
-  double tflops = 0;
-};
-
-struct AllReduceResult {
-  double bytes = 0;
-  double algbw_gbps = 0;  // bytes / time, GB/s (10^9)
-  double busbw_gbps = 0;  // algbw * 2(n-1)/n, nccl-tests' bus bandwidth
-};
-
-/// One `measurements` entry of a calibration file ({"efficiency": {"measurements": [...]}}).
-struct MachineMeasurement {
-  std::string gpu;       // catalog id ("h100-sxm"); "" when the device name matches none
-  std::string gpu_name;  // the device name NVML reports ("NVIDIA H100 80GB HBM3")
-  int gpus = 0;          // GPUs of this node in the all-reduce
-  std::string date;      // YYYY-MM-DD (UTC)
-  std::string source;    // "trainplan calibrate --measure on <hostname>"
-  std::vector<GemmResult> gemm;
-  std::vector<AllReduceResult> allreduce;  // empty with one GPU
-  std::map<std::string, std::string> libraries;  // "cublas", "nccl", "cudart", "driver" -> version
-};
+std::vector<GemmProblem> TrainingGemmShapes(const ModelSpec& model, int64_t tokens);
 
 /// The entries of the vendor libraries a measurement calls, declared without the vendor headers. Every call
 /// returns the library's status (0: success). Handles (streams, events, cuBLAS handles, NCCL communicators)
@@ -121,7 +98,7 @@ class GpuLibraries {
 };
 
 struct MeasureOptions {
-  std::vector<GemmShape> shapes;                 // usually TrainingGemmShapes(model, micro_batch * seq_len)
+  std::vector<GemmProblem> shapes;                 // usually TrainingGemmShapes(model, micro_batch * seq_len)
   std::vector<std::string> dtypes = {"bf16", "fp16"};
   std::vector<double> allreduce_bytes = {8e6, 32e6, 128e6, 512e6, 1e9};  // nccl-tests-like sweep
   int warmup_iterations = 5;

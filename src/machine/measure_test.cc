@@ -158,7 +158,7 @@ TEST_F(MeasureTest, AllReduceBusBandwidthAsNcclTestsDefinesIt) {
   ASSERT_TRUE(result) << error;
   EXPECT_EQ(result->gpus, 8);
   ASSERT_EQ(result->allreduce.size(), 2u);
-  const AllReduceResult& big = result->allreduce[1];
+  const AllReduceMeasurement& big = result->allreduce[1];
   EXPECT_DOUBLE_EQ(big.bytes, 1e9);
   EXPECT_DOUBLE_EQ(big.algbw_gbps, 1e9 / (8e-3 / 20) / 1e9);  // 2500 GB/s
   EXPECT_DOUBLE_EQ(big.busbw_gbps, 2500.0 * 2 * 7 / 8);      // 4375 GB/s
@@ -200,7 +200,7 @@ TEST(Measure, MissingLibrariesAreReportedByName) {
 }
 
 TEST(Measure, TrainingGemmShapesOfLlama3) {
-  const std::vector<GemmShape> shapes = TrainingGemmShapes(FindModel("llama-3-8b"), 2 * 4096);
+  const std::vector<GemmProblem> shapes = TrainingGemmShapes(FindModel("llama-3-8b"), 2 * 4096);
   ASSERT_EQ(shapes.size(), 5u);
   auto expect = [&](size_t i, const char* name, int64_t n, int64_t k) {
     EXPECT_EQ(shapes[i].name, name);
@@ -227,7 +227,7 @@ TEST(Measure, RoutedExpertsGetTheirShareOfTokensAndFusedLinearsOneGemm) {
                         {"up_proj", Module::kExpert, 1024, 2048, false, 8, 2, true},
                         {"down_proj", Module::kExpert, 2048, 1024, false, 8, 2}};
   model.layers = {group};
-  const std::vector<GemmShape> shapes = TrainingGemmShapes(model, 4096);
+  const std::vector<GemmProblem> shapes = TrainingGemmShapes(model, 4096);
   ASSERT_EQ(shapes.size(), 4u);
   EXPECT_EQ(shapes[0].name, "qkv_proj");
   EXPECT_EQ(shapes[1].name, "gate_proj+up_proj");
