@@ -18,6 +18,7 @@
 #include "core/review.h"
 #include "core/search.h"
 #include "io/build_reader.h"
+#include "io/calibration_io.h"
 #include "io/requests.h"
 #include "io/scenario_reader.h"
 #include "io/user_catalog_files.h"
@@ -96,6 +97,8 @@ json RecommendAnswer(const json& doc) {
   const RecommendRequest r = RecommendRequestFromJson(doc, kAllowPaths);
   return RecommendationToJson(Recommend(r.job, r.policy));
 }
+
+json CalibrateAnswer(const json& doc) { return CalibrateDocument(doc, TodayUtc()); }
 
 json ReviewAnswer(const json& doc) {
   const BuildRequest request = BuildFromJson(doc);
@@ -177,6 +180,11 @@ PYBIND11_MODULE(trainplan, m) {
         "'recommend' object, as POST /api/recommend takes.");
   m.def("review", [](py::handle doc) { return Answer(ReviewAnswer, doc); }, py::arg("doc"),
         "Checks a proposed server against a job: a build document (examples/builds), as POST /api/review takes.");
+  m.def("calibrate", [](py::handle doc) { return Answer(CalibrateAnswer, doc); }, py::arg("doc"),
+        "Fits compute, communication and allocator-overhead factors to measured runs, as `trainplan calibrate "
+        "--runs` does: {'runs': [{'scenario': {...}, 'measured': {'step_time_s': ..., 'peak_reserved_gib': ...}}], "
+        "'by': 'generation'}; the answer's 'file' is the calibration file to save into ~/.config/trainplan/ "
+        "(docs/calibration.md).");
   m.def("use_catalogs", [](const std::vector<std::string>& paths) { LoadCatalogsOnce(paths); },
         py::arg("paths") = std::vector<std::string>{},
         "Lays user catalog files over the built-in catalogs, after those of ~/.config/trainplan (docs/catalogs.md), "

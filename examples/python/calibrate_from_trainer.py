@@ -13,10 +13,12 @@ In a training script, with the objects at hand:
     job = c.TrainerJob(gpu="a100-80gb-sxm", gpus=8, method="lora", seq_len=2048, micro_batch=4, grad_accum=4)
     measured = c.measured_from_trainer(train_result.metrics, job, torch.cuda.max_memory_reserved())
     print(c.format_comparison(c.compare(job, model.config.to_dict(), measured)))
+    fit = c.calibrate(job, model.config.to_dict(), measured)   # the factors this run determines
 
 `measured` holds the figures under the names `trainplan calibrate` takes (step_time_s, tokens_per_s,
-peak_reserved_gib), so fitting the efficiency factors to this run is one call with the same request and
-`measured`. Needs only the `trainplan` module (PYTHONPATH=build/python after `make`, or pip install ./python).
+peak_reserved_gib), so fitting the efficiency factors to this run is one call with the same request. With
+`--save FILE` the script writes the calibration file; in ~/.config/trainplan/ later estimates use it.
+Needs only the `trainplan` module (PYTHONPATH=build/python after `make`, or pip install ./python).
 """
 import argparse
 import dataclasses
@@ -93,6 +95,27 @@ def compare(job, config, measured):
     return rows
 
 
+CALIBRATE_FIGURES = ("step_time_s", "tokens_per_s", "peak_reserved_gib")
+
+
+def calibrate(job, config, measured):
+    """trainplan.calibrate on this run: the factors it determines (compute from the step time, the allocator
+    overhead from the peak reserved memory; communication needs runs of different shapes), each run's error
+    before and after, and under "file" the calibration file to save."""
+    run = {"scenario": estimate_request(job, config, measured["tokens"]),
+           "measured": {k: measured[k] for k in CALIBRATE_FIGURES if k in measured}}
+    return trainplan.calibrate({"runs": [run]})
+
+
+def format_fit(fit):
+    lines = []
+    for group in fit["groups"]:
+        for name, factor in group["factors"].items():
+            text = f"x{factor['value']:.3f}" if factor["fitted"] else factor["reason"]
+            lines.append(f"{group['name']}: {name} {text}")
+    return "\n".join(lines)
+
+
 def format_comparison(rows):
     lines = [f"{'figure':<20}{'estimated':>14}{'measured':>14}{'error':>9}"]
     lines += [f"{name:<20}{est:>14.4g}{meas:>14.4g}{err:>+9.1%}" for name, est, meas, err in rows]
@@ -104,6 +127,7 @@ def main(argv=None):
     parser.add_argument("config", help="AutoConfig(...).to_dict() or config.json, as a JSON file")
     parser.add_argument("metrics", help="the Trainer's train metrics, as a JSON file")
     parser.add_argument("--peak-reserved-gib", type=float, help="torch.cuda.max_memory_reserved() in GiB")
+    parser.add_argument("--save", help="write the calibration file here (e.g. ~/.config/trainplan/calibration.json)")
     for field in dataclasses.fields(TrainerJob):
         flag = "--" + field.name.replace("_", "-")
         if field.default is dataclasses.MISSING:
@@ -117,12 +141,18 @@ def main(argv=None):
     with open(args.metrics) as f:
         metrics = json.load(f)
     peak = args.peak_reserved_gib * GIB if args.peak_reserved_gib is not None else None
+    measured = measured_from_trainer(metrics, job, peak)
     try:
-        rows = compare(job, config, measured_from_trainer(metrics, job, peak))
+        rows = compare(job, config, measured)
+        fit = calibrate(job, config, measured)
     except trainplan.InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(format_comparison(rows))
+    print(format_fit(fit))
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(fit["file"], f, indent=2)
     return 0
 
 

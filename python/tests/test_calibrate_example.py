@@ -60,6 +60,30 @@ class CalibrateFromTrainerTest(unittest.TestCase):
         # The estimate's own steps: the run's tokens over its tokens per step.
         self.assertAlmostEqual(estimate["time"]["steps"], 200, delta=1)
 
+    def test_calibrate_fits_what_one_run_determines_and_the_file_reproduces_the_run(self):
+        measured = example.measured_from_trainer(METRICS, JOB, 30 * example.GIB)
+        fit = example.calibrate(JOB, CONFIG, measured)
+        factors = fit["groups"][0]["factors"]
+        self.assertEqual(fit["groups"][0]["name"], "hf on ampere")
+        self.assertTrue(factors["compute"]["fitted"])
+        self.assertFalse(factors["communication"]["fitted"])
+        self.assertIn("cannot determine communication efficiency from 1 run", factors["communication"]["reason"])
+        self.assertTrue(factors["allocator_overhead"]["fitted"])
+        entry = fit["file"]["efficiency"]["calibrations"][0]
+        self.assertEqual(entry["factors"]["compute"], factors["compute"]["value"])
+        # The run's step time after the fit, unless the factor ended at its bound.
+        if not factors["compute"]["at_bound"]:
+            self.assertAlmostEqual(fit["groups"][0]["runs"][0]["error_after"]["step_time"], 0, places=3)
+
+    def test_a_bad_calibrate_request_names_its_field(self):
+        for doc, field in [({"runs": 3}, "runs"), ({"runs": []}, "runs"), ({"runs": [], "by": "node"}, "by"),
+                           ({"runs": [{"scenario": {"model": "llama-3-8b"}, "measured": {"step_time_s": -1}}]},
+                            "runs[0].measured.step_time_s")]:
+            with self.subTest(doc=doc):
+                with self.assertRaises(trainplan.InputError) as caught:
+                    trainplan.calibrate(doc)
+                self.assertEqual(caught.exception.field, field)
+
     def test_the_script_prints_the_table_and_names_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
             config, metrics = os.path.join(d, "config.json"), os.path.join(d, "metrics.json")
@@ -73,6 +97,11 @@ class CalibrateFromTrainerTest(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr)
             self.assertIn("step_time_s", run.stdout)
             self.assertIn("peak_reserved_gib", run.stdout)
+            self.assertIn("hf on ampere: compute x", run.stdout)
+            saved = os.path.join(d, "calibration.json")
+            self.assertEqual(subprocess.run(args + ["--save", saved], capture_output=True).returncode, 0)
+            with open(saved) as f:
+                self.assertEqual(json.load(f)["efficiency"]["calibrations"][0]["engine"], "hf")
             bad = subprocess.run(args[:-4] + ["--method", "loraa"], capture_output=True, text=True)
             self.assertEqual(bad.returncode, 2, bad.stderr)
             self.assertIn("training.method", bad.stderr)

@@ -16,6 +16,7 @@
 #include "core/units.h"
 #include "io/calibration_io.h"
 #include "io/run_logs.h"
+#include "io/requests.h"
 #include "io/scenario_reader.h"
 #include "io/text_io.h"
 #include "io/user_catalog_files.h"
@@ -88,13 +89,6 @@ CalibrationRun RunFromFlags(const CalibrateState& s) {
   return run;
 }
 
-std::string Today() {
-  const auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{days};
-  return fmt::format("{:04d}-{:02d}-{:02d}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                     static_cast<unsigned>(ymd.day()));
-}
-
 /// calibration.json in the user catalog directory, so later estimates read it.
 std::string DefaultCalibrationPath() {
   const std::string dir = UserCatalogDirectory();
@@ -140,83 +134,6 @@ int RunMeasure(const CalibrateState& s) {
   return 0;
 }
 
-/// The calibrations to write: one per group that fitted any factor.
-std::vector<Calibration> Calibrations(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups) {
-  std::vector<Calibration> out;
-  for (const CalibrationGroup& g : groups) {
-    const CalibrationFit& f = g.fit;
-    Calibration c;
-    c.engine = g.engine;
-    if (g.gpu.empty()) c.generation = g.generation;
-    c.gpu = g.gpu;
-    c.factors = f.Factors();
-    const auto runs_of = [](const FactorFit& x) { return x.status == FactorStatus::kFitted ? x.runs : 0; };
-    c.compute_runs = runs_of(f.compute);
-    c.communication_runs = runs_of(f.communication);
-    c.memory_runs = runs_of(f.allocator_overhead);
-    if (c.compute_runs + c.communication_runs + c.memory_runs == 0) continue;
-    for (size_t i : g.runs) c.runs.push_back(RunLabel(runs[i]));
-    c.source = "trainplan calibrate";
-    c.date = Today();
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-json ErrorsJson(const RunErrors& e) {
-  json out = json::object();
-  const auto put = [&](const char* key, const std::optional<double>& v) {
-    if (v) out[key] = *v;
-  };
-  put("step_time", e.step_time);
-  put("peak_reserved", e.reserved);
-  put("peak_allocated", e.allocated);
-  put("peak_device", e.device);
-  return out;
-}
-
-json FactorJson(const FactorFit& f, const char* name, int time_runs, double spread) {
-  json out = {{"fitted", f.status == FactorStatus::kFitted}, {"runs", f.runs}};
-  if (f.status == FactorStatus::kFitted) {
-    out["value"] = f.value;
-    out["at_bound"] = f.at_bound;
-  } else {
-    out["reason"] = FactorRefusal(f, name, time_runs, spread);
-  }
-  return out;
-}
-
-json ReportJson(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups) {
-  json out = json::array();
-  for (const CalibrationGroup& g : groups) {
-    int time_runs = 0;
-    for (size_t i : g.runs) time_runs += runs[i].HasTime() ? 1 : 0;
-    json group = {{"engine", FrameworkKey(g.engine)}, {"name", GroupName(g)}};
-    if (g.gpu.empty()) group["gpu_generation"] = GenerationName(g.generation);
-    else group["gpu"] = g.gpu;
-    for (size_t i = 0; i < g.runs.size(); ++i) {
-      const bool held = std::find(g.held_out.begin(), g.held_out.end(), i) != g.held_out.end();
-      group["runs"].push_back({{"run", RunLabel(runs[g.runs[i]])}, {"held_out", held},
-                               {"error_before", ErrorsJson(g.before[i])}, {"error_after", ErrorsJson(g.after[i])}});
-    }
-    const double spread = g.fit.comm_share_spread;
-    group["factors"] = {{"compute", FactorJson(g.fit.compute, "compute efficiency", time_runs, spread)},
-                        {"communication", FactorJson(g.fit.communication, "communication efficiency", time_runs, spread)},
-                        {"allocator_overhead", FactorJson(g.fit.allocator_overhead, "allocator overhead", time_runs, spread)}};
-    group["communication_share_spread"] = spread;
-    if (g.kept_fit) {
-      json held = json::array();
-      for (size_t k = 0; k < g.held_out.size(); ++k) {
-        held.push_back({{"run", RunLabel(runs[g.runs[g.held_out[k]]])}, {"error_before", ErrorsJson(g.held_before[k])},
-                        {"error_after", ErrorsJson(g.held_after[k])}});
-      }
-      group["held_out"] = held;
-    }
-    out.push_back(group);
-  }
-  return out;
-}
-
 int RunCalibrate(CalibrateState& s) {
   if (s.by != "generation" && s.by != "gpu") throw InputError("--by", s.by, "generation or gpu");
   const bool run_figures = !s.runs_path.empty() || !s.log_path.empty() || !MeasuredDocument(s.measured).empty();
@@ -232,18 +149,15 @@ int RunCalibrate(CalibrateState& s) {
     runs.push_back(RunFromFlags(s));
   }
   const std::vector<CalibrationGroup> groups = Calibrate(runs, s.by == "gpu");
-  const std::vector<Calibration> calibrations = Calibrations(runs, groups);
+  const std::vector<Calibration> calibrations = CalibrationsOf(runs, groups, TodayUtc());
   std::string path;
   if (!s.no_write && !calibrations.empty()) {
     path = s.output.empty() ? DefaultCalibrationPath() : s.output;
     UpdateFile(path, [&](const std::string& existing) { return CalibrationFileText(calibrations, existing, path); });
   }
   if (s.as_json) {
-    json calibration_entries = json::array();
-    for (const Calibration& c : calibrations) calibration_entries.push_back(CalibrationEntryJson(c));
-    const json out = {{"groups", ReportJson(runs, groups)},
-                      {"calibration_file", path.empty() ? json(nullptr) : json(path)},
-                      {"calibrations", calibration_entries}};
+    json out = CalibrationAnswerJson(runs, groups, calibrations);
+    out["calibration_file"] = path.empty() ? json(nullptr) : json(path);
     std::cout << out.dump(2) << "\n";
     return 0;
   }

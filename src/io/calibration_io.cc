@@ -1,10 +1,13 @@
 #include "io/calibration_io.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/error.h"
 #include "core/units.h"
 #include "io/scenario_reader.h"
+#include "text/calibration_text.h"
 
 namespace trainplan {
 
@@ -171,6 +174,116 @@ std::string MeasurementFileText(const json& measurement, std::string_view existi
     return old.value("gpu", "") == entry.value("gpu", "") && old.value("source", "") == entry.value("source", "");
   });
   return doc.dump(2) + "\n";
+}
+
+namespace {
+
+json ErrorsJson(const RunErrors& e) {
+  json out = json::object();
+  const auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) out[key] = *v;
+  };
+  put("step_time", e.step_time);
+  put("peak_reserved", e.reserved);
+  put("peak_allocated", e.allocated);
+  put("peak_device", e.device);
+  return out;
+}
+
+json FactorJson(const FactorFit& f, const char* name, int time_runs, double spread) {
+  json out = {{"fitted", f.status == FactorStatus::kFitted}, {"runs", f.runs}};
+  if (f.status == FactorStatus::kFitted) {
+    out["value"] = f.value;
+    out["at_bound"] = f.at_bound;
+  } else {
+    out["reason"] = FactorRefusal(f, name, time_runs, spread);
+  }
+  return out;
+}
+
+json ReportJson(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups) {
+  json out = json::array();
+  for (const CalibrationGroup& g : groups) {
+    int time_runs = 0;
+    for (size_t i : g.runs) time_runs += runs[i].HasTime() ? 1 : 0;
+    json group = {{"engine", FrameworkKey(g.engine)}, {"name", GroupName(g)}};
+    if (g.gpu.empty()) group["gpu_generation"] = GenerationName(g.generation);
+    else group["gpu"] = g.gpu;
+    for (size_t i = 0; i < g.runs.size(); ++i) {
+      const bool held = std::find(g.held_out.begin(), g.held_out.end(), i) != g.held_out.end();
+      group["runs"].push_back({{"run", RunLabel(runs[g.runs[i]])}, {"held_out", held},
+                               {"error_before", ErrorsJson(g.before[i])}, {"error_after", ErrorsJson(g.after[i])}});
+    }
+    const double spread = g.fit.comm_share_spread;
+    group["factors"] = {{"compute", FactorJson(g.fit.compute, "compute efficiency", time_runs, spread)},
+                        {"communication", FactorJson(g.fit.communication, "communication efficiency", time_runs, spread)},
+                        {"allocator_overhead", FactorJson(g.fit.allocator_overhead, "allocator overhead", time_runs, spread)}};
+    group["communication_share_spread"] = spread;
+    if (g.kept_fit) {
+      json held = json::array();
+      for (size_t k = 0; k < g.held_out.size(); ++k) {
+        held.push_back({{"run", RunLabel(runs[g.runs[g.held_out[k]]])}, {"error_before", ErrorsJson(g.held_before[k])},
+                        {"error_after", ErrorsJson(g.held_after[k])}});
+      }
+      group["held_out"] = held;
+    }
+    out.push_back(group);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Calibration> CalibrationsOf(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups,
+                                        const std::string& date) {
+  std::vector<Calibration> out;
+  for (const CalibrationGroup& g : groups) {
+    const CalibrationFit& f = g.fit;
+    Calibration c;
+    c.engine = g.engine;
+    if (g.gpu.empty()) c.generation = g.generation;
+    c.gpu = g.gpu;
+    c.factors = f.Factors();
+    const auto runs_of = [](const FactorFit& x) { return x.status == FactorStatus::kFitted ? x.runs : 0; };
+    c.compute_runs = runs_of(f.compute);
+    c.communication_runs = runs_of(f.communication);
+    c.memory_runs = runs_of(f.allocator_overhead);
+    if (c.compute_runs + c.communication_runs + c.memory_runs == 0) continue;
+    for (size_t i : g.runs) c.runs.push_back(RunLabel(runs[i]));
+    c.source = "trainplan calibrate";
+    c.date = date;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+json CalibrationAnswerJson(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups,
+                          const std::vector<Calibration>& calibrations) {
+  json entries = json::array();
+  for (const Calibration& c : calibrations) entries.push_back(CalibrationEntryJson(c));
+  return {{"groups", ReportJson(runs, groups)}, {"calibrations", entries}};
+}
+
+json CalibrateDocument(const json& doc, const std::string& date) {
+  const Field root(doc, "");
+  root.RequireObject("a calibrate request: {\"runs\": [{\"scenario\": ..., \"measured\": ...}], \"by\": \"generation\"}");
+  root.CheckKeys({"runs", "by"});
+  bool by_gpu = false;
+  if (const auto by = root.Get("by")) {
+    const std::string value = by->String();
+    if (value != "generation" && value != "gpu") by->Fail("generation or gpu");
+    by_gpu = value == "gpu";
+  }
+  std::vector<CalibrationRun> runs;
+  const std::vector<Field> records = root.At("runs").Items("an array of runs {\"scenario\": ..., \"measured\": ...}");
+  for (size_t i = 0; i < records.size(); ++i)
+    if (auto run = ReadRun(records[i].value(), fmt::format("runs[{}]", i))) runs.push_back(std::move(*run));
+  if (runs.empty()) root.At("runs").Fail("at least one run {\"scenario\": ..., \"measured\": ...}");
+  const std::vector<CalibrationGroup> groups = Calibrate(runs, by_gpu);
+  const std::vector<Calibration> calibrations = CalibrationsOf(runs, groups, date);
+  json answer = CalibrationAnswerJson(runs, groups, calibrations);
+  answer["file"] = json::parse(CalibrationFileText(calibrations, "", "calibration.json"));
+  return answer;
 }
 
 }  // namespace trainplan

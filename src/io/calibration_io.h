@@ -1,6 +1,7 @@
 #pragma once
 // `trainplan calibrate`'s documents (docs/calibration.md): the runs file it reads, the calibration file it
 // writes (a user catalog file: {"efficiency": {"calibrations": [...]}}) and its --json report.
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,19 @@ void ReadMeasured(const Field& measured, CalibrationRun& run);
 /// tests/reference/measurements.jsonl read as they are (their other keys are allowed and ignored; a record
 /// marked `excluded` is left out). A bad record fails naming the file, the record and the field.
 std::vector<CalibrationRun> ReadCalibrationRuns(std::string_view text, const std::string& file);
+
+/// The calibrations a fit gives, dated `date`: one per group that fitted any factor.
+std::vector<Calibration> CalibrationsOf(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups,
+                                        const std::string& date);
+
+/// calibrate's answer: {"groups": [per group: each run's error before and after, the factors fitted or why not,
+/// the held-out runs], "calibrations": [the entries written]}.
+nlohmann::json CalibrationAnswerJson(std::span<const CalibrationRun> runs, const std::vector<CalibrationGroup>& groups,
+                                     const std::vector<Calibration>& calibrations);
+
+/// A calibrate request as a document (the Python face): {"runs": [records as in a runs file], "by"?:
+/// "generation" | "gpu"}; the answer of CalibrationAnswerJson with "file", the calibration file to save.
+nlohmann::json CalibrateDocument(const nlohmann::json& doc, const std::string& date);
 
 /// A calibration as it is written into the calibration file.
 nlohmann::json CalibrationEntryJson(const Calibration& c);

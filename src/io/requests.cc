@@ -21,12 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-/// Today's date in UTC, YYYY-MM-DD.
-std::string TodayUtc() {
-  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
-  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
-                     static_cast<unsigned>(day.day()));
-}
 
 double Positive(const Field& f, const std::string& allowed) {
   if (!f.value().is_number()) f.Fail(allowed);
@@ -276,6 +270,12 @@ json GpuCatalogJson() {
   json list = json::array();
   for (const auto& g : GpuCatalog()) list.push_back(GpuToJson(g));
   return list;
+}
+
+std::string TodayUtc() {
+  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
+                     static_cast<unsigned>(day.day()));
 }
 
 }  // namespace trainplan

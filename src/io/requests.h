@@ -50,4 +50,7 @@ nlohmann::json GpuToJson(const GpuSpec& gpu);
 nlohmann::json ModelCatalogJson();
 nlohmann::json GpuCatalogJson();
 
+/// Today's date in UTC, YYYY-MM-DD: the default as-of date of a recommendation and the date of a calibration.
+std::string TodayUtc();
+
 }  // namespace trainplan
