@@ -5,12 +5,13 @@ CMAKE_CONFIGURE = cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
 .PHONY: build run test bench accuracy load fuzz clean
 
-# The binary and the Python module (build/python: PYTHONPATH=build/python python3 -c "import trainplan"):
-# installs what they build with, nothing for tests.
+# The binary and the Python module, linked into the source root so `python3 -c "import trainplan"` works here
+# (elsewhere: PYTHONPATH=build/python, or pip install ./python): installs what they build with, nothing for tests.
 build:
 	@scripts/install-deps.sh build
 	@$(CMAKE_CONFIGURE) >/dev/null
 	@cmake --build $(BUILD_DIR) --target trainplan trainplan_python -j $(JOBS)
+	@ln -sf $(BUILD_DIR)/python/trainplan.*.so .
 
 # The default job: Llama-3-8B full fine-tuning on 1e9 tokens. First the estimate on one 8x H100 node, then
 # the recommendation: which hardware to buy or rent, the bill of materials, cost and reliability.
