@@ -109,6 +109,28 @@ TEST(Calibrate, AllocatorOverheadFromReservedOverAllocated) {
   EXPECT_EQ(FitCalibration(std::vector{allocated_only}).allocator_overhead.status, FactorStatus::kAllocatedOnly);
 }
 
+TEST(Calibrate, AFactorThatWorsensTheHeldOutRunsIsNotWritten) {
+  // The kept runs ran at 0.5 of the model's compute rate, the held-out one at the model's own: what the kept runs
+  // share is not what the factor models, and fitting it would make the held-out run 2x too slow.
+  const EfficiencyFactors slow{0.5, 1, {}};
+  const std::vector runs{Synthetic(Job(8, 2), slow), Synthetic(Job(8, 4), slow), Synthetic(Job(8, 1), {})};
+  const std::vector<CalibrationGroup> groups = Calibrate(runs, false);
+  ASSERT_EQ(groups.size(), 1u);
+  const CalibrationGroup& g = groups[0];
+  EXPECT_NEAR(g.kept_fit->compute.value, 0.5, 1e-3);
+  EXPECT_EQ(g.fit.compute.status, FactorStatus::kWorseHeldOut);
+  EXPECT_NEAR(g.fit.compute.held_out_error_before, 0, 1e-9);
+  // Half the compute rate: the compute-bound part of each step twice as long (not all of a step is compute).
+  EXPECT_GT(g.fit.compute.held_out_error_after, 0.5);
+  EXPECT_LT(g.fit.compute.held_out_error_after, 1.0);
+  EXPECT_EQ(g.fit.Factors().compute, 1);
+  EXPECT_TRUE(CalibrationsOf(runs, groups, "2026-12-01").empty());
+  EXPECT_NE(FactorRefusal(g.fit.compute, "compute efficiency", 3, g.fit.comm_share_spread)
+                .find(fmt::format("compute efficiency made the held-out runs worse (0.0% -> {:.1f}% mean |error|)",
+                               100 * g.fit.compute.held_out_error_after)),
+            std::string::npos);
+}
+
 TEST(Calibrate, EveryThirdRunIsHeldOutAndItsErrorReported) {
   const EfficiencyFactors truth{0.7, 1, {}};
   json a = Job(8, 2), b = Job(8, 4), c = Job(8, 1);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "catalog/efficiency.h"
 
@@ -118,8 +120,9 @@ EfficiencyFactors FitTimeFactors(const std::vector<FitRun>& runs, bool with_comm
   return factors(x);
 }
 
-/// The compute factor alone, or with the communication factor when the runs' communication shares differ.
-void FitTime(std::vector<FitRun>& runs, CalibrationFit& fit) {
+/// The compute factor alone, or with the communication factor when the runs' communication shares differ (and
+/// `with_comm`).
+void FitTime(std::vector<FitRun>& runs, CalibrationFit& fit, bool with_comm_allowed) {
   const int n = static_cast<int>(runs.size());
   if (n == 0) return;
   // Share of each step that scales with 1/communication: the step's change when link bandwidth halves.
@@ -132,6 +135,7 @@ void FitTime(std::vector<FitRun>& runs, CalibrationFit& fit) {
   fit.communication.status = n == 1 ? FactorStatus::kOneRun
                              : fit.comm_share_spread < kMinCommShareSpread ? FactorStatus::kSameShare
                                                                           : FactorStatus::kFitted;
+  if (!with_comm_allowed && fit.communication.status == FactorStatus::kFitted) fit.communication.status = FactorStatus::kWorseHeldOut;
   const bool with_comm = fit.communication.status == FactorStatus::kFitted;
   const EfficiencyFactors f = FitTimeFactors(runs, with_comm);
   fit.compute = Fitted(f.compute, n, kComputeFactorRange);
@@ -228,14 +232,14 @@ EfficiencyFactors CalibrationFit::Factors() const {
   return f;
 }
 
-CalibrationFit FitCalibration(std::span<const CalibrationRun> runs) {
+CalibrationFit FitCalibration(std::span<const CalibrationRun> runs, bool with_communication) {
   std::vector<FitRun> timed, all;
   for (const CalibrationRun& run : runs) {
     all.push_back(Prepare(run));
     if (all.back().measured_step_s > 0) timed.push_back(all.back());
   }
   CalibrationFit fit;
-  FitTime(timed, fit);
+  FitTime(timed, fit, with_communication);
   FitMemory(all, fit);
   return fit;
 }
@@ -261,6 +265,63 @@ bool HeldOut(size_t index, size_t runs) { return runs >= 3 && index % 3 == 2; }
 
 namespace {
 
+/// Mean |relative error| of the step time (`time`) or of the peak reserved or device memory over `errors`;
+/// nullopt where none measured it.
+std::optional<double> MeanAbsError(const std::vector<RunErrors>& errors, bool time) {
+  double sum = 0;
+  int n = 0;
+  for (const RunErrors& e : errors) {
+    const std::optional<double>& x = time ? e.step_time : (e.reserved ? e.reserved : e.device);
+    if (x) sum += std::abs(*x), ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+/// The held-out runs' errors under `fit`.
+std::vector<RunErrors> HeldOutErrors(const std::vector<CalibrationRun>& runs, const std::vector<size_t>& held_out,
+                                     const CalibrationFit& fit) {
+  std::vector<RunErrors> out;
+  for (size_t i : held_out) out.push_back(ErrorsOf(runs[i], fit.Factors()));
+  return out;
+}
+
+/// The held-out runs' mean |error| before and after, when `after` is the worse.
+std::optional<std::pair<double, double>> Worse(const std::vector<RunErrors>& before, const std::vector<RunErrors>& after,
+                                               bool time) {
+  const std::optional<double> b = MeanAbsError(before, time), a = MeanAbsError(after, time);
+  if (!b || !a || *a <= *b) return std::nullopt;
+  return std::pair{*b, *a};
+}
+
+void Refuse(FactorFit& f, std::pair<double, double> before_after) {
+  if (f.status != FactorStatus::kFitted) return;
+  f.status = FactorStatus::kWorseHeldOut;
+  f.held_out_error_before = before_after.first, f.held_out_error_after = before_after.second;
+}
+
+/// Keeps in `g.fit` only the factors whose fit on the kept runs does not worsen the held-out runs: both time
+/// factors, else compute alone (refitted without communication), else neither; the allocator overhead alike.
+void GateOnHeldOut(const std::vector<CalibrationRun>& runs, const std::vector<CalibrationRun>& kept, CalibrationGroup& g) {
+  if (const auto time = Worse(g.held_before, g.held_after, true)) {
+    std::optional<std::pair<double, double>> compute_worse = time;
+    if (g.kept_fit->communication.status == FactorStatus::kFitted) {
+      CalibrationFit compute_only = FitCalibration(kept, /*with_communication=*/false);
+      const std::vector<RunErrors> compute_after = HeldOutErrors(runs, g.held_out, compute_only);
+      compute_worse = Worse(g.held_before, compute_after, true);
+      if (!compute_worse) {
+        const CalibrationFit all = FitCalibration(runs, /*with_communication=*/false);
+        g.fit.compute = all.compute;
+        g.kept_fit = compute_only;
+        for (size_t k = 0; k < g.held_after.size(); ++k) g.held_after[k].step_time = compute_after[k].step_time;
+      }
+    }
+    Refuse(g.fit.communication, *time);
+    if (compute_worse) Refuse(g.fit.compute, *compute_worse);
+  }
+  if (const auto memory = Worse(g.held_before, g.held_after, false)) Refuse(g.fit.allocator_overhead, *memory);
+}
+
 void FitGroup(std::span<const CalibrationRun> all, CalibrationGroup& g) {
   std::vector<CalibrationRun> runs, kept;
   for (size_t i = 0; i < g.runs.size(); ++i) {
@@ -269,16 +330,14 @@ void FitGroup(std::span<const CalibrationRun> all, CalibrationGroup& g) {
     else kept.push_back(all[g.runs[i]]);
   }
   g.fit = FitCalibration(runs);
-  for (const CalibrationRun& run : runs) {
-    g.before.push_back(ErrorsOf(run, Neutral()));
-    g.after.push_back(ErrorsOf(run, g.fit.Factors()));
+  for (const CalibrationRun& run : runs) g.before.push_back(ErrorsOf(run, Neutral()));
+  if (!g.held_out.empty()) {
+    g.kept_fit = FitCalibration(kept);
+    for (size_t i : g.held_out) g.held_before.push_back(g.before[i]);
+    g.held_after = HeldOutErrors(runs, g.held_out, *g.kept_fit);
+    GateOnHeldOut(runs, kept, g);
   }
-  if (g.held_out.empty()) return;
-  g.kept_fit = FitCalibration(kept);
-  for (size_t i : g.held_out) {
-    g.held_before.push_back(g.before[i]);
-    g.held_after.push_back(ErrorsOf(runs[i], g.kept_fit->Factors()));
-  }
+  for (const CalibrationRun& run : runs) g.after.push_back(ErrorsOf(run, g.fit.Factors()));
 }
 
 }  // namespace

@@ -58,6 +58,7 @@ enum class FactorStatus {
   kOneRun,          // communication: one run determines one time factor
   kSameShare,       // communication: the runs' communication shares of the step do not differ enough
   kAllocatedOnly,   // allocator overhead: allocated memory alone says nothing of what the allocator reserves
+  kWorseHeldOut,    // fitted on the kept runs it made the held-out runs worse: not written
 };
 
 struct FactorFit {
@@ -65,6 +66,8 @@ struct FactorFit {
   int runs = 0;      // runs that determined it
   FactorStatus status = FactorStatus::kNoRuns;
   bool at_bound = false;  // the fit hit its plausible range: the model misses something else
+  // kWorseHeldOut: the held-out runs' mean |relative error| with the built-in model and with the kept runs' fit.
+  double held_out_error_before = 0, held_out_error_after = 0;
 };
 
 struct CalibrationFit {
@@ -77,9 +80,10 @@ struct CalibrationFit {
 inline constexpr double kMinCommShareSpread = 0.05;
 
 /// Fits the factors the runs determine, by least squares on the log error of step time and peak reserved
-/// memory within the plausible ranges (catalog/calibration.h); never more factors than the runs determine.
-/// Runs are estimated from the built-in model (their scenarios' efficiency_factors are replaced).
-CalibrationFit FitCalibration(std::span<const CalibrationRun> runs);
+/// memory within the plausible ranges (catalog/calibration.h); never more factors than the runs determine, and
+/// the communication factor only when `with_communication`. Runs are estimated from the built-in model (their
+/// scenarios' efficiency_factors are replaced).
+CalibrationFit FitCalibration(std::span<const CalibrationRun> runs, bool with_communication = true);
 
 /// A run's relative errors (estimate - measured) / measured under `factors`; nullopt where not measured.
 struct RunErrors {
@@ -90,7 +94,10 @@ RunErrors ErrorsOf(const CalibrationRun& run, const EfficiencyFactors& factors);
 /// Every third run from the third on (indices 2, 5, 8, ...) is held out when there are at least three.
 bool HeldOut(size_t index, size_t runs);
 
-/// The runs of one engine on one GPU generation (or one GPU), fitted together.
+/// The runs of one engine on one GPU generation (or one GPU), fitted together. With held-out runs, a factor is
+/// written only where the kept runs' fit does not make the held-out runs worse (time: both factors, else
+/// compute alone; memory: the allocator overhead); one that does is kWorseHeldOut, so a calibration never
+/// carries a factor that absorbed what differs between the runs instead of what they share.
 struct CalibrationGroup {
   Framework engine = Framework::kHfTrainer;
   GpuGeneration generation = GpuGeneration::kUnknown;

@@ -680,24 +680,22 @@ std::string CalibrationSection(const AccuracyReport& report) {
       "\n## Calibration on held-out rows\n\nWhat `trainplan calibrate` (docs/calibration.md) does with the rows above "
       "that it can fit (a step time, a token rate or a peak-memory counter without the load peak, excluded rows left "
       "out): per engine and GPU generation, every third row in file order is held out, the factors are fitted on the "
-      "others, and the held-out rows' mean |error| is shown before (the built-in model) and after. Factors the rows "
-      "cannot determine are not fitted (the reason is shown). Reproduce a group with `trainplan calibrate --runs FILE "
-      "--no-write` on its records.\n\n"
+      "others, and the held-out rows' mean |error| is shown before (the built-in model) and after. What calibrate "
+      "writes is fitted on all rows of the group, less the factors the rows cannot determine and those whose fit on "
+      "the kept rows made the held-out rows worse (the reason is shown). Reproduce a group with `trainplan calibrate "
+      "--runs FILE --no-write` on its records.\n\n"
       "| engine on generation | rows (time, memory) | fitted on the kept rows | held-out step time: before -> after | "
-      "held-out peak memory (reserved or device): before -> after | not fitted |\n|---|---|---|---|---|---|\n";
+      "held-out peak memory (reserved or device): before -> after | written (fitted on all rows) | not written |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const CalibrationGroup& g : Calibrate(runs, false)) {
-    int time_runs = 0, memory_runs = 0, kept_time_runs = 0;
-    for (size_t i = 0; i < g.runs.size(); ++i) {
-      const CalibrationRun& run = runs[g.runs[i]];
-      time_runs += run.HasTime(), memory_runs += run.HasReserved();
-      kept_time_runs += run.HasTime() && !HeldOut(i, g.runs.size());
-    }
-    const CalibrationFit& fit = g.kept_fit ? *g.kept_fit : g.fit;
+    int time_runs = 0, memory_runs = 0;
+    for (size_t i : g.runs) time_runs += runs[i].HasTime(), memory_runs += runs[i].HasReserved();
     std::vector<std::string> refused;
-    for (auto [f, name] : {std::pair{&fit.communication, "communication efficiency"},
-                           std::pair{&fit.allocator_overhead, "allocator overhead"}}) {
+    for (auto [f, name] : {std::pair{&g.fit.compute, "compute efficiency"},
+                           std::pair{&g.fit.communication, "communication efficiency"},
+                           std::pair{&g.fit.allocator_overhead, "allocator overhead"}}) {
       if (f->status != FactorStatus::kFitted && f->status != FactorStatus::kNoRuns)
-        refused.push_back(FactorRefusal(*f, name, kept_time_runs, fit.comm_share_spread));
+        refused.push_back(FactorRefusal(*f, name, time_runs, g.fit.comm_share_spread));
     }
     // Mean |error| of the held-out rows, memory as reserved where counted so, else as the device counts it.
     const auto held = [&](bool memory) {
@@ -712,9 +710,10 @@ std::string CalibrationSection(const AccuracyReport& report) {
       }
       return n ? fmt::format("{:.1f}% -> {:.1f}% ({} row{})", 100 * before / n, 100 * after / n, n, n == 1 ? "" : "s") : std::string("-");
     };
-    out += fmt::format("| {} | {} ({}, {}) | {} | {} | {} | {} |\n", GroupName(g), g.runs.size(), time_runs, memory_runs,
-                       g.kept_fit ? FactorsText(fit.Factors()) : "fewer than 3 rows: none held out", held(false),
-                       held(true), refused.empty() ? "-" : fmt::format("{}", fmt::join(refused, "; ")));
+    out += fmt::format("| {} | {} ({}, {}) | {} | {} | {} | {} | {} |\n", GroupName(g), g.runs.size(), time_runs,
+                       memory_runs, g.kept_fit ? FactorsText(g.kept_fit->Factors()) : "fewer than 3 rows: none held out",
+                       held(false), held(true), FactorsText(g.fit.Factors()),
+                       refused.empty() ? "-" : fmt::format("{}", fmt::join(refused, "; ")));
   }
   return out;
 }

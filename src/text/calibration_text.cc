@@ -104,6 +104,9 @@ std::string FactorRefusal(const FactorFit& fit, const char* factor, int time_run
     case FactorStatus::kAllocatedOnly:
       return "cannot determine the allocator overhead from peak allocated memory alone: needs peak reserved "
              "(torch.cuda.max_memory_reserved) or device memory";
+    case FactorStatus::kWorseHeldOut:
+      return fmt::format("fitted on the kept runs, {} made the held-out runs worse ({:.1f}% -> {:.1f}% mean |error|): "
+                         "not written", factor, 100 * fit.held_out_error_before, 100 * fit.held_out_error_after);
   }
   return "";
 }

@@ -63,7 +63,7 @@ test('the page loads its catalogs from the server and nothing else', async (brow
   await page.goto(BASE);
   await page.waitForSelector('body[data-ready=true]');
   const models = cli('models', '--json');
-  const gpus = cli('gpus', '--json');
+  const gpus = cli('gpus', '--json').gpus.gpus;  // a user catalog file: {gpus: <gpus.json>}
   assert.equal(await page.locator('#model-list option').count(), models.length);
   assert.equal(await page.locator('#gpu option').count(), gpus.length);
   // A frozen vision tower is named beside the language model's size, from the CLI's params.vision.
