@@ -5,23 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "support/input_error_of.h"
 
 namespace trainplan {
 namespace {
 
 using nlohmann::json;
-
-/// The InputError `read` throws (fails the test when it throws none).
-template <typename Read>
-InputError InputErrorOf(Read read) {
-  try {
-    read();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError("", "", "");
-}
+using test_support::InputErrorOf;
 
 TEST(Field, TypedReadsReturnTheValue) {
   const json doc = {{"plan", {{"gpus", 8}, {"objective", "cost"}, {"offload", false}, {"budget", 2.5},

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "catalog/hardware.h"
 #include "catalog/load.h"
+#include "support/input_error_of.h"
 
 namespace trainplan {
 namespace {
@@ -32,16 +33,7 @@ Field EntryOf(const CatalogDocument& doc, const std::string& key, const std::str
   return doc.Root();
 }
 
-template <typename Read>
-InputError InputErrorOf(Read read) {
-  try {
-    read();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError("", "", "");
-}
+using test_support::InputErrorOf;
 
 constexpr const char* kT4Lab = R"json({"gpus": {"gpus": [{
   "id": "t4-lab", "name": "Lab T4 (24 GB)", "vendor": "NVIDIA", "generation": "turing", "aliases": [],
