@@ -445,7 +445,7 @@ test('a Chinese lab\'s question: yuan budget, region cn, the CLI\'s options in C
                   '--json');
   assert.ok(rec.feasible && rec.options.length > 0);
   // The same request to the API in Chinese: the CLI's options and amounts, with the server's sentences in Chinese.
-  const api = await (await fetch(`${BASE}/api/recommend`, {
+  const api = await (await fetch(new URL('/api/recommend', BASE), {
     method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({
       lang: 'zh', model: 'qwen2.5-14b', training: {method: 'lora', tokens: 5e8, seq_len: 4096},
       recommend: {budget: 300000, deadline: '30d', currency: 'CNY', region: 'cn', max_gpus: 4096}})})).json();
