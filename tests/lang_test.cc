@@ -214,8 +214,12 @@ TEST(Lang, ApiAnswersInTheRequestLanguage) {
   const trainplan::ApiResponse zh = trainplan::HandleRequest("POST", "/api/estimate", zh_doc.dump());
   ASSERT_EQ(en.status, 200) << en.body;
   ASSERT_EQ(zh.status, 200) << zh.body;
-  const json e = json::parse(en.body), z = json::parse(zh.body);
+  json e = json::parse(en.body), z = json::parse(zh.body);
   EXPECT_EQ(e["time"]["total_s"], z["time"]["total_s"]);
+  EXPECT_EQ(e["memory"]["options"][0]["change"], "full activation recomputation");
+  EXPECT_EQ(z["memory"]["options"][0]["change"], "完全激活重计算");
+  e["memory"].erase("options");
+  z["memory"].erase("options");
   EXPECT_EQ(e["memory"], z["memory"]);
   EXPECT_EQ(z["strategy"]["global_batch_note"],
             "全局批大小 128 条序列（524,288 tokens），微调的默认值（Stanford Alpaca 的 128）；可用 --global-batch 设置");
