@@ -1,12 +1,15 @@
 // `--lang zh`: the text, Markdown and HTML reports in Chinese with exactly the figures of the English ones; JSON
 // stays English.
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "server/api.h"
 #include "support/run_cli.h"
 
 namespace {
@@ -129,6 +132,141 @@ TEST(Lang, ReviewInChinese) {
   const std::string en = Output(job), zh = Output(job + " --lang zh");
   ExpectSameNumbers(en, zh);
   ExpectContains(zh, {"配置评审：", "任务："});
+}
+
+TEST(Lang, ReviewFindingsAndFixesInChinese) {
+  const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectContains(en, {"the build claims NVLink, but the NVIDIA GeForce RTX 4090 has none",
+                      "-> plan for PCIe peer-to-peer, or choose a GPU with NVLink",
+                      "36 lanes wanted (GPUs x16, NVMe, NICs), 1 x AMD Ryzen 9 7950X gives 24", "46.4 h"});
+  ExpectContains(zh, {"配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink", "-> 按 PCIe 点对点规划，或换用带 NVLink 的 GPU",
+                      "需要 36 条 PCIe 通道（GPU 各 x16、NVMe、网卡），1 x AMD Ryzen 9 7950X 只提供 24 条",
+                      "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.5 GiB / 24.0 GiB；最快：",
+                      "电源 1 x 1600 W = 1600 W", "46.4 小时", "单价 $0.60/卡时，RunPod on-demand (aggregator)，2026-03，计费方式 "});
+  for (const std::string english : {"the build claims", "lanes wanted", "installed", "cores for", "checkpoint takes",
+                                    "fits:", "fastest:", "46.4 h", "/GPU-h", "billed"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
+}
+
+TEST(Lang, AssumptionsDurationsAndWarningsInChinese) {
+  const std::string job = "estimate --model llama-3.1-8b --method full --gpu h100-sxm --gpus 8 --tokens 1e9";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectContains(en, {"total: 1e+09 tokens in 1907 steps: 4.1 h (33 GPU-hours)",
+                      "  - host time: 1.50 ms of dispatch per layer pass; batches built in the training process",
+                      "  - fixed costs per job (data/job_costs.json): provisioning 5 min, a 23.2 GB image",
+                      "  - global batch 128 sequences (524,288 tokens), the default for fine-tuning (Stanford Alpaca's 128)",
+                      "warning: does not fit: needs 157.8 GiB per GPU on 80.0 GiB"});
+  ExpectContains(zh, {"总计：1e+09 tokens，1907 步：4.1 小时", "  - 框架配置：DeepSpeed ZeRO（",
+                      "  - 损失函数 standard：在完整 logits 上算标准交叉熵（引擎默认）", "  - 不做激活重计算",
+                      "  - 主机侧时间：每层每次前向/反向调度 1.50 ms；批数据在训练进程内构建",
+                      "  - 每个任务的固定开销（data/job_costs.json）：资源开通 5 分钟，23.2 GB 镜像", "进程启动 60.00 秒（假设）",
+                      "  - 全局批大小 128 条序列（524,288 tokens），微调的默认值（Stanford Alpaca 的 128）；可用 --global-batch 设置",
+                      "警告：显存放不下：每卡需要 157.8 GiB，显存只有 80.0 GiB"});
+  for (const std::string english : {"host time", "fixed costs", "global batch", "framework profile", "loss standard",
+                                    "does not fit", "4.1 h", " min", "no activation"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
+}
+
+TEST(Lang, SequenceAndMemoryFeatureAssumptionsInChinese) {
+  const std::string job = "estimate --model qwen2.5-7b --method qlora --gpu rtx-4090 --gpus 1 --training-objective dpo "
+                          "--sample-mean-tokens 600 --sample-max-tokens 2048 --seq-len 2048 --liger --compile --dora "
+                          "--optimizer paged_adamw_8bit --activation-offloading";
+  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  ExpectSameNumbers(en, zh);
+  ExpectContains(zh, {"训练目标 dpo：每对样本的 chosen 和 rejected 回答一起过策略模型", "冻结的参考模型每个训练步做 1 次前向",
+                      "样本平均 600、最长 2,048 tokens", "其中 35% 是填充", "Liger 算子（融合 norm、rotary、SwiGLU：x0.7）",
+                      "torch.compile（融合逐元素算子：x0.3；编译一次 60 s）", "NF4 双重量化（每个权重 4.127 bit）",
+                      "分页优化器：状态放得进显存，分页不耗时", "DoRA 每步增加 ", "（需反量化 4-bit 权重）", "完全激活重计算：每层只保留输入"});
+  for (const std::string english : {"objective dpo:", "samples of mean", "paged optimizer", "DoRA adds", "Liger kernels"})
+    EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
+}
+
+TEST(Lang, ReviewCurrency) {
+  const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
+  const nlohmann::json usd = nlohmann::json::parse(Output(job + " --json"));
+  const nlohmann::json cny = nlohmann::json::parse(Output(job + " --json --currency CNY"));
+  EXPECT_FALSE(usd.contains("currency"));
+  ASSERT_TRUE(cny.contains("currency"));
+  EXPECT_EQ(cny["currency"]["code"], "CNY");
+  const double rate = cny["currency"]["per_usd"];
+  EXPECT_DOUBLE_EQ(rate, 6.9858);  // data/prices.json exchange_rates, 2026-01-27
+  EXPECT_EQ(cny["needed"]["currency"], "CNY");
+  EXPECT_EQ(cny["needed"]["node_usd"], usd["needed"]["node_usd"]);
+  EXPECT_NEAR(cny["needed"]["node"].get<double>(), rate * usd["needed"]["node_usd"].get<double>(), 1e-6);
+  // The plan's cost in the text: $56 at $0.60/GPU-h becomes ¥389 at ¥4.19/GPU-h.
+  ExpectContains(Output(job), {"$56 at $0.60/GPU-h"});
+  ExpectContains(Output(job + " --currency CNY"), {"¥389 at ¥4.19/GPU-h"});
+  const CliRun bad = RunCli(job + " --currency GBP");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  ExpectContains(bad.out, {"--currency", "GBP"});
+}
+
+/// An API answer's sentences in the request's language; the keys and numbers the same as in English.
+TEST(Lang, ApiAnswersInTheRequestLanguage) {
+  using nlohmann::json;
+  const json doc = {{"model", "llama-3.1-8b"},
+                    {"training", {{"method", "full"}, {"tokens", 1e9}}},
+                    {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}}};
+  json zh_doc = doc;
+  zh_doc["lang"] = "zh";
+  const trainplan::ApiResponse en = trainplan::HandleRequest("POST", "/api/estimate", doc.dump());
+  const trainplan::ApiResponse zh = trainplan::HandleRequest("POST", "/api/estimate", zh_doc.dump());
+  ASSERT_EQ(en.status, 200) << en.body;
+  ASSERT_EQ(zh.status, 200) << zh.body;
+  json e = json::parse(en.body), z = json::parse(zh.body);
+  EXPECT_EQ(e["time"]["total_s"], z["time"]["total_s"]);
+  EXPECT_EQ(e["memory"]["options"][0]["change"], "full activation recomputation");
+  EXPECT_EQ(z["memory"]["options"][0]["change"], "完全激活重计算");
+  e["memory"].erase("options");
+  z["memory"].erase("options");
+  EXPECT_EQ(e["memory"], z["memory"]);
+  EXPECT_EQ(z["strategy"]["global_batch_note"],
+            "全局批大小 128 条序列（524,288 tokens），微调的默认值（Stanford Alpaca 的 128）；可用 --global-batch 设置");
+  EXPECT_EQ(z["time"]["duration"], "4.1 小时");
+  EXPECT_EQ(e["time"]["duration"], "4.1 h");
+  EXPECT_EQ(z["warnings"][0], "显存放不下：每卡需要 157.8 GiB，显存只有 80.0 GiB");
+  EXPECT_EQ(e["warnings"][0], "does not fit: needs 157.8 GiB per GPU on 80.0 GiB");
+  // Without `lang` the answer is the English one, as before.
+  json en_doc = doc;
+  en_doc["lang"] = "en";
+  EXPECT_EQ(trainplan::HandleRequest("POST", "/api/estimate", en_doc.dump()).body, en.body);
+
+  for (const char* path : {"/api/estimate", "/api/plan", "/api/recommend", "/api/review"}) {
+    json bad = doc;
+    bad["lang"] = "fr";
+    const trainplan::ApiResponse r = trainplan::HandleRequest("POST", path, bad.dump());
+    EXPECT_EQ(r.status, 400) << path << " " << r.body;
+    const json err = json::parse(r.body);
+    EXPECT_EQ(err["field"], "lang") << r.body;
+    EXPECT_EQ(err["value"], "fr") << r.body;
+    EXPECT_NE(err["allowed"].get<std::string>().find("en, zh"), std::string::npos) << r.body;
+  }
+}
+
+TEST(Lang, ApiRecommendAndReviewSentencesInChinese) {
+  using nlohmann::json;
+  const json rec = {{"lang", "zh-CN"},
+                    {"model", "qwen2.5-7b"},
+                    {"training", {{"method", "lora"}, {"tokens", 1e8}}},
+                    {"recommend", {{"region", "cn"}, {"currency", "CNY"}}}};
+  const trainplan::ApiResponse r = trainplan::HandleRequest("POST", "/api/recommend", rec.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  EXPECT_NE(j["options"][0]["plan"]["why"].get<std::string>().find("算力利用率 MFU"), std::string::npos)
+      << j["options"][0]["plan"]["why"];
+  EXPECT_NE(j["scenario"]["usage_text"].get<std::string>().find("一次性"), std::string::npos) << j["scenario"]["usage_text"];
+  EXPECT_EQ(j["currency"]["code"], "CNY");  // keys and codes stay English
+
+  std::ifstream file(std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json");
+  json build = json::parse(file);
+  build["lang"] = "zh";
+  const trainplan::ApiResponse v = trainplan::HandleRequest("POST", "/api/review", build.dump());
+  ASSERT_EQ(v.status, 200) << v.body;
+  const json review = json::parse(v.body);
+  EXPECT_EQ(review["findings"][0]["area"], "nvlink");
+  EXPECT_EQ(review["findings"][0]["message"], "配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink");
+  EXPECT_EQ(review["findings"][0]["fix"], "按 PCIe 点对点规划，或换用带 NVLink 的 GPU");
 }
 
 TEST(Lang, UnknownLanguageExits2NamingTheAllowedOnes) {

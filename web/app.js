@@ -300,9 +300,10 @@ function requests(state) {
   };
 }
 
+// The server writes the answer's sentences (why, assumptions, alternatives) in the page's language.
 async function post(path, body) {
   const res = await fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
-                                 body: JSON.stringify(body)});
+                                 body: JSON.stringify({...body, lang})});
   const data = await res.json();
   if (!res.ok) {
     throw Object.assign(new Error(data.error), {field: data.field, allowed: data.allowed,
@@ -581,15 +582,15 @@ async function run(state) {
   }
 }
 
-// The switch: the language is redrawn at once and kept in the link; a currency the user has not picked
-// follows it, which needs the server's amounts in that currency.
+// The switch: the language is redrawn at once and kept in the link; shown answers are asked for again, since
+// the server writes their sentences in the request's language, and a currency the user has not picked follows it.
 function switchLang(next) {
   applyLang(next);
   if (!currencyChosen && $('#currency').value !== defaultCurrency()) {
     $('#currency').value = defaultCurrency();
     showCurrency();
-    if (shown) return run(readForm());
   }
+  if (shown) return run(readForm());
   if (!$('#results').hidden) {
     history.replaceState(null, '', shareUrl(readForm()));
     $('#share-link').value = shareUrl(readForm());

@@ -16,6 +16,7 @@
 #include "io/text_io.h"
 #include "io/writers.h"
 #include "catalog/hardware.h"
+#include "catalog/prices.h"
 #include "core/platform.h"
 #include "text/report.h"
 #include "core/review.h"
@@ -39,7 +40,7 @@ struct RecommendState {
   std::vector<std::string> gpus, prices, purchases;
   std::optional<int> max_gpus, gpus_exact, checkpoints_kept;
   bool as_json = false, review_json = false, n_plus_n = false, prefer_domestic = false;
-  std::string build_path, review_format = "text", review_output;
+  std::string build_path, review_format = "text", review_output, review_currency = "USD";
   std::string lang = "en", review_lang = "en";
   int threads = 0;
 };
@@ -92,6 +93,7 @@ void RegisterRecommendCommands(CLI::App& app, JobFlagsHook job_flags) {
   s.review->add_option("--format", s.review_format, "text | json | markdown | html");
   s.review->add_flag("--json", s.review_json, "short for --format json");
   s.review->add_option("-o,--output", s.review_output, "write the review to this file");
+  s.review->add_option("--currency", s.review_currency, "USD | CNY | EUR: every amount shown (default USD)");
   AddLangFlag(s.review, s.review_lang);
 }
 
@@ -136,12 +138,13 @@ bool RunRecommendCommands(int& exit_status) {
   if (s.review && s.review->parsed()) {
     const ReportFormat format = s.review_json ? ReportFormat::kJson : ParseReportFormat(s.review_format, "--format");
     const Lang lang = ParseLang(s.review_lang, "--lang");
+    const Currency& currency = FindCurrency(s.review_currency, "--currency");
     const BuildRequest request = BuildFromJson(ReadJsonFile(s.build_path, "build"));
     bool framework_fixed = false;
     const json job_doc = s.job.apply(request.job);
     Scenario job = JobFromDocument(Field(job_doc, "job"), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(request.build, job, framework_fixed);
-    WriteText(ReviewReport(review, format, lang), s.review_output);
+    WriteText(ReviewReport(review, format, lang, currency), s.review_output);
     exit_status = 0;
     return true;
   }

@@ -17,7 +17,7 @@ nlohmann::json ParamComponentsToJson(const ParamCounts& p) {
           {"norms", p.norms},         {"lm_head", p.lm_head}};
 }
 
-nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
+nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
   using nlohmann::json;
   json params = {{"total", e.params.total},
                  {"active", e.params.active},
@@ -67,11 +67,11 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                {"training_s", t.training_s},
                {"fixed_s", t.fixed_s},
                {"fixed_breakdown_s", fixed},
-               {"fixed_text", FixedCostsText(t)},
+               {"fixed_text", FixedCostsText(t, lang)},
                {"interruption_s", t.interruption_s},
                {"total_s", t.total_s},
                {"gpu_hours", t.gpu_hours},
-               {"duration", FormatDuration(t.total_s)},
+               {"duration", FormatDuration(t.total_s, lang)},
                {"padded_tokens_per_step", t.padded_tokens_per_step},
                {"padding_fraction", t.padding_fraction},
                {"reference_forward_s", t.reference_forward_s}};
@@ -93,7 +93,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                    {"micro_batch", s.training.micro_batch},
                    {"global_batch", GlobalBatch(s)},
                    {"global_batch_source", s.training.global_batch > 0 ? "given" : "default"},
-                   {"global_batch_note", GlobalBatchText(s)},
+                   {"global_batch_note", GlobalBatchText(s, lang)},
                    {"grad_accum_steps", GradAccumSteps(s)}};
   json training = {{"method", ToString(s.training.method)},
                    {"precision", ToString(s.training.precision)},
@@ -153,14 +153,14 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e) {
                 {"source", s.model.source}};
   json options = json::array();
   for (const auto& o : e.options)
-    options.push_back({{"change", FitChangeText(o)}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
+    options.push_back({{"change", FitChangeText(o, lang)}, {"per_gpu_bytes", o.per_gpu_bytes}, {"host_bytes", o.host_bytes},
                        {"fits", o.fits}});
   memory["options"] = options;
   return {{"model", model},       {"training", training},          {"hardware", hardware},
           {"strategy", strategy}, {"strategy_text", StrategyText(st, s.training.micro_batch)},
           {"params", params},     {"memory", memory},
-          {"time", time},         {"assumptions", EstimateAssumptions(s, e)},
-          {"warnings", EstimateWarnings(s, e)},  {"confidence", ConfidenceText(e.confidence)}};
+          {"time", time},         {"assumptions", EstimateAssumptions(s, e, lang)},
+          {"warnings", EstimateWarnings(s, e, lang)},  {"confidence", ConfidenceText(e.confidence, lang)}};
 }
 
 }  // namespace trainplan

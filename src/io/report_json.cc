@@ -34,7 +34,7 @@ json ReliabilityJson(const Reliability& r) {
 /// Unpriced is unknown: the total is null without a GPU price and a lower bound (complete: false) without
 /// the price of every part; `unpriced` names what is missing. Amounts are in USD under `_usd` keys and, under
 /// the same names without the suffix, in the request's `currency` (the document's exchange rate).
-json CostJson(const PlatformOption& o, const Currency& cur) {
+json CostJson(const PlatformOption& o, const Currency& cur, Lang lang) {
   const CostBreakdown& c = o.cost;
   auto part = [&](double usd) { return c.known ? json(usd) : json(); };
   auto local = [&](double usd, bool known) { return known ? json(FromUsd(usd, cur)) : json(); };
@@ -50,7 +50,7 @@ json CostJson(const PlatformOption& o, const Currency& cur) {
           {"per_run", local(c.total_usd / o.runs, c.known)},
           {"complete", c.complete},
           {"unpriced", c.unpriced},
-          {"text", CostTotalText(c, cur)},
+          {"text", CostTotalText(c, cur, lang)},
           {"hardware_usd", part(c.hardware_usd)},
           {"power_usd", c.power_usd},
           {"hosting_usd", c.hosting_usd},
@@ -63,13 +63,13 @@ json CostJson(const PlatformOption& o, const Currency& cur) {
           {"known", c.known}};
 }
 
-void BreakEvenJson(const BreakEven& b, json& out) {
+void BreakEvenJson(const BreakEven& b, json& out, Lang lang) {
   out["break_even_months"] = b.months ? json(*b.months) : json();
   out["break_even_reason"] = ToString(b.code);
-  out["break_even"] = BreakEvenText(b);
+  out["break_even"] = BreakEvenText(b, lang);
 }
 
-json OptionJson(const PlatformOption& o, const Currency& cur) {
+json OptionJson(const PlatformOption& o, const Currency& cur, Lang lang) {
   const Plan& p = o.plan;
   const Strategy& s = p.strategy;
   json memory = {{"per_gpu_bytes", p.memory.per_gpu_bytes},
@@ -95,7 +95,7 @@ json OptionJson(const PlatformOption& o, const Currency& cur) {
               {"offload", ToString(s.offload)},
               {"micro_batch", p.micro_batch},
               {"summary", PlanSummary(p)},
-              {"why", PlanWhy(p)}}},
+              {"why", PlanWhy(p, UsdCurrency(), lang)}}},
             {"memory", memory},
             {"time",
              {{"train_s", o.reliability.train_s},
@@ -103,14 +103,14 @@ json OptionJson(const PlatformOption& o, const Currency& cur) {
               {"step_s", p.time.step_s},
               {"mfu", p.time.mfu},
               {"goodput", o.reliability.goodput},
-              {"duration", FormatDuration(o.reliability.wall_s)}}},
-            {"cost", CostJson(o, cur)},
+              {"duration", FormatDuration(o.reliability.wall_s, lang)}}},
+            {"cost", CostJson(o, cur, lang)},
             {"suits", o.suits},
-            {"why", OptionWhy(o, cur)},
+            {"why", OptionWhy(o, cur, lang)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
     j["bom"] = BomToJson(o.bom, cur);
-    BreakEvenJson(o.break_even, j);
+    BreakEvenJson(o.break_even, j, lang);
     auto known = [&](double usd) { return usd > 0 ? json(FromUsd(usd, cur)) : json(); };
     j["usd_per_month_owned"] = o.usd_per_month_owned;
     j["usd_rented_same_runs"] = o.usd_rented > 0 ? json(o.usd_rented) : json();
@@ -250,17 +250,17 @@ json CurrencyJson(const Currency& cur) {
           {"source", rates.source_text}};
 }
 
-json RecommendationToJson(const Recommendation& r) {
+json RecommendationToJson(const Recommendation& r, Lang lang) {
   const Currency& cur = DisplayCurrency(r);
   json options = json::array();
-  for (const auto& o : r.options) options.push_back(OptionJson(o, cur));
+  for (const auto& o : r.options) options.push_back(OptionJson(o, cur, lang));
   json considered = json::array();
   for (const auto& o : r.considered)
     considered.push_back({{"kind", ToString(o.kind)},
                           {"gpu", o.plan.gpu_id},
                           {"gpus", o.plan.gpus},
                           {"time_s", o.reliability.wall_s},
-                          {"duration", FormatDuration(o.reliability.wall_s)},
+                          {"duration", FormatDuration(o.reliability.wall_s, lang)},
                           {"cost_usd", o.cost.known ? json(o.cost.total_usd) : json()},
                           {"cost", o.cost.known ? json(FromUsd(o.cost.total_usd, cur)) : json()},
                           {"cost_complete", o.cost.complete}});
@@ -275,7 +275,7 @@ json RecommendationToJson(const Recommendation& r) {
                 {"budget_usd", p.budget_usd},
                 {"budget", FromUsd(p.budget_usd, cur)},
                 {"usage", ToString(p.usage.kind)},
-                {"usage_text", UsageText(p)},
+                {"usage_text", UsageText(p, lang)},
                 {"runs_per_month", p.usage.kind == UsageKind::kRunsPerMonth ? json(p.usage.runs_per_month) : json()},
                 {"utilisation", p.usage.kind == UsageKind::kUtilisation ? json(p.usage.utilisation) : json()},
                 {"months", p.months},
@@ -290,20 +290,20 @@ json RecommendationToJson(const Recommendation& r) {
               {"considered", considered},
               {"reliability", ReliabilityJson(r.reliability)},
               {"currency", CurrencyJson(cur)},
-              {"assumptions", AssumptionLines(r.assumptions, cur)}};
-  BreakEvenJson(r.break_even, out);
+              {"assumptions", AssumptionLines(r.assumptions, cur, lang)}};
+  BreakEvenJson(r.break_even, out, lang);
   if (!r.feasible) {
-    out["reason"] = NoOptionText(r);
-    out["alternatives"] = AlternativesToJson(r.alternatives);
+    out["reason"] = NoOptionText(r, lang);
+    out["alternatives"] = AlternativesToJson(r.alternatives, lang);
   }
   return out;
 }
 
-json ReviewToJson(const BuildReview& r) {
+json ReviewToJson(const BuildReview& r, Lang lang, const Currency& cur) {
   json findings = json::array();
   for (const auto& f : r.findings)
     findings.push_back(
-        {{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f)}, {"fix", FindingFix(r, f)}});
+        {{"area", f.area}, {"level", f.level}, {"message", FindingMessage(r, f, cur, lang)}, {"fix", FindingFix(r, f, cur, lang)}});
   json out = {{"build", r.build.name},
               {"source", r.build.source},
               {"job", {{"model", r.job.model.name}, {"method", ToString(r.job.training.method)}}},
@@ -313,11 +313,13 @@ json ReviewToJson(const BuildReview& r) {
     out["plan"] = {{"summary", PlanSummary(r.plan)},
                    {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
                    {"total_s", r.plan.time.total_s},
-                   {"why", PlanWhy(r.plan)}};
-    out["needed"] = BomToJson(r.needed);
+                   {"why", PlanWhy(r.plan, cur, lang)}};
+    out["needed"] = BomToJson(r.needed, cur);
+    // Amounts without a _usd suffix are in `cur`: the rate that converted them (a USD review has none to state).
+    if (cur.code != "USD") out["currency"] = CurrencyJson(cur);
   } else {
-    out["reason"] = ReviewReasonText(r);
-    out["alternatives"] = AlternativesToJson(r.alternatives);
+    out["reason"] = ReviewReasonText(r, cur, lang);
+    out["alternatives"] = AlternativesToJson(r.alternatives, lang);
   }
   return out;
 }
@@ -326,8 +328,8 @@ std::string RecommendationReport(const Recommendation& r, ReportFormat format, L
   return format == ReportFormat::kJson ? RecommendationToJson(r).dump(2) + "\n" : RenderRecommendation(r, format, lang);
 }
 
-std::string ReviewReport(const BuildReview& r, ReportFormat format, Lang lang) {
-  return format == ReportFormat::kJson ? ReviewToJson(r).dump(2) + "\n" : RenderReview(r, format, lang);
+std::string ReviewReport(const BuildReview& r, ReportFormat format, Lang lang, const Currency& cur) {
+  return format == ReportFormat::kJson ? ReviewToJson(r, Lang::kEn, cur).dump(2) + "\n" : RenderReview(r, format, lang, cur);
 }
 
 }  // namespace trainplan

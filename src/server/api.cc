@@ -12,6 +12,7 @@
 #include "io/writers.h"
 #include "core/review.h"
 #include "io/build_reader.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
@@ -44,41 +45,52 @@ int CappedGpus(int requested, bool given, const char* field, const ApiLimits& li
   return requested;
 }
 
+/// The request's `lang` (en when absent): the language of the answer's sentences, its keys stay English. Taken
+/// out of the document so that each reader sees only its own keys.
+Lang TakeLang(json& doc) {
+  const auto it = doc.is_object() ? doc.find("lang") : doc.end();
+  if (it == doc.end()) return Lang::kEn;
+  if (!it->is_string()) throw InputError("lang", Dump(*it), "en, zh");
+  const Lang lang = ParseLang(it->get<std::string>(), "lang");
+  doc.erase(it);
+  return lang;
+}
+
 bool Given(const json& doc, const char* section, const char* key) {
   auto it = doc.find(section);
   return it != doc.end() && it->is_object() && it->contains(key);
 }
 
-json Plan(const json& doc, const ApiLimits& limits) {
+json Plan(const json& doc, const ApiLimits& limits, Lang lang) {
   PlanRequest r = PlanRequestFromJson(doc, /*allow_paths=*/false);
   PlanConstraints& c = r.constraints;
   c.max_gpus = CappedGpus(c.max_gpus, Given(doc, "plan", "max_gpus"), "plan.max_gpus", limits);
   if (c.gpus > limits.max_gpus) CappedGpus(c.gpus, true, "plan.gpus", limits);
   if (c.top > limits.max_top)
     throw InputError("plan.top", std::to_string(c.top), fmt::format("at most {} on this server", limits.max_top));
-  return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads), *r.currency);
+  return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads), *r.currency, lang);
 }
 
-json RecommendJson(const json& doc, const ApiLimits& limits) {
+json RecommendJson(const json& doc, const ApiLimits& limits, Lang lang) {
   RecommendRequest r = RecommendRequestFromJson(doc, /*allow_paths=*/false);
   PlatformPolicy& p = r.policy;
   p.max_gpus = CappedGpus(p.max_gpus, Given(doc, "recommend", "max_gpus"), "recommend.max_gpus", limits);
   if (p.gpus > limits.max_gpus) CappedGpus(p.gpus, true, "recommend.gpus", limits);
-  return RecommendationToJson(Recommend(r.job, p, limits.search_threads));
+  return RecommendationToJson(Recommend(r.job, p, limits.search_threads), lang);
 }
 
-json Review(const json& doc, const ApiLimits& limits) {
+json Review(const json& doc, const ApiLimits& limits, Lang lang) {
   BuildRequest request = BuildFromJson(doc);
   BuildSpec& build = request.build;
   if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
   bool framework_fixed = false;
   Scenario job = JobFromDocument(Field(request.job, "job"), /*allow_paths=*/false, framework_fixed);
-  return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads));
+  return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads), lang);
 }
 
-json EstimateJson(const json& doc) {
+json EstimateJson(const json& doc, Lang lang) {
   Scenario scenario = ScenarioFromJson(doc, /*allow_paths=*/false);
-  return EstimateToJson(scenario, EstimateScenario(scenario));
+  return EstimateToJson(scenario, EstimateScenario(scenario), lang);
 }
 
 const char* ContentType(std::string_view name) {
@@ -106,11 +118,12 @@ ApiResponse Route(std::string_view method, std::string_view path, std::string_vi
       return NotFound("no such endpoint", path,
                       "/api/estimate, /api/plan, /api/recommend, /api/review, /api/models, /api/gpus");
     if (!post) return WrongMethod(method, "use POST with a JSON body", "POST");
-    const json doc = ParseDocument(body, "body");
-    if (name == "estimate") return Json(200, EstimateJson(doc));
-    if (name == "plan") return Json(200, Plan(doc, limits));
-    if (name == "recommend") return Json(200, RecommendJson(doc, limits));
-    return Json(200, Review(doc, limits));
+    json doc = ParseDocument(body, "body");
+    const Lang lang = TakeLang(doc);
+    if (name == "estimate") return Json(200, EstimateJson(doc, lang));
+    if (name == "plan") return Json(200, Plan(doc, limits, lang));
+    if (name == "recommend") return Json(200, RecommendJson(doc, limits, lang));
+    return Json(200, Review(doc, limits, lang));
   }
   if (!get) return WrongMethod(method, "use GET", "GET, HEAD");
   const std::string_view asset = path == "/" ? std::string_view("index.html") : path.substr(1);

@@ -16,26 +16,26 @@ std::string Percent(const std::optional<double>& e) { return e ? fmt::format("{:
 
 }  // namespace
 
-std::string FactorsText(const EfficiencyFactors& f) {
+std::string FactorsText(const EfficiencyFactors& f, Lang lang) {
   std::vector<std::string> parts;
-  if (f.compute != 1) parts.push_back(fmt::format("compute x{:.3g}", f.compute));
-  if (f.communication != 1) parts.push_back(fmt::format("communication x{:.3g}", f.communication));
-  if (f.allocator_overhead) parts.push_back(fmt::format("allocator overhead {:.1f}%", 100 * *f.allocator_overhead));
-  return parts.empty() ? "no factor" : fmt::format("{}", fmt::join(parts, ", "));
+  if (f.compute != 1) parts.push_back(Say(lang, "cal.compute", fmt::arg("x", f.compute)));
+  if (f.communication != 1) parts.push_back(Say(lang, "cal.communication", fmt::arg("x", f.communication)));
+  if (f.allocator_overhead) parts.push_back(Say(lang, "cal.allocator", fmt::arg("pct", 100 * *f.allocator_overhead)));
+  return parts.empty() ? Say(lang, "cal.no_factor") : fmt::format("{}", fmt::join(parts, Say(lang, "list.comma")));
 }
 
 namespace {
 
-std::string MeasurementText(const CalibrationInEffect& c) {
+std::string MeasurementText(const CalibrationInEffect& c, Lang lang) {
   const MachineMeasurement& m = *c.measurement;
   std::vector<std::string> parts;
-  if (c.measured_matmul_ceiling > 0) parts.push_back(fmt::format("GEMM ceiling {:.2f} of peak", c.measured_matmul_ceiling));
-  if (c.measured_intra_bytes_per_s > 0) {
-    parts.push_back(fmt::format("intra-node all-reduce bus bandwidth {:.0f} GB/s", c.measured_intra_bytes_per_s / 1e9));
-  }
+  if (c.measured_matmul_ceiling > 0) parts.push_back(Say(lang, "cal.gemm", fmt::arg("x", c.measured_matmul_ceiling)));
+  if (c.measured_intra_bytes_per_s > 0)
+    parts.push_back(Say(lang, "cal.allreduce", fmt::arg("gbs", c.measured_intra_bytes_per_s / 1e9)));
   if (parts.empty()) return "";
-  return fmt::format("measured on {} ({}, {}, {}): {}", m.gpu_name.empty() ? m.gpu : m.gpu_name, m.source, m.file,
-                     m.date, fmt::join(parts, ", "));
+  return Say(lang, "cal.measured", fmt::arg("gpu", m.gpu_name.empty() ? m.gpu : m.gpu_name), fmt::arg("source", m.source),
+             fmt::arg("file", m.file), fmt::arg("date", m.date),
+             fmt::arg("parts", fmt::format("{}", fmt::join(parts, Say(lang, "list.comma")))));
 }
 
 }  // namespace
@@ -111,23 +111,26 @@ std::string FactorRefusal(const FactorFit& fit, const char* factor, int time_run
   return "";
 }
 
-std::optional<std::string> CalibrationAssumption(const Scenario& s) { return CalibrationAssumption(s, Efficiency()); }
+std::optional<std::string> CalibrationAssumption(const Scenario& s, Lang lang) {
+  return CalibrationAssumption(s, Efficiency(), lang);
+}
 
-std::optional<std::string> CalibrationAssumption(const Scenario& s, const EfficiencyCatalog& eff) {
+std::optional<std::string> CalibrationAssumption(const Scenario& s, const EfficiencyCatalog& eff, Lang lang) {
   const CalibrationInEffect c = CalibrationOf(s, eff);
   std::vector<std::string> parts;
   if (c.calibration) {
     const Calibration& k = *c.calibration;
     const std::string where = k.gpu.empty() ? GenerationName(*k.generation) : k.gpu;
-    parts.push_back(fmt::format("calibrated on {} run{} of {} on {} ({}, {}, {}): {}", k.runs.size(),
-                                k.runs.size() == 1 ? "" : "s", FrameworkKey(k.engine), where, k.source, k.file, k.date,
-                                FactorsText(k.factors)));
+    parts.push_back(Say(lang, "cal.calibrated", fmt::arg("runs", k.runs.size()),
+                        fmt::arg("plural", k.runs.size() == 1 ? "" : "s"), fmt::arg("engine", FrameworkKey(k.engine)),
+                        fmt::arg("where", where), fmt::arg("source", k.source), fmt::arg("file", k.file),
+                        fmt::arg("date", k.date), fmt::arg("factors", FactorsText(k.factors, lang))));
   }
   if (c.measurement) {
-    if (std::string m = MeasurementText(c); !m.empty()) parts.push_back(std::move(m));
+    if (std::string m = MeasurementText(c, lang); !m.empty()) parts.push_back(std::move(m));
   }
   if (parts.empty()) return std::nullopt;
-  return fmt::format("{}", fmt::join(parts, "; "));
+  return fmt::format("{}", fmt::join(parts, Say(lang, "list.semicolon")));
 }
 
 std::string GroupName(const CalibrationGroup& g) {

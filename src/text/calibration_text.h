@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/calibration.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
@@ -18,11 +19,11 @@ std::string FactorRefusal(const FactorFit& fit, const char* factor, int time_run
 
 /// "calibrated on 3 runs of hf on hopper (calibration.json, 2026-12-01): compute x0.87"; nullopt when neither a
 /// calibration nor a machine measurement acts on the job.
-std::optional<std::string> CalibrationAssumption(const Scenario& s);
-std::optional<std::string> CalibrationAssumption(const Scenario& s, const EfficiencyCatalog& eff);
+std::optional<std::string> CalibrationAssumption(const Scenario& s, Lang lang = Lang::kEn);
+std::optional<std::string> CalibrationAssumption(const Scenario& s, const EfficiencyCatalog& eff, Lang lang = Lang::kEn);
 
 /// "compute x0.87, communication x1.1, allocator overhead 12.0%"; "no factor" when none is set.
-std::string FactorsText(const EfficiencyFactors& f);
+std::string FactorsText(const EfficiencyFactors& f, Lang lang = Lang::kEn);
 
 /// "4.1% over 3 runs": the mean |error| of `field` over the runs that measured it; empty when none did.
 std::string MeanAbs(const std::vector<RunErrors>& errors, std::optional<double> RunErrors::*field);

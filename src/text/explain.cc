@@ -30,38 +30,36 @@ std::string GroupedCount(int64_t n) {
   return out;
 }
 
-std::string RecomputeText(Recompute r) {
+std::string RecomputeText(Recompute r, Lang lang) {
   switch (r) {
-    case Recompute::kNone: return "no activation recomputation";
-    case Recompute::kSelective: return "selective recomputation of the attention core (Korthikanti et al. 2022)";
-    case Recompute::kFull: return "full recomputation: only each layer's input is kept, one extra forward pass";
+    case Recompute::kNone: return Say(lang, "asm.recompute_none");
+    case Recompute::kSelective: return Say(lang, "asm.recompute_selective");
+    case Recompute::kFull: return Say(lang, "asm.recompute_full");
   }
   return "";
 }
 
-std::string WarningText(const Scenario& s, const EstimateWarning& w) {
+std::string WarningText(const Scenario& s, const EstimateWarning& w, Lang lang) {
   switch (w.code) {
-    case WarningCode::kApproximateModel:
-      return fmt::format("{} is a generic shape, not a published config: counts are approximate", s.model.name);
+    case WarningCode::kApproximateModel: return Say(lang, "warn.generic_model", fmt::arg("model", s.model.name));
     case WarningCode::kModelNote: return s.model.warnings.at(w.model_note);
     case WarningCode::kDoesNotFit:
-      return fmt::format("does not fit: needs {:.1f} GiB per GPU on {:.1f} GiB", w.needed_bytes / kGiB,
-                         w.capacity_bytes / kGiB);
+      return Say(lang, "warn.does_not_fit", fmt::arg("needed", w.needed_bytes / kGiB),
+                 fmt::arg("capacity", w.capacity_bytes / kGiB));
     case WarningCode::kAtEdge:
-      return fmt::format("at the edge: {:.1f} of {:.0f} GiB per GPU, above the {:.0f}% usable ({:.1f} GiB); allocator "
-                         "fragmentation, NCCL buffers or the estimate's error can run it out of memory",
-                         w.needed_bytes / kGiB, w.capacity_bytes / kGiB, 100 * w.usable_bytes / w.capacity_bytes,
-                         w.usable_bytes / kGiB);
+      return Say(lang, "warn.at_edge", fmt::arg("needed", w.needed_bytes / kGiB),
+                 fmt::arg("capacity", w.capacity_bytes / kGiB), fmt::arg("pct", 100 * w.usable_bytes / w.capacity_bytes),
+                 fmt::arg("usable", w.usable_bytes / kGiB));
     case WarningCode::kHostRamShort:
-      return fmt::format("does not fit the host: offload needs {} of host RAM per node, {} given",
-                         HostRamText(w.needed_bytes), HostRamText(w.capacity_bytes));
+      return Say(lang, "warn.host_short", fmt::arg("needed", HostRamText(w.needed_bytes)),
+                 fmt::arg("given", HostRamText(w.capacity_bytes)));
     case WarningCode::kTpSpansNodes:
-      return fmt::format("tp={} spans nodes ({} GPUs per node): TP traffic crosses {}", w.tp, w.gpus_per_node,
-                         s.hardware.inter_node.name);
+      return Say(lang, "warn.tp_spans", fmt::arg("tp", w.tp), fmt::arg("per_node", w.gpus_per_node),
+                 fmt::arg("link", s.hardware.inter_node.name));
     case WarningCode::kNoNvlink:
-      return fmt::format("{} has no NVLink: GPU-to-GPU traffic goes over {}", s.hardware.gpu.name,
-                         s.hardware.intra_node.name);
-    case WarningCode::kUnsupportedOnStack: return "will not run as asked: " + StackGapText(w.stack_gap);
+      return Say(lang, "warn.no_nvlink", fmt::arg("gpu", s.hardware.gpu.name), fmt::arg("link", s.hardware.intra_node.name));
+    case WarningCode::kUnsupportedOnStack:
+      return Say(lang, "warn.unsupported", fmt::arg("gap", StackGapText(w.stack_gap)));
   }
   return "";
 }
@@ -92,55 +90,44 @@ const char* LevelKey(ConfidenceLevel level) {
 std::string Tokens(double tokens) { return GroupedCount(static_cast<int64_t>(std::llround(tokens))); }
 
 /// How the samples fill the rows: padded per micro-batch or packed, and what that costs.
-std::string SamplesText(const Training& tr) {
+std::string SamplesText(const Training& tr, Lang lang) {
   const SequenceShape shape = ShapeOf(tr);
   const std::string lengths =
       tr.sample_lengths.empty()
-          ? fmt::format("samples of mean {} and at most {} tokens (lengths assumed max x U^k, k = max/mean - 1)",
-                        Tokens(tr.sample_mean_tokens), Tokens(tr.sample_max_tokens))
-          : fmt::format("samples of mean {} and at most {} tokens (a histogram of {} lengths)",
-                        Tokens(shape.mean_sample_tokens), Tokens(shape.peak_row_tokens), tr.sample_lengths.size());
+          ? Say(lang, "asm.samples_assumed", fmt::arg("mean", Tokens(tr.sample_mean_tokens)),
+                fmt::arg("max", Tokens(tr.sample_max_tokens)))
+          : Say(lang, "asm.samples_histogram", fmt::arg("mean", Tokens(shape.mean_sample_tokens)),
+                fmt::arg("max", Tokens(shape.peak_row_tokens)), fmt::arg("count", tr.sample_lengths.size()));
   const std::string cut =
-      shape.truncated ? fmt::format("; those longer than seq_len are cut to {} tokens", GroupedCount(tr.seq_len)) : "";
+      shape.truncated ? Say(lang, "asm.samples_cut", fmt::arg("seq", GroupedCount(tr.seq_len))) : "";
   if (tr.packing)
-    return fmt::format("{}{}, packed into rows of {} tokens; each sample attends only to itself (FlashAttention "
-                       "varlen from position_ids, or a block mask): {} keys per query on average",
-                       lengths, cut, GroupedCount(tr.seq_len), Tokens(shape.attention_tokens));
+    return Say(lang, "asm.samples_packed", fmt::arg("lengths", lengths), fmt::arg("cut", cut),
+               fmt::arg("seq", GroupedCount(tr.seq_len)), fmt::arg("keys", Tokens(shape.attention_tokens)));
   const double rows = static_cast<double>(tr.micro_batch) * shape.rows_per_example;
-  const char* order = tr.group_by_length ? " (group_by_length: a slice of a length-sorted mega-batch of 50)" : "";
-  return fmt::format("{}{}, each micro-batch of {} rows{} padded to its longest: {} tokens per row on average, "
-                     "{:.0f}% of them padding; time counts only the samples' tokens, memory holds the longest "
-                     "micro-batch ({} x {} tokens); --packing fills rows of seq_len instead",
-                     lengths, cut, Tokens(rows), order, Tokens(shape.row_tokens), 100 * shape.padding_fraction(),
-                     Tokens(rows), Tokens(shape.peak_row_tokens));
+  return Say(lang, "asm.samples_padded", fmt::arg("lengths", lengths), fmt::arg("cut", cut),
+             fmt::arg("rows", Tokens(rows)),
+             fmt::arg("order", tr.group_by_length ? Say(lang, "asm.samples_grouped") : ""),
+             fmt::arg("row_tokens", Tokens(shape.row_tokens)), fmt::arg("padding", 100 * shape.padding_fraction()),
+             fmt::arg("peak", Tokens(shape.peak_row_tokens)));
 }
 
 /// What the preference objective adds: both responses of a pair, the reference model's forward passes and
 /// whether it is a second copy of the weights.
-std::string PreferenceText(const Training& tr) {
+std::string PreferenceText(const Training& tr, Lang lang) {
   const SequenceShape shape = ShapeOf(tr);
-  std::string out = fmt::format("objective {}: ", ToString(tr.objective));
-  if (IsPairedObjective(tr.objective)) {
-    out += "the chosen and rejected responses of each pair go through the policy together (2 rows per example: "
-           "twice the activations and logits of one)";
-  } else {
-    out += "one labelled response per example, plus a mismatched completion for the KL estimate run forward "
-           "without gradient";
-  }
-  if (!HasReferenceModel(tr.objective)) return out + "; no reference model (the loss uses the policy alone)";
-  out += fmt::format("; a frozen reference model runs {:g} forward pass(es) per training pass, no backward",
-                     shape.forward_only_share());
+  std::string out = Say(lang, "asm.objective", fmt::arg("objective", ToString(tr.objective))) +
+                    Say(lang, IsPairedObjective(tr.objective) ? "asm.objective_paired" : "asm.objective_kto");
+  if (!HasReferenceModel(tr.objective)) return out + Say(lang, "asm.no_reference");
+  out += Say(lang, "asm.reference", fmt::arg("passes", shape.forward_only_share()));
   return out + (HoldsReferenceWeights(tr)
-                    ? fmt::format(", and holds a second copy of the weights in {} (sharded like the policy's "
-                                  "under ZeRO-3 / FSDP)",
-                                  ToString(tr.precision))
-                    : "; with LoRA or QLoRA it is the base model with the adapters disabled: no second copy");
+                    ? Say(lang, "asm.reference_copy", fmt::arg("precision", ToString(tr.precision)))
+                    : Say(lang, "asm.reference_adapters"));
 }
 
-std::vector<std::string> SequenceAssumptions(const Training& tr) {
+std::vector<std::string> SequenceAssumptions(const Training& tr, Lang lang) {
   std::vector<std::string> out;
-  if (tr.objective != TrainingObjective::kSft) out.push_back(PreferenceText(tr));
-  if (ShapeOf(tr).described) out.push_back(SamplesText(tr));
+  if (tr.objective != TrainingObjective::kSft) out.push_back(PreferenceText(tr, lang));
+  if (ShapeOf(tr).described) out.push_back(SamplesText(tr, lang));
   return out;
 }
 
@@ -148,86 +135,87 @@ std::vector<std::string> SequenceAssumptions(const Training& tr) {
 
 namespace {
 
-std::string LossText(const Training& tr) {
-  const char* how = "";
-  switch (EffectiveLoss(tr)) {
-    case Loss::kStandard: how = "standard cross-entropy on full logits"; break;
-    case Loss::kChunked: how = "chunked cross-entropy (torchtune CEWithChunkedOutputLoss): fp32 one chunk at a time"; break;
-    case Loss::kFused: how = "fused cross-entropy kernel (flash-attn): logits and their gradient in their own dtype, fp32 per row only"; break;
-    case Loss::kFusedLinear: how = "fused linear cross-entropy (Liger): logits one chunk at a time"; break;
-    case Loss::kCut: how = "Cut Cross-Entropy (Wijmans et al. 2024): no logits kept"; break;
+const char* LossKey(Loss loss) {
+  switch (loss) {
+    case Loss::kStandard: return "asm.loss_standard";
+    case Loss::kChunked: return "asm.loss_chunked";
+    case Loss::kFused: return "asm.loss_fused";
+    case Loss::kFusedLinear: return "asm.loss_fused_linear";
+    case Loss::kCut: return "asm.loss_cut";
   }
-  const char* whose = tr.loss ? "chosen" : (tr.liger && EffectiveLoss(tr) == Loss::kFusedLinear ? "Liger's" : "the engine's default");
-  return fmt::format("loss {}: {} ({})", ToString(EffectiveLoss(tr)), how, whose);
+  return "";
+}
+
+std::string LossText(const Training& tr, Lang lang) {
+  const Loss loss = EffectiveLoss(tr);
+  const char* whose = tr.loss ? "asm.loss_chosen"
+                              : (tr.liger && loss == Loss::kFusedLinear ? "asm.loss_liger" : "asm.loss_default");
+  return Say(lang, "asm.loss", fmt::arg("loss", ToString(loss)), fmt::arg("how", Say(lang, LossKey(loss))),
+             fmt::arg("whose", Say(lang, whose)));
 }
 
 /// The memory mechanisms in effect besides the loss: each named only where it applies.
-std::string MemoryMechanismsText(const Scenario& s) {
+std::string MemoryMechanismsText(const Scenario& s, Lang lang) {
   const Training& tr = s.training;
-  std::string out = LossText(tr);
-  if (EffectiveOptimizerInBackward(tr, s.hardware.gpus))
-    out += "; optimizer step in backward: one parameter group's gradients alive at a time";
-  if (EffectiveActivationOffloading(tr, s.strategy.recompute))
-    out += "; activations offloaded to host RAM except the working set";
-  if (IsPagedOptimizer(tr.optimizer))
-    out += "; paged optimizer states in unified memory: counted on the GPU while resident, evicted to host RAM "
-           "when the GPU runs short";
-  if (tr.method == Method::kQlora)
-    out += tr.double_quant ? "; NF4 with double quantisation (4.127 bits per weight)"
-                           : "; NF4 without double quantisation (4.5 bits per weight)";
-  if (tr.dora) out += "; DoRA: a trained magnitude per adapted output and the weight norm rebuilt each forward";
-  if (tr.fp32_weights) out += "; bf16-mixed: fp32 weights and gradients, autocast 16-bit copies of trained weights";
+  std::string out = LossText(tr, lang);
+  const auto add = [&](const char* key) { out += Say(lang, "list.semicolon") + Say(lang, key); };
+  if (EffectiveOptimizerInBackward(tr, s.hardware.gpus)) add("asm.optimizer_in_backward");
+  if (EffectiveActivationOffloading(tr, s.strategy.recompute)) add("asm.activation_offloading");
+  if (IsPagedOptimizer(tr.optimizer)) add("asm.paged_optimizer");
+  if (tr.method == Method::kQlora) add(tr.double_quant ? "asm.nf4_double" : "asm.nf4_single");
+  if (tr.dora) add("asm.dora");
+  if (tr.fp32_weights) add("asm.bf16_mixed");
   return out;
 }
 
 // The kernel the time model runs and why: asked for, or the engine's default; its rate against FlashAttention-2.
-std::string AttentionText(const Scenario& s) {
+std::string AttentionText(const Scenario& s, Lang lang) {
   const EfficiencyCatalog& eff = Efficiency();
   const AttentionKernel kernel = eff.Kernel(s.training.attention, s.strategy.flash_attention, s.training.framework);
-  const char* why = s.training.attention != AttentionKernel::kAuto ? "as given"
-                    : s.strategy.flash_attention                  ? "the engine's default"
-                                                                  : "flash attention off";
-  if (kernel == AttentionKernel::kEager)
-    return fmt::format("attention eager ({}): scores, softmax and dropout mask are stored and cross HBM", why);
-  return fmt::format("attention {} ({}): no s x s score matrix is stored; runs at {:.0f}% of FlashAttention-2's rate "
-                     "on this GPU (data/efficiency.json attention_kernels)",
-                     AttentionKernelKey(kernel), why, 100 * eff.AttentionRate(kernel, s.hardware.gpu.generation));
+  const std::string why = Say(lang, s.training.attention != AttentionKernel::kAuto ? "asm.as_given"
+                                    : s.strategy.flash_attention                  ? "asm.engine_default"
+                                                                                  : "asm.flash_off");
+  if (kernel == AttentionKernel::kEager) return Say(lang, "asm.attention_eager", fmt::arg("why", why));
+  return Say(lang, "asm.attention", fmt::arg("kernel", AttentionKernelKey(kernel)), fmt::arg("why", why),
+             fmt::arg("pct", 100 * eff.AttentionRate(kernel, s.hardware.gpu.generation)));
 }
 
 /// Host-side time: kernel replacements, ZeRO-3's hooks and who builds the batches (data/efficiency.json).
-std::string HostTimeText(const Scenario& s) {
+std::string HostTimeText(const Scenario& s, Lang lang) {
   const EfficiencyCatalog& eff = Efficiency();
   const EngineTiming& engine = eff.Engine(s.training.framework);
-  std::string out = fmt::format("host time: {:.2f} ms of dispatch per layer pass", 1e3 * engine.host_s_per_layer_pass);
-  if (s.training.liger) out += fmt::format(", Liger kernels (fused norms, rotary, SwiGLU: x{:g})", eff.liger.host_factor);
+  std::string out = Say(lang, "asm.host_time", fmt::arg("ms", 1e3 * engine.host_s_per_layer_pass));
+  if (s.training.liger) out += Say(lang, "asm.host_liger", fmt::arg("factor", eff.liger.host_factor));
   if (s.training.compile)
-    out += fmt::format(", torch.compile (fused elementwise kernels: x{:g}; {:g} s to compile, once)",
-                       eff.compile.host_factor, eff.compile_s);
+    out += Say(lang, "asm.host_compile", fmt::arg("factor", eff.compile.host_factor), fmt::arg("compile_s", eff.compile_s));
   if (s.strategy.zero >= 3 && engine.zero3_host_s_per_module > 0)
-    out += fmt::format("; ZeRO-3 hooks {:.2f} ms per module and pass", 1e3 * engine.zero3_host_s_per_module);
+    out += Say(lang, "asm.host_zero3", fmt::arg("ms", 1e3 * engine.zero3_host_s_per_module));
   const int64_t workers = EffectiveDataloaderWorkers(s.training);
-  if (workers == 0) return out + fmt::format("; batches built in the training process ({:g} ms per row, no DataLoader workers)",
-                                             1e3 * eff.dataloader_s_per_row);
-  return out + fmt::format("; batches built by {} DataLoader workers", workers);
+  if (workers == 0) return out + Say(lang, "asm.host_in_process", fmt::arg("ms", 1e3 * eff.dataloader_s_per_row));
+  return out + Say(lang, "asm.host_workers", fmt::arg("workers", workers));
 }
 
 }  // namespace
 
-std::vector<std::string> EstimateAssumptions(const Scenario& s) {
+std::vector<std::string> EstimateAssumptions(const Scenario& s, Lang lang) {
   const FrameworkProfile& fw = GetFrameworkProfile(s.training.framework);
-  std::vector<std::string> out{fmt::format("framework profile: {} ({})", fw.name, fw.source), MemoryMechanismsText(s),
-          fmt::format("precision {}, optimizer {}, method {}", ToString(s.training.precision),
-                      ToString(s.training.optimizer), ToString(s.training.method)),
-          RecomputeText(s.strategy.recompute),
-          AttentionText(s),
-          fmt::format("GPU peaks are dense datasheet figures for {} ({})", s.hardware.gpu.name,
-                      s.hardware.gpu.sources.empty() ? "no source" : s.hardware.gpu.sources[0]),
-          fmt::format("links: {} inside a node, {} between nodes", s.hardware.intra_node.name,
-                      s.hardware.inter_node.name),
-          HostTimeText(s), FixedCostsAssumption(), GlobalBatchText(s)};
-  for (std::string& line : SequenceAssumptions(s.training)) out.push_back(std::move(line));
-  if (std::string catalogs = UserCatalogsText(); !catalogs.empty()) out.push_back(std::move(catalogs));
-  if (auto line = CalibrationAssumption(s)) out.push_back(std::move(*line));
+  const GpuSpec& gpu = s.hardware.gpu;
+  std::vector<std::string> out{
+      Say(lang, "asm.framework", fmt::arg("name", fw.name), fmt::arg("source", fw.source)),
+      MemoryMechanismsText(s, lang),
+      Say(lang, "asm.precision", fmt::arg("precision", ToString(s.training.precision)),
+          fmt::arg("optimizer", ToString(s.training.optimizer)), fmt::arg("method", ToString(s.training.method))),
+      RecomputeText(s.strategy.recompute, lang),
+      AttentionText(s, lang),
+      Say(lang, "asm.gpu_peaks", fmt::arg("gpu", gpu.name),
+          fmt::arg("source", gpu.sources.empty() ? Say(lang, "asm.no_source") : gpu.sources[0])),
+      Say(lang, "asm.links", fmt::arg("intra", s.hardware.intra_node.name), fmt::arg("inter", s.hardware.inter_node.name)),
+      HostTimeText(s, lang),
+      FixedCostsAssumption(lang),
+      GlobalBatchText(s, lang)};
+  for (std::string& line : SequenceAssumptions(s.training, lang)) out.push_back(std::move(line));
+  if (std::string catalogs = UserCatalogsText(lang); !catalogs.empty()) out.push_back(std::move(catalogs));
+  if (auto line = CalibrationAssumption(s, lang)) out.push_back(std::move(*line));
   return out;
 }
 
@@ -236,8 +224,8 @@ std::string UserCatalogsText(Lang lang) {
   return files.empty() ? "" : Say(lang, "catalog.user", fmt::arg("files", fmt::format("{}", fmt::join(files, ", "))));
 }
 
-std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& e) {
-  std::vector<std::string> out = EstimateAssumptions(s);
+std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& e, Lang lang) {
+  std::vector<std::string> out = EstimateAssumptions(s, lang);
   const TimeEstimate& t = e.time;
   const GpuSpec& gpu = s.hardware.gpu;
   const std::string link = fmt::format("PCIe {}.0 x{}", gpu.pcie_gen, gpu.pcie_lanes);
@@ -245,43 +233,37 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& 
   if (EffectiveActivationOffloading(s.training, s.strategy.recompute)) {
     const double exposed = t[TimeTerm::kActivationOffload];
     const double hidden = t.activation_offload_transfer_s > 0 ? 1 - exposed / t.activation_offload_transfer_s : 1;
-    out.push_back(fmt::format("activation offloading adds {:.3g} s per step ({:.1f}%): {:.2f} GB per micro-batch to "
-                              "host RAM and back over {}, {:.0f}% hidden behind the layers' compute on a copy stream",
-                              exposed, share(exposed), e.memory.offloaded_activation_bytes / kGB, link, 100 * hidden));
+    out.push_back(Say(lang, "asm.activation_offload_time", fmt::arg("s", exposed), fmt::arg("share", share(exposed)),
+                      fmt::arg("gb", e.memory.offloaded_activation_bytes / kGB), fmt::arg("link", link),
+                      fmt::arg("hidden", 100 * hidden)));
   }
   if (IsPagedOptimizer(s.training.optimizer)) {
     const double paged = t[TimeTerm::kPagedOptimizer];
     out.push_back(e.memory.paged_spill_bytes > 0
-                      ? fmt::format("paged optimizer: {:.2f} GiB of states spill to host RAM and migrate in and out "
-                                    "over {} every step, adding {:.3g} s ({:.1f}%; unified-memory migration at "
-                                    "{:.0f}% of the copy rate, an assumption)",
-                                    e.memory.paged_spill_bytes / kGiB, link, paged, share(paged),
-                                    100 * Efficiency().unified_memory_migration_efficiency)
-                      : "paged optimizer: the states fit the GPU, so paging costs no time");
+                      ? Say(lang, "asm.paged_time", fmt::arg("gib", e.memory.paged_spill_bytes / kGiB),
+                            fmt::arg("link", link), fmt::arg("s", paged), fmt::arg("share", share(paged)),
+                            fmt::arg("rate", 100 * Efficiency().unified_memory_migration_efficiency))
+                      : Say(lang, "asm.paged_free"));
   }
   if (s.training.dora && IsAdapterMethod(s.training.method)) {
     const double dora = t[TimeTerm::kDora];
-    out.push_back(fmt::format("DoRA adds {:.3g} s per step ({:.1f}%): each adapted linear rebuilds its weight norm "
-                              "every forward{} and rescales its output (PEFT DoraLinearLayer)",
-                              dora, share(dora), s.training.method == Method::kQlora ? ", dequantising the 4-bit weight," : ""));
+    out.push_back(Say(lang, "asm.dora_time", fmt::arg("s", dora), fmt::arg("share", share(dora)),
+                      fmt::arg("dequant", s.training.method == Method::kQlora ? Say(lang, "asm.dora_dequant") : "")));
   }
   return out;
 }
 
-std::string GlobalBatchText(const Scenario& s) {
+std::string GlobalBatchText(const Scenario& s, Lang lang) {
   const int64_t batch = GlobalBatch(s);
-  const std::string size = fmt::format("global batch {} sequences ({} tokens)", GroupedCount(batch),
-                                       GroupedCount(batch * s.training.seq_len));
-  if (s.training.global_batch > 0) return size + ", as given";
-  const std::string rounded = batch != DefaultGlobalBatch(s.training, s.hardware.gpus)
-                                  ? ", rounded up to whole steps of micro-batch x dp"
-                                  : "";
+  const std::string size = Say(lang, "asm.batch", fmt::arg("sequences", GroupedCount(batch)),
+                               fmt::arg("tokens", GroupedCount(batch * s.training.seq_len)));
+  if (s.training.global_batch > 0) return size + Say(lang, "asm.batch_given");
+  const std::string rounded =
+      batch != DefaultGlobalBatch(s.training, s.hardware.gpus) ? Say(lang, "asm.batch_rounded") : "";
   if (s.training.method == Method::kPretrain)
-    return fmt::format("{}, the default for pre-training on {} GPUs: 2 Ki tokens per GPU within 4-16 Mi tokens, as "
-                       "GPT-3, Llama 2 and Llama 3 were trained{}; --global-batch sets it",
-                       size, GroupedCount(s.hardware.gpus), rounded);
-  return fmt::format("{}, the default for fine-tuning (Stanford Alpaca's 128){}; --global-batch sets it", size,
-                     rounded);
+    return Say(lang, "asm.batch_pretrain", fmt::arg("size", size), fmt::arg("gpus", GroupedCount(s.hardware.gpus)),
+               fmt::arg("rounded", rounded));
+  return Say(lang, "asm.batch_finetune", fmt::arg("size", size), fmt::arg("rounded", rounded));
 }
 
 std::string ObjectiveText(const PlanRank& rank, Lang lang) {
@@ -302,12 +284,12 @@ std::string KneeText(const PlanRank& rank, const Currency& cur, Lang lang) {
   const KneePlan& k = rank.knee;
   if (k.gpus <= 0) return "";
   return Say(lang, "plan.knee", fmt::arg("gpus", GroupedCount(k.gpus)), fmt::arg("gpu", k.gpu_id),
-             fmt::arg("duration", FormatDuration(k.total_s)), fmt::arg("cost", FormatMoney(k.cost_usd, cur)));
+             fmt::arg("duration", FormatDuration(k.total_s, lang)), fmt::arg("cost", FormatMoney(k.cost_usd, cur)));
 }
 
-std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e) {
+std::vector<std::string> EstimateWarnings(const Scenario& s, const Estimate& e, Lang lang) {
   std::vector<std::string> out;
-  for (const auto& w : e.warnings) out.push_back(WarningText(s, w));
+  for (const auto& w : e.warnings) out.push_back(WarningText(s, w, lang));
   return out;
 }
 
@@ -370,7 +352,7 @@ std::string PlanWhy(const Plan& p, const Currency& cur, Lang lang) {
     }
   }
   const std::string cost = p.price_per_gpu_hour > 0 ? Say(lang, "plan.cost_at", fmt::arg("cost", FormatMoney(p.cost_usd, cur)),
-                                                          fmt::arg("price", PriceText(p, cur)))
+                                                          fmt::arg("price", PriceText(p, cur, lang)))
                                                     : Say(lang, "plan.no_rental_price");
   const std::string utilisation =
       p.time.mfu < kLowMfu ? Say(lang, "plan.low_utilisation", fmt::arg("pct", 100 * kLowMfu)) : "";
@@ -381,7 +363,7 @@ std::string PlanWhy(const Plan& p, const Currency& cur, Lang lang) {
   std::string why = Say(
       lang, "plan.why_line", fmt::arg("lead", lead), fmt::arg("gpus", p.gpus), fmt::arg("gpu", p.gpu_id),
       fmt::arg("framework", ToString(p.framework)), fmt::arg("strategy", StrategyText(p)),
-      fmt::arg("duration", FormatDuration(p.time.total_s)), fmt::arg("mfu", 100 * p.time.mfu),
+      fmt::arg("duration", FormatDuration(p.time.total_s, lang)), fmt::arg("mfu", 100 * p.time.mfu),
       fmt::arg("utilisation", utilisation), fmt::arg("fixed", FixedCostsText(p.time, lang)), fmt::arg("cost", cost),
       fmt::arg("memory", memory),
       fmt::arg("overhead", largest > 0.05 * p.time.step_s ? Say(lang, "plan.largest_overhead", fmt::arg("term", bottleneck),
@@ -475,8 +457,8 @@ std::string NoPlanText(const NoPlanReason& r, const Currency& cur, Lang lang) {
       return Say(lang, "noplan.host_ram", fmt::arg("needed", HostRamText(r.needed_bytes)),
                  fmt::arg("given", HostRamText(r.capacity_bytes)));
     case NoPlanCode::kTooSlow:
-      return Say(lang, "noplan.too_slow", fmt::arg("fastest", FormatDuration(r.fastest_s)),
-                 fmt::arg("deadline", FormatDuration(r.deadline_s)));
+      return Say(lang, "noplan.too_slow", fmt::arg("fastest", FormatDuration(r.fastest_s, lang)),
+                 fmt::arg("deadline", FormatDuration(r.deadline_s, lang)));
     case NoPlanCode::kNoPrice: return Say(lang, "noplan.no_price", fmt::arg("budget", FormatMoney(r.budget_usd, cur)));
     case NoPlanCode::kOverBudget:
       return Say(lang, "noplan.over_budget", fmt::arg("cheapest", FormatMoney(r.cheapest_usd, cur)),
@@ -489,15 +471,15 @@ std::string NoPlanText(const NoPlanReason& r, const Currency& cur, Lang lang) {
   return "";
 }
 
-std::string AlternativeSummary(const Alternative& a, Lang lang) {
-  if (!a.feasible) return NoPlanText(a.reason, UsdCurrency(), lang);
+std::string AlternativeSummary(const Alternative& a, Lang lang, const Currency& cur) {
+  if (!a.feasible) return NoPlanText(a.reason, cur, lang);
   return Say(lang, "plan.alternative", fmt::arg("gib", a.best.memory.per_gpu_bytes / kGiB),
-             fmt::arg("why", PlanWhy(a.best, UsdCurrency(), lang)));
+             fmt::arg("why", PlanWhy(a.best, cur, lang)));
 }
 
-std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives) {
+std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives, const Currency& cur, Lang lang) {
   for (const auto& a : alternatives)
-    if (a.feasible) return AlternativeChangeText(a) + ": " + AlternativeSummary(a);
+    if (a.feasible) return AlternativeChangeText(a, lang) + Say(lang, "colon") + AlternativeSummary(a, lang, cur);
   return "";
 }
 

@@ -14,21 +14,22 @@ namespace trainplan {
 
 /// What an estimate of `scenario` assumes, with sources: framework profile, precision, recomputation,
 /// attention, the GPU's datasheet and the links.
-std::vector<std::string> EstimateAssumptions(const Scenario& scenario);
+std::vector<std::string> EstimateAssumptions(const Scenario& scenario, Lang lang = Lang::kEn);
 /// The same with what the memory features cost in time on this estimate: "activation offloading adds 0.31 s per
 /// step (2.4 GB each way per micro-batch over PCIe 4.0 x16, 62% hidden behind compute)".
-std::vector<std::string> EstimateAssumptions(const Scenario& scenario, const Estimate& estimate);
+std::vector<std::string> EstimateAssumptions(const Scenario& scenario, const Estimate& estimate,
+                                             Lang lang = Lang::kEn);
 
 /// "user catalogs over the built-in ones (later files win): lab.json": the user catalog files that changed
 /// the answer, so it can be reproduced; empty when there are none.
 std::string UserCatalogsText(Lang lang = Lang::kEn);
 
 /// "does not fit: needs 61.2 GiB per GPU on 24.0 GiB", one per warning of `estimate`.
-std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate);
+std::vector<std::string> EstimateWarnings(const Scenario& scenario, const Estimate& estimate, Lang lang = Lang::kEn);
 
 /// "global batch 128 sequences (524,288 tokens), the default for fine-tuning; --global-batch sets it": the
 /// batch and where it came from (given, or DefaultGlobalBatch's policy, rounded to whole micro-batch x dp steps).
-std::string GlobalBatchText(const Scenario& scenario);
+std::string GlobalBatchText(const Scenario& scenario, Lang lang = Lang::kEn);
 
 /// "ranked by cost (the default): the cheapest plan within the deadline": the objective and why it was chosen.
 std::string ObjectiveText(const PlanRank& rank, Lang lang = Lang::kEn);
@@ -65,8 +66,10 @@ std::string NoPlanText(const NoPlanReason& reason, const Currency& currency = Us
 /// "method lora", "up to 64 GPUs", "no deadline".
 std::string AlternativeChangeText(const Alternative& alternative, Lang lang = Lang::kEn);
 /// Its best plan's reason when it works, else why it still fails.
-std::string AlternativeSummary(const Alternative& alternative, Lang lang = Lang::kEn);
+std::string AlternativeSummary(const Alternative& alternative, Lang lang = Lang::kEn,
+                               const Currency& currency = UsdCurrency());
 /// "method lora: fastest: ..." for the first alternative that works; empty when none does.
-std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives);
+std::string FirstWorkingAlternative(const std::vector<Alternative>& alternatives, const Currency& currency = UsdCurrency(),
+                                    Lang lang = Lang::kEn);
 
 }  // namespace trainplan

@@ -4,11 +4,11 @@
 
 namespace trainplan {
 
-std::string FormatDuration(double s) {
-  if (s < 120) return fmt::format("{:.2f} s", s);
-  if (s < 2 * 3600) return fmt::format("{:.0f} min", s / 60);
-  if (s < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.1f} days", s / 86400);
+std::string FormatDuration(double s, Lang lang) {
+  if (s < 120) return Say(lang, "dur.s", fmt::arg("v", s));
+  if (s < 2 * 3600) return Say(lang, "dur.min", fmt::arg("v", s / 60));
+  if (s < 2 * 86400) return Say(lang, "dur.h", fmt::arg("v", s / 3600));
+  return Say(lang, "dur.days", fmt::arg("v", s / 86400));
 }
 
 std::string FormatUsd(double usd) { return FormatMoney(usd, UsdCurrency()); }

@@ -2,11 +2,13 @@
 #include <string>
 
 #include "catalog/prices.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
-/// "2.37 s", "26 min", "20.2 h", "9.5 days": durations as every explanation and report prints them.
-std::string FormatDuration(double seconds);
+/// "2.37 s", "26 min", "20.2 h", "9.5 days": durations as every explanation and report prints them; in Chinese
+/// "2.37 秒", "26 分钟", "20.2 小时", "9.5 天".
+std::string FormatDuration(double seconds, Lang lang = Lang::kEn);
 
 /// "$0.41", "$69", "$650487", "$1.03M": amounts as the explanations and reports print them (cents under $10).
 std::string FormatUsd(double usd);

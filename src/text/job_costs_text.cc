@@ -41,29 +41,29 @@ std::string FixedCostsText(const TimeEstimate& t, Lang lang) {
     const auto term = static_cast<FixedTerm>(i);
     if (term == FixedTerm::kFinalCheckpoint || t.fixed[i] <= 0) continue;
     startup_s += t.fixed[i];
-    startup.push_back(Say(lang, FixedTermKey(term), fmt::arg("duration", FormatDuration(t.fixed[i]))));
+    startup.push_back(Say(lang, FixedTermKey(term), fmt::arg("duration", FormatDuration(t.fixed[i], lang))));
   }
-  return Say(lang, "fixed.line", fmt::arg("startup", FormatDuration(startup_s)),
+  return Say(lang, "fixed.line", fmt::arg("startup", FormatDuration(startup_s, lang)),
              fmt::arg("parts", fmt::format("{}", fmt::join(startup, Say(lang, "list.comma")))),
-             fmt::arg("checkpoint", FormatDuration(t[FixedTerm::kFinalCheckpoint])));
+             fmt::arg("checkpoint", FormatDuration(t[FixedTerm::kFinalCheckpoint], lang)));
 }
 
-std::string FixedCostsAssumption() {
+std::string FixedCostsAssumption(Lang lang) {
   const JobCosts& c = JobCostCatalog();
-  return fmt::format(
-      "fixed costs per job (data/job_costs.json): provisioning {}, a {:.1f} GB image extracted at {:.0f} MB/s per "
-      "node, process start {} (assumption), weights read and checkpoint written at {:.1f} / {:.1f} GB/s per node, "
-      "NCCL init {:.0f} s (assumption) + {:.2f} s per node",
-      FormatDuration(c.provisioning_s.value), c.image_bytes.value / 1e9, c.image_extract_bytes_per_s.value / 1e6,
-      FormatDuration(c.process_start_s.value), c.weights_read_bytes_per_s.value / 1e9,
-      c.checkpoint_write_bytes_per_s.value / 1e9, c.nccl_init_base_s.value, c.nccl_init_s_per_node.value);
+  return Say(lang, "asm.fixed_costs", fmt::arg("provisioning", FormatDuration(c.provisioning_s.value, lang)),
+             fmt::arg("image_gb", c.image_bytes.value / 1e9), fmt::arg("extract_mbs", c.image_extract_bytes_per_s.value / 1e6),
+             fmt::arg("start", FormatDuration(c.process_start_s.value, lang)),
+             fmt::arg("read_gbs", c.weights_read_bytes_per_s.value / 1e9),
+             fmt::arg("write_gbs", c.checkpoint_write_bytes_per_s.value / 1e9),
+             fmt::arg("nccl_s", c.nccl_init_base_s.value), fmt::arg("nccl_node_s", c.nccl_init_s_per_node.value));
 }
 
-std::string PriceText(const Plan& p, const Currency& cur) {
-  if (p.price_per_gpu_hour <= 0) return "no rental price";
-  const std::string rate = FormatRate(p.price_per_gpu_hour, cur, "GPU-h");
-  if (p.offer == nullptr) return rate + ", your price, billed by the second";
-  return fmt::format("{}, {}, {}, billed {}", rate, p.offer->provider, p.offer->date, p.offer->billing->id);
+std::string PriceText(const Plan& p, const Currency& cur, Lang lang) {
+  if (p.price_per_gpu_hour <= 0) return Say(lang, "price.none");
+  const std::string rate = FormatRate(p.price_per_gpu_hour, cur, Say(lang, "unit.gpu_h").c_str());
+  if (p.offer == nullptr) return Say(lang, "price.yours", fmt::arg("rate", rate));
+  return Say(lang, "price.offer", fmt::arg("rate", rate), fmt::arg("provider", p.offer->provider),
+             fmt::arg("date", p.offer->date), fmt::arg("billing", p.offer->billing->id));
 }
 
 std::string OfferTermsText(const RentalOffer& offer) {

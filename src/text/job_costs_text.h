@@ -12,10 +12,10 @@ namespace trainplan {
 std::string FixedCostsText(const TimeEstimate& t, Lang lang = Lang::kEn);
 
 /// Which figures of data/job_costs.json are assumptions, for the answer's assumptions.
-std::string FixedCostsAssumption();
+std::string FixedCostsAssumption(Lang lang = Lang::kEn);
 
 /// "$4.76/GPU-h, RunPod on-demand (aggregator), 2026-03, billed per-second"; the user's price says so.
-std::string PriceText(const Plan& p, const Currency& currency = UsdCurrency());
+std::string PriceText(const Plan& p, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// "rents instances of 1, 2, 4 or 8 GPUs, at most 64 without a contract (assumption)".
 std::string OfferTermsText(const RentalOffer& offer);

@@ -19,7 +19,7 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
   switch (r.code) {
     case OptionReasonCode::kBuyFewest:
       return Say(lang, "rec.why.buy_fewest", fmt::arg("gpus", gpus), fmt::arg("nodes", o.bom.nodes),
-                 fmt::arg("done", FormatDuration(o.reliability.wall_s)));
+                 fmt::arg("done", FormatDuration(o.reliability.wall_s, lang)));
     case OptionReasonCode::kNoPurchasePrice:
       return Say(lang, "rec.why.no_purchase_price", fmt::arg("gpu", gpu));
     case OptionReasonCode::kPaysBack:
@@ -80,7 +80,7 @@ std::string RecurringText(const OptionReason& r, Lang lang) {
 
 std::string RentalText(const PlatformOption& o, const OptionReason& r, const std::string& gpus, const Currency& cur,
                        Lang lang) {
-  const std::string done = FormatDuration(o.reliability.wall_s);
+  const std::string done = FormatDuration(o.reliability.wall_s, lang);
   switch (r.code) {
     case OptionReasonCode::kRent:
       return Say(lang, "rec.why.rent", fmt::arg("gpus", gpus),
@@ -129,7 +129,7 @@ std::string RegionText(const PlatformOption& o, const OptionReason& r, Lang lang
     return r.foreign ? ExportStatusText(gpu, r.ruling, r.as_of, lang)
                      : Say(lang, "rec.why.domestic", fmt::arg("gpu", gpu.name));
   return Say(lang, "rec.why.compliance_speed", fmt::arg("ratio", r.fraction), fmt::arg("gpus", o.plan.gpus),
-             fmt::arg("gpu", FindGpu(r.gpu).name), fmt::arg("duration", FormatDuration(r.reference_s)));
+             fmt::arg("gpu", FindGpu(r.gpu).name), fmt::arg("duration", FormatDuration(r.reference_s, lang)));
 }
 
 }  // namespace

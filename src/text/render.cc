@@ -84,13 +84,13 @@ std::string RenderEstimateTime(const Scenario& s, const TimeEstimate& t, Lang la
   out += Say(lang, "est.mfu", fmt::arg("mfu", 100 * t.mfu), fmt::arg("hfu", 100 * t.hfu)) + "\n";
   if (s.training.tokens > 0)
     out += Say(lang, "est.total_tokens", fmt::arg("tokens", s.training.tokens), fmt::arg("steps", t.steps),
-               fmt::arg("duration", FormatDuration(t.total_s)), fmt::arg("gpu_hours", t.gpu_hours)) +
+               fmt::arg("duration", FormatDuration(t.total_s, lang)), fmt::arg("gpu_hours", t.gpu_hours)) +
            "\n";
   else
-    out += Say(lang, "est.total_one_step", fmt::arg("duration", FormatDuration(t.total_s))) + "\n";
+    out += Say(lang, "est.total_one_step", fmt::arg("duration", FormatDuration(t.total_s, lang))) + "\n";
   out += "  ";
-  out += Say(lang, "est.training_fixed", fmt::arg("training", FormatDuration(t.training_s)),
-             fmt::arg("fixed", FormatDuration(t.fixed_s)), fmt::arg("why", FixedCostsText(t, lang))) +
+  out += Say(lang, "est.training_fixed", fmt::arg("training", FormatDuration(t.training_s, lang)),
+             fmt::arg("fixed", FormatDuration(t.fixed_s, lang)), fmt::arg("why", FixedCostsText(t, lang))) +
          "\n";
   return out;
 }
@@ -194,8 +194,8 @@ std::string RenderEstimate(const Scenario& s, const Estimate& e, Lang lang) {
 
   out += "\n";
   out += Say(lang, "est.assumptions") + "\n";
-  for (const auto& a : EstimateAssumptions(s, e)) out += fmt::format("  - {}\n", a);
-  for (const auto& w : EstimateWarnings(s, e)) out += Say(lang, "warning", fmt::arg("text", w)) + "\n";
+  for (const auto& a : EstimateAssumptions(s, e, lang)) out += fmt::format("  - {}\n", a);
+  for (const auto& w : EstimateWarnings(s, e, lang)) out += Say(lang, "warning", fmt::arg("text", w)) + "\n";
   out += Say(lang, "est.confidence", fmt::arg("text", ConfidenceText(e.confidence, lang))) + "\n";
   return out;
 }
@@ -220,8 +220,8 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
       any_edge = any_edge || p.memory.at_edge;
       out += fmt::format("{:<3} {:<14} {:>6} {:<10} {:<44} {:>6.1f} GiB{} {:>8} {:>7.1f}% {:>6} {:>8} {:>12}\n", i + 1,
                          p.gpu_id, p.gpus, ToString(p.framework), strategy, p.memory.per_gpu_bytes / kGiB,
-                         p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu, FormatDuration(p.time.total_s),
-                         FormatDuration(p.time.fixed_s),
+                         p.memory.at_edge ? "!" : " ", HostRamCell(p), 100 * p.time.mfu, FormatDuration(p.time.total_s, lang),
+                         FormatDuration(p.time.fixed_s, lang),
                          p.price_per_gpu_hour > 0 ? FormatMoney(p.cost_usd, cur).substr(cur.symbol.size())
                                                   : Say(lang, "plan.no_price"));
     }
@@ -237,7 +237,7 @@ std::string RenderPlan(const Scenario& job, const PlanResult& r, const Currency&
     out += "\n";
     out += Say(lang, "plan.pareto") + "\n";
     for (const Plan& p : r.pareto)
-      out += fmt::format("  {:>10}  {}{:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s), cur.symbol,
+      out += fmt::format("  {:>10}  {}{:>12.0f}  {} x {} ({}){}\n", FormatDuration(p.time.total_s, lang), cur.symbol,
                          FromUsd(p.cost_usd, cur), p.gpus, p.gpu_id, ToString(p.framework),
                          p.memory.at_edge ? Say(lang, "list.comma") + EdgeText(p.memory, lang) : "");
   }

@@ -95,7 +95,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
         "\n\n";
   md += Say(lang, "rec.scenario", fmt::arg("params", params.total / 1e9), fmt::arg("usage", UsageText(r.policy, lang)),
             fmt::arg("sensitivity", Say(lang, std::string("sensitivity.") + ToString(r.policy.sensitivity))), fmt::arg("region", r.policy.region),
-            fmt::arg("deadline", FormatDuration(r.policy.deadline_s)),
+            fmt::arg("deadline", FormatDuration(r.policy.deadline_s, lang)),
             fmt::arg("budget",
                      r.policy.budget_usd > 0 ? FormatMoney(r.policy.budget_usd, cur) : Say(lang, "rec.no_budget")),
             fmt::arg("symbol", cur.symbol), fmt::arg("electricity", FromUsd(r.policy.electricity_usd_per_kwh, cur)),
@@ -112,7 +112,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
   for (size_t i = 0; i < r.options.size(); ++i) {
     const auto& o = r.options[i];
     md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i + 1, OptionTitle(o, lang), PlanSummary(o.plan),
-                      FormatDuration(o.reliability.wall_s), CostTotalText(o.cost, cur, lang),
+                      FormatDuration(o.reliability.wall_s, lang), CostTotalText(o.cost, cur, lang),
                       Say(lang, o.suits ? "yes" : "no"));
   }
   md += "\n";
@@ -131,18 +131,18 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
   const Reliability& rel = r.reliability;
   md += Say(lang, "rec.reliability") + "\n\n";
   md += Say(lang, "rec.interruptions", fmt::arg("rate", rel.interruptions_per_gpu_hour),
-            fmt::arg("mtbf", FormatDuration(rel.mtbf_s)), fmt::arg("gpus", rel.gpus),
+            fmt::arg("mtbf", FormatDuration(rel.mtbf_s, lang)), fmt::arg("gpus", rel.gpus),
             fmt::arg("expected", rel.expected_interruptions)) +
         "\n";
   md += Say(lang, "rec.checkpoint", fmt::arg("gb", rel.checkpoint_bytes / kGB),
             fmt::arg("write", rel.checkpoint_write_s), fmt::arg("restart", rel.restart_s)) +
         "\n";
-  md += Say(lang, "rec.checkpoint_every", fmt::arg("interval", FormatDuration(rel.checkpoint_interval_s)),
-            fmt::arg("young", FormatDuration(rel.young_interval_s)),
-            fmt::arg("lost", FormatDuration(rel.expected_lost_s)), fmt::arg("goodput", rel.goodput * 100)) +
+  md += Say(lang, "rec.checkpoint_every", fmt::arg("interval", FormatDuration(rel.checkpoint_interval_s, lang)),
+            fmt::arg("young", FormatDuration(rel.young_interval_s, lang)),
+            fmt::arg("lost", FormatDuration(rel.expected_lost_s, lang)), fmt::arg("goodput", rel.goodput * 100)) +
         "\n\n";
   if (with_charts) {
-    md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r) + "\n\n";
+    md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r, lang) + "\n\n";
   }
   md += Say(lang, "rec.assumptions") + "\n\n";
   for (const auto& a : AssumptionLines(r.assumptions, cur, lang)) md += "- " + a + "\n";
@@ -305,7 +305,7 @@ std::string MemorySvg(const Recommendation& r) {
   return svg + "</svg>";
 }
 
-std::string TimeCostSvg(const Recommendation& r) {
+std::string TimeCostSvg(const Recommendation& r, Lang lang) {
   const Currency& cur = DisplayCurrency(r);
   auto cost = [&](const PlatformOption& o) { return FromUsd(o.cost.total_usd, cur); };  // the axis' currency
   const int width = 780, height = 430, left = 80, bottom = 50, top = 40, right = 30;
@@ -360,7 +360,7 @@ std::string TimeCostSvg(const Recommendation& r) {
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
         "</title></circle>",
         X(o->reliability.wall_s / 86400), Y(cost(*o)), KindColor(o->kind), Escape(OptionTitle(*o)),
-        FormatDuration(o->reliability.wall_s), CostTotalText(o->cost, cur));
+        FormatDuration(o->reliability.wall_s, lang), CostTotalText(o->cost, cur, lang));
   }
   for (size_t k = 0; k < r.options.size(); ++k) {
     const auto& o = r.options[k];
@@ -394,27 +394,27 @@ std::string RenderRecommendation(const Recommendation& r, ReportFormat format, L
   return Text(r, lang);
 }
 
-std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang) {
+std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang, const Currency& cur) {
   if (format == ReportFormat::kJson) throw InternalError("a JSON review is written by ReviewToJson (io/writers.h)");
   const std::string method_name = ToString(r.job.training.method);
   const auto model = fmt::arg("model", r.job.model.name);
   const auto method = fmt::arg("method", method_name);
   const std::string verdict = r.fits ? Say(lang, "rev.best", fmt::arg("plan", PlanSummary(r.plan)),
-                                           fmt::arg("duration", FormatDuration(r.plan.time.total_s)))
-                                     : Say(lang, "rev.does_not_run", fmt::arg("why", ReviewReasonText(r)));
+                                           fmt::arg("duration", FormatDuration(r.plan.time.total_s, lang)))
+                                     : Say(lang, "rev.does_not_run", fmt::arg("why", ReviewReasonText(r, cur, lang)));
   std::string md = Say(lang, "rev.title", fmt::arg("build", r.build.name)) + "\n\n" +
                    Say(lang, "rev.job", model, method) + " " + verdict + "\n\n";
   md += Say(lang, "rev.table_head") + "\n|---|---|---|---|\n";
   for (const auto& f : r.findings)
-    md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f), FindingFix(r, f));
+    md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f, cur, lang), FindingFix(r, f, cur, lang));
   if (format == ReportFormat::kMarkdown) return md;
   if (format == ReportFormat::kHtml)
     return HtmlPage(Say(lang, "rev.html_title", fmt::arg("build", r.build.name)), MarkdownToHtml(md), lang);
   std::string text = Say(lang, "rev.text_title", fmt::arg("build", r.build.name)) + "\n" +
                      Say(lang, "rev.job_line", model, method) + "\n" + verdict + "\n\n";
   for (const auto& f : r.findings) {
-    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f));
-    const std::string fix = FindingFix(r, f);
+    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f, cur, lang));
+    const std::string fix = FindingFix(r, f, cur, lang);
     if (!fix.empty()) text += fmt::format("{:24}-> {}\n", "", fix);
   }
   return text;

@@ -15,167 +15,169 @@ std::string Bytes(double b) {
 }
 
 /// The search's reason the job does not run (without offload, after an offloading plan needed more RAM).
-std::string SearchReason(const BuildReview& r) { return NoPlanText(r.reason); }
+std::string SearchReason(const BuildReview& r, const Currency& cur, Lang lang) { return NoPlanText(r.reason, cur, lang); }
 
-std::string OffloadNote(const BuildReview& r) {
-  return fmt::format("the fastest plan offloads to host memory and needs {} of RAM, {} installed",
-                     Bytes(r.figures.offload_ram_bytes), Bytes(r.build.ram_bytes));
+std::string OffloadNote(const BuildReview& r, Lang lang) {
+  return Say(lang, "rev.f.offload_ram", fmt::arg("needed", Bytes(r.figures.offload_ram_bytes)),
+             fmt::arg("installed", Bytes(r.build.ram_bytes)));
 }
 
-std::string PlanMessage(const BuildReview& r, const BuildFinding& f) {
+std::string PlanMessage(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   const BuildSpec& b = r.build;
   switch (f.code) {
     case FindingCode::kDoesNotRun:
-      return fmt::format("the job does not run on {} x {}: {}", b.gpus, b.gpu.name, SearchReason(r));
+      return Say(lang, "rev.f.does_not_run", fmt::arg("gpus", b.gpus), fmt::arg("gpu", b.gpu.name),
+                 fmt::arg("why", SearchReason(r, cur, lang)));
     case FindingCode::kOffloadNeedsRam:
-      return OffloadNote(r);
+      return OffloadNote(r, lang);
     case FindingCode::kNoFitWithoutOffload:
-      return "without offload: " + SearchReason(r);
+      return Say(lang, "rev.f.without_offload", fmt::arg("why", SearchReason(r, cur, lang)));
     case FindingCode::kOffloadFallback:
-      return OffloadNote(r) + ": the plan below keeps everything on the GPUs";
+      return Say(lang, "rev.f.offload_fallback", fmt::arg("note", OffloadNote(r, lang)));
     default:
-      if (r.plan.memory.at_edge) return "fits only at the edge; " + PlanWhy(r.plan);
-      return fmt::format("fits: {:.1f} GiB of {:.1f} GiB per GPU; {}", r.plan.memory.per_gpu_bytes / kGiB,
-                         r.plan.memory.capacity_bytes / kGiB, PlanWhy(r.plan));
+      if (r.plan.memory.at_edge)
+        return Say(lang, "rev.f.fits_edge", fmt::arg("why", PlanWhy(r.plan, cur, lang)));
+      return Say(lang, "rev.f.fits", fmt::arg("used", r.plan.memory.per_gpu_bytes / kGiB),
+                 fmt::arg("capacity", r.plan.memory.capacity_bytes / kGiB),
+                 fmt::arg("why", PlanWhy(r.plan, cur, lang)));
   }
 }
 
-std::string LinkMessage(const BuildReview& r, const BuildFinding& f) {
+std::string LinkMessage(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   const BuildSpec& b = r.build;
   const BuildFigures& fig = r.figures;
   switch (f.code) {
     case FindingCode::kNvlinkClaimed:
-      return fmt::format("the build claims NVLink, but the {} has none", b.gpu.name);
+      return Say(lang, "rev.f.nvlink_claimed", fmt::arg("gpu", b.gpu.name));
     case FindingCode::kExposedComm:
-      return fmt::format("no NVLink: {:.0f}% of each {:.2f} s step is exposed communication over {}",
-                         100 * fig.exposed_comm_s / r.plan.time.step_s, r.plan.time.step_s,
-                         r.needed.network.intra_link);
+      return Say(lang, "rev.f.exposed_comm", fmt::arg("pct", 100 * fig.exposed_comm_s / r.plan.time.step_s),
+                 fmt::arg("step", r.plan.time.step_s), fmt::arg("link", r.needed.network.intra_link));
     default:
-      if (f.level == "ok") return fmt::format("{} lanes wanted, {} available", fig.lanes_wanted, fig.lanes_available);
-      return fmt::format(
-          "{} lanes wanted (GPUs x{}, NVMe, NICs), {} x {} gives {}: the GPUs run at x{}, {:.1f} GB/s each to the host",
-          fig.lanes_wanted, b.gpu.pcie_lanes, b.sockets, b.cpu.name, fig.lanes_available, fig.gpu_lanes,
-          fig.gpu_host_bytes_per_s / kGB);
+      if (f.level == "ok")
+        return Say(lang, "rev.f.lanes_ok", fmt::arg("wanted", fig.lanes_wanted), fmt::arg("available", fig.lanes_available));
+      return Say(lang, "rev.f.lanes_short", fmt::arg("wanted", fig.lanes_wanted), fmt::arg("per_gpu", b.gpu.pcie_lanes),
+                 fmt::arg("sockets", b.sockets), fmt::arg("cpu", b.cpu.name),
+                 fmt::arg("available", fig.lanes_available), fmt::arg("gpu_lanes", fig.gpu_lanes),
+                 fmt::arg("host_gbs", fig.gpu_host_bytes_per_s / kGB));
   }
 }
 
-std::string HostMessage(const BuildReview& r, const BuildFinding& f) {
+std::string HostMessage(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   const NodeBom& need = r.needed;
   const BuildFigures& fig = r.figures;
   switch (f.code) {
     case FindingCode::kCpuCores:
-      return fmt::format("{} cores for {} wanted (one process and its loader workers per GPU)", fig.cores,
-                         need.cpu.cores_needed);
+      return Say(lang, "rev.f.cores", fmt::arg("cores", fig.cores), fmt::arg("needed", need.cpu.cores_needed));
     case FindingCode::kRam:
-      return fmt::format(
-          "{:.0f} GB installed ({:.1f}x the {:.0f} GB of GPU memory), {:.0f} GB needed by this job "
-          "({:.2f}x; guides: 1.5-2x or 2-4x)",
-          r.build.ram_bytes / kGB, r.build.ram_bytes / need.ram.vram_bytes, need.ram.vram_bytes / kGB,
-          need.ram.needed_bytes / kGB, need.ram.needed_bytes / need.ram.vram_bytes);
+      return Say(lang, "rev.f.ram", fmt::arg("installed", r.build.ram_bytes / kGB),
+                 fmt::arg("ratio", r.build.ram_bytes / need.ram.vram_bytes), fmt::arg("vram", need.ram.vram_bytes / kGB),
+                 fmt::arg("needed", need.ram.needed_bytes / kGB),
+                 fmt::arg("needed_ratio", need.ram.needed_bytes / need.ram.vram_bytes));
     case FindingCode::kStorageCapacity:
-      return fmt::format(
-          "{} installed; the run needs {} hot (dataset, weights, checkpoint shards) and {} for {} kept "
-          "checkpoints of {}",
-          Bytes(fig.storage_bytes), Bytes(fig.hot_bytes), Bytes(fig.bulk_bytes), need.storage.checkpoints_kept,
-          Bytes(need.storage.checkpoint_bytes));
+      return Say(lang, "rev.f.storage", fmt::arg("installed", Bytes(fig.storage_bytes)),
+                 fmt::arg("hot", Bytes(fig.hot_bytes)), fmt::arg("bulk", Bytes(fig.bulk_bytes)),
+                 fmt::arg("kept", need.storage.checkpoints_kept),
+                 fmt::arg("checkpoint", Bytes(need.storage.checkpoint_bytes)));
     default:
-      return fmt::format("a {} checkpoint takes {:.1f} s at {:.2f} GB/s; target {:.0f} s",
-                         Bytes(need.storage.checkpoint_bytes), fig.checkpoint_write_s, fig.write_bytes_per_s / kGB,
-                         need.storage.checkpoint_write_target_s);
+      return Say(lang, "rev.f.storage_speed", fmt::arg("checkpoint", Bytes(need.storage.checkpoint_bytes)),
+                 fmt::arg("write_s", fig.checkpoint_write_s), fmt::arg("gbs", fig.write_bytes_per_s / kGB),
+                 fmt::arg("target_s", need.storage.checkpoint_write_target_s));
   }
 }
 
-std::string FacilityMessage(const BuildReview& r, const BuildFinding& f) {
+std::string FacilityMessage(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   const BuildSpec& b = r.build;
   const PowerPlan& power = r.needed.power;
   switch (f.code) {
     case FindingCode::kPsu:
-      return fmt::format(
-          "{} x {:.0f} W = {:.0f} W against a {:.0f} W peak ({:.0f} W sustained); derived: {} x {:.0f} W", b.psus,
-          b.psu_w, r.figures.psu_w, power.peak_w, power.sustained_w, power.psus_needed, power.psu_rating_w);
+      return Say(lang, "rev.f.psu", fmt::arg("psus", b.psus), fmt::arg("psu_w", b.psu_w),
+                 fmt::arg("total_w", r.figures.psu_w), fmt::arg("peak_w", power.peak_w),
+                 fmt::arg("sustained_w", power.sustained_w), fmt::arg("needed", power.psus_needed),
+                 fmt::arg("rating_w", power.psu_rating_w));
     case FindingCode::kPsuNoSpare:
-      return "no redundant PSU: one failure stops the node";
+      return Say(lang, "rev.f.psu_no_spare");
     case FindingCode::kCooling:
       return b.cooling + ": " + CoolingWhy(r.needed);
     default: {
       std::string names;
       for (const auto& l : b.links) names += (names.empty() ? "" : ", ") + FindLink(l).name;
-      return fmt::format("one node: {} carry data and management, not this job's collectives", names);
+      return Say(lang, "rev.f.network", fmt::arg("links", names));
     }
+  }
+}
+
+/// The phrase key of a fix that quotes no figure.
+const char* PlainFixKey(FindingCode code) {
+  switch (code) {
+    case FindingCode::kNvlinkClaimed: return "rev.fix.nvlink_claimed";
+    case FindingCode::kExposedComm: return "rev.fix.exposed_comm";
+    case FindingCode::kPcieLanes: return "rev.fix.lanes";
+    case FindingCode::kCpuCores: return "rev.fix.cores";
+    case FindingCode::kStorageCapacity: return "rev.fix.storage";
+    case FindingCode::kStorageSpeed: return "rev.fix.storage_speed";
+    case FindingCode::kPsuNoSpare: return "rev.fix.psu_no_spare";
+    case FindingCode::kCooling: return "rev.fix.cooling";
+    default: return nullptr;
   }
 }
 
 }  // namespace
 
-std::string FindingMessage(const BuildReview& r, const BuildFinding& f) {
+std::string FindingMessage(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   switch (f.code) {
     case FindingCode::kDoesNotRun:
     case FindingCode::kOffloadNeedsRam:
     case FindingCode::kNoFitWithoutOffload:
     case FindingCode::kOffloadFallback:
     case FindingCode::kFits:
-      return PlanMessage(r, f);
+      return PlanMessage(r, f, cur, lang);
     case FindingCode::kNvlinkClaimed:
     case FindingCode::kExposedComm:
     case FindingCode::kPcieLanes:
-      return LinkMessage(r, f);
+      return LinkMessage(r, f, cur, lang);
     case FindingCode::kCpuCores:
     case FindingCode::kRam:
     case FindingCode::kStorageCapacity:
     case FindingCode::kStorageSpeed:
-      return HostMessage(r, f);
+      return HostMessage(r, f, cur, lang);
     case FindingCode::kPsu:
     case FindingCode::kPsuNoSpare:
     case FindingCode::kCooling:
     case FindingCode::kNetwork:
-      return FacilityMessage(r, f);
+      return FacilityMessage(r, f, cur, lang);
   }
   return "";
 }
 
-std::string FindingFix(const BuildReview& r, const BuildFinding& f) {
+std::string FindingFix(const BuildReview& r, const BuildFinding& f, const Currency& cur, Lang lang) {
   if (f.level == "ok") return "";
+  if (const char* key = PlainFixKey(f.code)) return Say(lang, key);
   switch (f.code) {
     case FindingCode::kDoesNotRun:
     case FindingCode::kNoFitWithoutOffload:
-      return FirstWorkingAlternative(r.alternatives);
+      return FirstWorkingAlternative(r.alternatives, cur, lang);
     case FindingCode::kOffloadNeedsRam:
-      return fmt::format("at least {} of RAM", Bytes(r.figures.offload_ram_bytes));
+      return Say(lang, "rev.fix.offload_ram", fmt::arg("ram", Bytes(r.figures.offload_ram_bytes)));
     case FindingCode::kOffloadFallback:
-      return fmt::format("{} of RAM allows the offloading plan ({})", Bytes(r.figures.offload_ram_bytes),
-                         PlanWhy(r.figures.offloading_plan));
-    case FindingCode::kNvlinkClaimed:
-      return "plan for PCIe peer-to-peer, or choose a GPU with NVLink";
-    case FindingCode::kExposedComm:
-      return "GPUs with NVLink, or fewer, larger GPUs";
-    case FindingCode::kPcieLanes:
-      return "a CPU with more lanes (Threadripper PRO, EPYC, Xeon)";
-    case FindingCode::kCpuCores:
-      return "more cores, or fewer loader workers per GPU";
+      return Say(lang, "rev.fix.offload_fallback", fmt::arg("ram", Bytes(r.figures.offload_ram_bytes)),
+                 fmt::arg("plan", PlanWhy(r.figures.offloading_plan, cur, lang)));
     case FindingCode::kRam:
-      return fmt::format("at least {:.0f} GB", r.needed.ram.needed_bytes / kGB);
-    case FindingCode::kStorageCapacity:
-      return "more bulk capacity (HDD or object store) for checkpoints";
-    case FindingCode::kStorageSpeed:
-      return "faster NVMe, or several striped (RAID 0)";
+      return Say(lang, "rev.fix.ram", fmt::arg("gb", r.needed.ram.needed_bytes / kGB));
     case FindingCode::kPsu:
-      return fmt::format("{} x {:.0f} W", r.needed.power.psus_needed, r.needed.power.psu_rating_w);
-    case FindingCode::kPsuNoSpare:
-      return "add one PSU (N+1)";
-    case FindingCode::kCooling:
-      return "liquid cooling";
+      return Say(lang, "rev.fix.psu", fmt::arg("count", r.needed.power.psus_needed),
+                 fmt::arg("rating_w", r.needed.power.psu_rating_w));
     case FindingCode::kFits:
-      return fmt::format("GPUs with more memory; fragmentation, NCCL buffers or a longer batch can take the last "
-                         "{:.0f}%", 100 * (1 - r.plan.memory.usable_bytes / r.plan.memory.capacity_bytes));
-    case FindingCode::kNetwork:
-      break;
+      return Say(lang, "rev.fix.fits_edge",
+                 fmt::arg("pct", 100 * (1 - r.plan.memory.usable_bytes / r.plan.memory.capacity_bytes)));
+    default:
+      return "";
   }
-  return "";
 }
 
-std::string ReviewReasonText(const BuildReview& r) {
-  return r.figures.offload_ram_bytes > 0 ? OffloadNote(r) + "; without offload: " + SearchReason(r)
-                                         : SearchReason(r);
+std::string ReviewReasonText(const BuildReview& r, const Currency& cur, Lang lang) {
+  return r.figures.offload_ram_bytes > 0
+             ? Say(lang, "rev.reason_offload", fmt::arg("note", OffloadNote(r, lang)), fmt::arg("why", SearchReason(r, cur, lang)))
+             : SearchReason(r, cur, lang);
 }
 
 }  // namespace trainplan

@@ -310,7 +310,12 @@ test('a zh-CN browser gets the page in Chinese, with the numbers of the English 
   await enterJob(en, JOB);
   await waitForResults(en);
   const [zhView, enView] = [await readView(zh), await readView(en)];
-  assert.deepEqual(zhView.rows, enView.rows);
+  // Durations are the server's words in the request's language ('32 分钟' / '32 min'); the figure and every
+  // other cell and value are the same.
+  const unit = / (分钟|小时|秒|天|min|h|s|days)$/;
+  const figures = (rows) => rows.map((r) => r.map(([text, value]) => [text.replace(unit, ''), value]));
+  assert.deepEqual(figures(zhView.rows), figures(enView.rows));
+  assert.ok(zhView.rows.every((r) => r.some(([text]) => / (分钟|小时|秒|天)$/.test(text))), JSON.stringify(zhView.rows));
   assert.deepEqual(zhView.segments, enView.segments);
   assert.deepEqual(zhView.pareto, enView.pareto);
   assert.deepEqual(zhView.columns, ['#', 'GPU', '框架', '并行策略', '每卡显存', '训练时间', '成本', '算力利用率 (MFU)']);
@@ -318,6 +323,11 @@ test('a zh-CN browser gets the page in Chinese, with the numbers of the English 
   assert.deepEqual(zhView.headings, ['每卡显存', '方案排名', '时间与成本', '推荐方案']);
   assert.match(await zh.textContent('#memory-chart .legend'), /优化器状态|权重/);
   assert.match(await zh.textContent('#status'), /^已评估 [\d,]+ 种策略/);
+  // The server's own sentences come in the page's language: the batch note under the summary, the same figures.
+  const enBatch = (await en.textContent('#summary')).match(/global batch ([\d,]+) sequences \(([\d,]+) tokens\)/);
+  assert.ok(enBatch, await en.textContent('#summary'));
+  assert.ok((await zh.textContent('#summary')).includes(`全局批大小 ${enBatch[1]} 条序列（${enBatch[2]} tokens）`),
+            await zh.textContent('#summary'));
   const rec = cli('recommend', ...JOB_FLAGS);
   const kinds = {'cloud': '云上租用', 'on-prem': '自建', 'hybrid': '混合'};
   assert.equal(await zh.textContent('#recommend .option.first h3'),
@@ -347,6 +357,7 @@ test('the language switch redraws the page, follows into the share link, and a l
   await page.waitForFunction(() => document.querySelector('#plans-table tbody tr td:nth-child(7)').textContent.startsWith('¥'));
   assert.equal(await page.textContent('h2'), '每卡显存');
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  await page.waitForFunction(() => document.querySelector('#summary').textContent.includes('全局批大小'));
   const link = await page.inputValue('#share-link');
   assert.match(link, /[#&]lang=zh(&|$)/);
   assert.match(link, /[#&]currency=CNY(&|$)/);
@@ -432,10 +443,19 @@ test('a Chinese lab\'s question: yuan budget, region cn, the CLI\'s options in C
                   '--budget', '300000', '--deadline', '30d', '--currency', 'CNY', '--region', 'cn', '--max-gpus', '4096',
                   '--json');
   assert.ok(rec.feasible && rec.options.length > 0);
+  // The same request to the API in Chinese: the CLI's options and amounts, with the server's sentences in Chinese.
+  const api = await (await fetch(new URL('/api/recommend', BASE), {
+    method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({
+      lang: 'zh', model: 'qwen2.5-14b', training: {method: 'lora', tokens: 5e8, seq_len: 4096},
+      recommend: {budget: 300000, deadline: '30d', currency: 'CNY', region: 'cn', max_gpus: 4096}})})).json();
+  assert.ok(api.options, JSON.stringify(api));
+  assert.deepEqual(api.options.map((o) => [o.kind, o.gpu, o.gpus, o.cost.total]),
+                   rec.options.map((o) => [o.kind, o.gpu, o.gpus, o.cost.total]));
+  assert.ok(api.options.some((o) => /单价未知|未定价/.test(o.cost.text)), JSON.stringify(api.options.map((o) => o.cost.text)));
   const kinds = {'cloud': '云上租用', 'on-prem': '自建', 'hybrid': '混合'};
   const cards = await page.$$eval('#recommend .option', (cs) => cs.map((c) =>
     [c.querySelector('h3').textContent, c.querySelector('dd:nth-of-type(2)').textContent]));
-  assert.deepEqual(cards, rec.options.map((o) =>
+  assert.deepEqual(cards, api.options.map((o) =>
     [`${kinds[o.kind]}${o.dedicated ? '（专属）' : ''}: ${o.gpus} x ${o.gpu}`, o.cost.text]));
   assert.ok(cards.some(([, cost]) => cost.startsWith('¥')), JSON.stringify(cards));
   assert.match(await page.inputValue('#share-link'), /[#&]region=cn(&|$)/);
