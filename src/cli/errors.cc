@@ -116,6 +116,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"duration", "--duration"},
     {"data", "--data"},
     {"checkpoint", "--checkpoint"},
+    {"measurements", "--reference"},
 };
 
 bool Under(std::string_view field, std::string_view path) {
