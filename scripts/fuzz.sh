@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fuzzes with libFuzzer for a bounded time, split between three targets: the HTTP API's request handler
+# Fuzzes with libFuzzer for a bounded time, split between four targets: the HTTP API's request handler
 # (src/server/api_fuzz.cc), the HTTP face itself, raw request bytes through the server's parser, limits and
-# checks (src/server/http_fuzz.cc), then the file readers: scenario documents, Hugging Face config.json
-# files and build documents (src/io/readers_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
-# Usage: scripts/fuzz.sh [SECONDS] (default 120: 40% to the handler, 20% to HTTP, 40% to the readers).
+# checks (src/server/http_fuzz.cc), the file readers: scenario documents, plan and recommend requests, Hugging
+# Face config.json files, build documents, logs, catalogs, runs (src/io/readers_fuzz.cc), and the snapshot
+# reader of `diff` (src/machine/snapshot_fuzz.cc). A clang build with ASan and UBSan in build-fuzz/.
+# Usage: scripts/fuzz.sh [SECONDS] (default 120: 40% to the handler, 20% to HTTP, 30% to the readers, 10% to
+# snapshots). The ctests fuzz_replay.* replay every seed and finding without libFuzzer on each test run.
 # An ASan error, an unexpected error (a 500, or a reader's exception other than InputError) or a hang stops
 # that target's run and leaves its input in build-fuzz/<target>.run/crash-* or timeout-*; UBSan reports each
 # undefined-behaviour site once and lets the run go on, so that one run lists them all.
@@ -14,7 +16,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 command -v clang++ >/dev/null || { echo "error: clang++ is missing (apt-get install clang)" >&2; exit 1; }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINPLAN_FUZZ=ON >/dev/null
-cmake --build build-fuzz --target trainplan_fuzz trainplan_http_fuzz trainplan_readers_fuzz -j "$(nproc)"
+cmake --build build-fuzz --target trainplan_fuzz trainplan_http_fuzz trainplan_readers_fuzz trainplan_snapshot_fuzz \
+  -j "$(nproc)"
 
 # A repo id in a fuzzed model field must not reach the network: read the Hugging Face cache only.
 export HF_HUB_OFFLINE=1
@@ -40,6 +43,7 @@ fuzz() {
 }
 fuzz trainplan_fuzz src/server $((seconds * 2 / 5))
 fuzz trainplan_http_fuzz src/server/http_fuzz $((seconds / 5))
-fuzz trainplan_readers_fuzz src/io $((seconds - seconds * 2 / 5 - seconds / 5))
+fuzz trainplan_readers_fuzz src/io $((seconds * 3 / 10))
+fuzz trainplan_snapshot_fuzz src/machine $((seconds - seconds * 2 / 5 - seconds / 5 - seconds * 3 / 10))
 ((found == 0)) && echo "no crashes, hangs, sanitizer reports or unexpected errors"
 exit "$found"

@@ -288,7 +288,7 @@ TEST(Cli, ScenarioFileFieldsKeepTheirPathFlagsAreSpeltAsFlags) {
   EXPECT_NE(flag.out.find("invalid --method: 'lorra'"), std::string::npos) << flag.out;
   CliRun price = RunCli("plan --model llama-3-8b --price h100-sxm=-1");
   EXPECT_EQ(price.status, 2);
-  EXPECT_EQ(price.out, "error: invalid --price: '-1.0'; a positive USD per GPU-hour\n");
+  EXPECT_EQ(price.out, "error: invalid --price: '-1.0'; a number above 0 and at most 100000 USD per GPU-hour\n");
 }
 
 TEST(Cli, AModelIsRequiredNamesTheFlag) {

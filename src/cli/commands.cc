@@ -469,6 +469,7 @@ int Main(int argc, char** argv) {
   }
   CLI::App app{"trainplan: what it takes to train or fine-tune a large language model"};
   app.require_subcommand(1);
+  app.footer(kExitStatusHelp);
   // --catalog is global: before the command or among its flags (subcommands pass flags they lack up here).
   app.fallthrough();
   std::vector<std::string> catalog_files;  // read above, before the table; declared for parsing and --help
@@ -516,11 +517,11 @@ int Main(int argc, char** argv) {
   try {
     SetHubOffline(offline);
     for (const auto& [cmd, command] : commands) {
-      if (cmd->parsed()) return command->run(options);
+      if (cmd->parsed()) return FinishAnswer(command->run(options));
     }
-    int status = 0;
-    if (machine.Run(status) || RunRecommendCommands(status) || RunCalibrateCommand(status)) return status;
-    return 0;
+    int status = kExitAnswer;
+    if (machine.Run(status) || RunRecommendCommands(status) || RunCalibrateCommand(status)) return FinishAnswer(status);
+    return FinishAnswer(kExitAnswer);
   } catch (...) {
     return ReportError(std::current_exception(), std::vector<std::string>(argv + 1, argv + argc));
   }

@@ -1,12 +1,16 @@
 #include "cli/errors.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "io/text_io.h"
 
 namespace trainplan::cli {
 
@@ -112,6 +116,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"duration", "--duration"},
     {"data", "--data"},
     {"checkpoint", "--checkpoint"},
+    {"measurements", "--reference"},
 };
 
 bool Under(std::string_view field, std::string_view path) {
@@ -145,12 +150,28 @@ int ReportError(std::exception_ptr e, const std::vector<std::string>& args) {
     std::cerr << fmt::format("error: invalid {}: '{}'; {}\n", FieldAsGiven(error.field(), args), error.value(),
                              error.allowed());
     return kExitBadInput;
+  } catch (const OutputError& error) {
+    std::cerr << "error: cannot write the answer: " << error.what() << "\n";
+    return kExitMachineCannot;
   } catch (const std::exception& error) {
     std::cerr << "internal error: " << error.what() << "\n";
   } catch (...) {
     std::cerr << "internal error\n";
   }
   return kExitInternal;
+}
+
+int FinishAnswer(int status) {
+  // A write that failed earlier left its errno (nothing since clears it); a failing flush now sets its own.
+  const int earlier = errno;
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return status;
+  const int reason = errno != 0 ? errno : earlier;
+  std::cerr << "error: cannot write the answer: " << (reason != 0 ? std::strerror(reason) : "the write failed")
+            << "\n";
+  return kExitMachineCannot;
 }
 
 }  // namespace trainplan::cli

@@ -1,6 +1,8 @@
 #include "cli/machine_commands.h"
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -211,7 +213,7 @@ int MachineCommands::Monitor() {
   std::ofstream file;
   if (!output_path_.empty() && output_path_ != "-") {
     file.open(output_path_);
-    if (!file) throw InputError("-o", output_path_, "a writable file path");
+    if (!file) throw OutputError(fmt::format("{}: {}", output_path_, std::strerror(errno)));
   }
   std::ostream& out = file.is_open() ? file : std::cout;
   g_stop_requested.store(false);
@@ -228,6 +230,10 @@ int MachineCommands::Monitor() {
   const int samples = RunMonitor(source, options, g_stop_requested, out, std::cerr, sleep_s);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  if (file.is_open()) {
+    file.close();  // closing flushes: a full disk fails here
+    if (!file) throw OutputError(fmt::format("{}: {}", output_path_, std::strerror(errno)));
+  }
   std::cerr << fmt::format("{} sample(s) of {} GPU(s){}\n", samples, nvml->DeviceCount(),
                            g_stop_requested.load() ? ", stopped by signal" : "");
   return 0;

@@ -16,9 +16,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-namespace trainplan::cli {
+#include "cli/errors.h"
 
-constexpr int kExitMachineCannot = 3;
+namespace trainplan::cli {
 
 /// The `plan` command's job flags, shared so that `check` and `launch` read a job exactly as `plan`
 /// does: `add` registers them (with the positional scenario file) on a subcommand; `document` returns

@@ -1,5 +1,6 @@
 #include "cli/recommend_commands.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/errors.h"
 #include "cli/flags.h"
 #include "base/document.h"
 #include "base/error.h"
@@ -145,7 +147,10 @@ bool RunRecommendCommands(int& exit_status) {
     Scenario job = JobFromDocument(Field(job_doc, "job"), /*allow_paths=*/true, framework_fixed);
     BuildReview review = ReviewBuild(request.build, job, framework_fixed);
     WriteText(ReviewReport(review, format, lang, currency), s.review_output);
-    exit_status = 0;
+    // The report is the answer; a build that cannot run the job, or fails a check, says so by its status too.
+    const bool fails = !review.fits || std::any_of(review.findings.begin(), review.findings.end(),
+                                                   [](const BuildFinding& f) { return f.level == "fail"; });
+    exit_status = fails ? kExitMachineCannot : kExitAnswer;
     return true;
   }
   return false;

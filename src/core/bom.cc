@@ -10,6 +10,7 @@
 #include "catalog/embedded_data.h"
 #include "base/error.h"
 #include "core/estimate.h"
+#include "core/limits.h"
 #include "core/reliability.h"
 #include "core/units.h"
 
@@ -18,6 +19,14 @@ namespace trainplan {
 namespace {
 
 constexpr double kTB = 1e12;
+
+/// Parts of `per_part` each that hold `need` (at least one). Saturates rather than casting a count beyond int,
+/// which is undefined behaviour; the readers bound every size well below that (core/limits.h).
+int PartsFor(double need, double per_part) {
+  const double n = std::ceil(need / per_part);
+  if (!(n < static_cast<double>(std::numeric_limits<int>::max()))) return std::numeric_limits<int>::max();
+  return std::max(1, static_cast<int>(n));
+}
 
 /// Linear interpolation on a PSU efficiency curve (load fractions ascending), clamped at its ends.
 double Efficiency(const std::vector<double>& loads, const std::vector<double>& eff, double load) {
@@ -60,7 +69,7 @@ StorageTier BulkTier(double bulk_bytes) {
   double best_usd = std::numeric_limits<double>::infinity();
   for (const auto& d : DriveCatalog()) {
     if (d.tier != "hdd" && d.tier != "sata") continue;
-    const int count = std::max(1, static_cast<int>(std::ceil(bulk_bytes / d.capacity_bytes)));
+    const int count = PartsFor(bulk_bytes, d.capacity_bytes);
     const double usd = d.usd_per_tb > 0 ? count * d.capacity_bytes / kTB * d.usd_per_tb
                                         : std::numeric_limits<double>::max();
     if (best.count == 0 || usd < best_usd || (usd == best_usd && count < best.count)) {
@@ -78,8 +87,9 @@ void CheckOptions(const BomOptions& options) {
   if (!(options.checkpoint_write_fraction > 0 && options.checkpoint_write_fraction < 1))
     throw InputError("checkpoint_write_fraction", fmt::format("{}", options.checkpoint_write_fraction),
                      "a fraction between 0 and 1");
-  if (options.dataset_bytes < 0)
-    throw InputError("dataset_bytes", fmt::format("{}", options.dataset_bytes), "zero (derive) or positive");
+  if (!(options.dataset_bytes >= 0 && options.dataset_bytes <= limits::kDatasetGb.hi * kGB))
+    throw InputError("dataset_bytes", fmt::format("{}", options.dataset_bytes),
+                     fmt::format("zero (derive) or positive, at most {:g} bytes", limits::kDatasetGb.hi * kGB));
 }
 
 /// The hot tier: the drive class of the node that needs the fewest drives for capacity, write and read speed.
@@ -88,9 +98,9 @@ StorageTier HotTier(const StoragePlan& st, bool workstation) {
   for (const auto& d : DriveCatalog()) {
     const bool fits_class = workstation ? (d.desktop && d.tier == "nvme") : (!d.desktop && d.tier == "u2");
     if (!fits_class) continue;
-    const int count = std::max({1, static_cast<int>(std::ceil(st.hot_bytes / d.capacity_bytes)),
-                                static_cast<int>(std::ceil(st.write_needed_bytes_per_s / d.write_bytes_per_s)),
-                                static_cast<int>(std::ceil(st.read_needed_bytes_per_s / d.read_bytes_per_s))});
+    const int count = std::max({PartsFor(st.hot_bytes, d.capacity_bytes),
+                                PartsFor(st.write_needed_bytes_per_s, d.write_bytes_per_s),
+                                PartsFor(st.read_needed_bytes_per_s, d.read_bytes_per_s)});
     if (best.count == 0 || count < best.count) {
       best = {StorageTierKind::kHot,
               workstation ? "local NVMe (hot)" : "local U.2/E3.S NVMe (hot)",
@@ -122,7 +132,7 @@ double GpuTransientRatio(const std::string& gpu_id) {
 PsuChoice ChoosePsus(double peak_w, const std::vector<double>& ratings_w, int spares) {
   PsuChoice best;
   for (double rating : ratings_w) {
-    const int needed = static_cast<int>(std::ceil(peak_w / rating));
+    const int needed = PartsFor(peak_w, rating);
     const int total = needed + (spares < 0 ? needed : spares);  // negative spares: N+N
     const bool better =
         best.total == 0 || total < best.total || (total == best.total && rating * needed < best.rating_w * best.needed);

@@ -27,4 +27,35 @@ inline constexpr double kMaxTokens = 1e16;  // ~600x the 15.6T tokens of Llama 3
 inline constexpr double kMaxEpochs = 10000;
 inline constexpr double kMaxLoraAlpha = 1e6;
 
+/// Bounds of a real-valued field: (lo, hi], or [lo, hi] when `lo_inclusive`.
+struct NumberRange {
+  double lo, hi;
+  bool lo_inclusive = false;
+};
+
+// Amounts and rates of plan, recommend and review requests. Money is in the request's currency, so each bound
+// leaves room for CNY (about 7 per USD) and is still far above any real figure.
+/// Budget: Stargate's announced USD 500 billion is 1/20 of it.
+inline constexpr NumberRange kBudget{0, 1e13};
+/// Rent per GPU-hour: H100s rent for USD 2-4 an hour (2025), so 1e5 is ~10,000x a real rate in CNY.
+inline constexpr NumberRange kRentPerGpuHour{0, 1e5};
+/// Purchase per GPU: a GB200 lists near USD 70,000 (2025); 1e8 leaves 200x in CNY.
+inline constexpr NumberRange kPurchasePerGpu{0, 1e8};
+/// The bounds platform policies are checked against (core/platform.cc): electricity in USD per kWh (industrial
+/// rates are 0.05-0.30), the facility's PUE (1.1-2.0 in practice), months of recurring use (20 years).
+inline constexpr NumberRange kElectricityUsdPerKwh{0, 5};
+inline constexpr NumberRange kPue{1, 3, true};
+inline constexpr NumberRange kMonths{0, 240};
+/// Colocation costs USD 150-300 per kW-month (2025): 10,000 is a typo's bound, not a market's.
+inline constexpr NumberRange kHostingUsdPerKwMonth{0, 10000, true};
+/// Dataset on disk in GB: 100 PB, more than kMaxTokens stored as 4-byte token ids (40 PB).
+inline constexpr NumberRange kDatasetGb{0, 1e8};
+// A reviewed build's parts: one drive (the largest ship 122.88 TB, 2025), a node's RAM (the largest 8-socket
+// servers hold 32 TB), one power supply (server PSUs reach 5.5 kW).
+inline constexpr NumberRange kDriveTb{0, 1000};
+inline constexpr NumberRange kNodeRamGb{0, 1e5};
+inline constexpr NumberRange kPsuWatts{0, 1e5};
+/// Drives, sockets or power supplies of one node (a 4U JBOD holds about 100 drives).
+inline constexpr IntRange kNodeParts{1, 1000};
+
 }  // namespace trainplan::limits

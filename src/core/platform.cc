@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "catalog/parts.h"
 #include "catalog/prices.h"
+#include "core/limits.h"
 
 namespace trainplan {
 
@@ -32,11 +33,16 @@ void CheckPolicy(const PlatformPolicy& p) {
   if (p.deadline_s < 0) throw InputError("deadline", fmt::format("{}", p.deadline_s), "a positive duration");
   if (p.budget_usd < 0)
     throw InputError("budget", fmt::format("{}", p.budget_usd), "zero (none) or a positive USD amount");
-  if (!(p.months > 0) || p.months > 240)
-    throw InputError("months", fmt::format("{}", p.months), "between 0 and 240 months");
-  if (p.electricity_usd_per_kwh < 0 || p.electricity_usd_per_kwh > 5)
-    throw InputError("electricity", fmt::format("{}", p.electricity_usd_per_kwh), "USD per kWh between 0 and 5");
-  if (p.pue != 0 && (p.pue < 1 || p.pue > 3)) throw InputError("pue", fmt::format("{}", p.pue), "between 1 and 3");
+  if (!(p.months > limits::kMonths.lo) || p.months > limits::kMonths.hi)
+    throw InputError("months", fmt::format("{}", p.months), fmt::format("between 0 and {:g} months", limits::kMonths.hi));
+  if (!(p.electricity_usd_per_kwh >= 0) || p.electricity_usd_per_kwh > limits::kElectricityUsdPerKwh.hi)
+    throw InputError("electricity", fmt::format("{}", p.electricity_usd_per_kwh),
+                     fmt::format("USD per kWh between 0 and {:g}", limits::kElectricityUsdPerKwh.hi));
+  if (p.pue != 0 && !(p.pue >= limits::kPue.lo && p.pue <= limits::kPue.hi))
+    throw InputError("pue", fmt::format("{}", p.pue), fmt::format("between {:g} and {:g}", limits::kPue.lo, limits::kPue.hi));
+  if (!(p.hosting_usd_per_kw_month <= limits::kHostingUsdPerKwMonth.hi))
+    throw InputError("hosting", fmt::format("{}", p.hosting_usd_per_kw_month),
+                     fmt::format("USD per kW-month up to {:g}", limits::kHostingUsdPerKwMonth.hi));
   if (p.max_gpus < 1) throw InputError("max_gpus", std::to_string(p.max_gpus), "a positive GPU count");
   if (p.gpus < 0) throw InputError("gpus", std::to_string(p.gpus), "a positive GPU count (0: search)");
   if (!p.as_of.empty() && !IsIsoDate(p.as_of)) throw InputError("as_of", p.as_of, "a date YYYY-MM-DD");

@@ -922,7 +922,10 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
     add(AlternativeChange::kAnyFramework, [](Scenario&, PlanConstraints& k) { k.framework_fixed = false; });
   if (!c.gpu_types.empty())
     add(AlternativeChange::kAnyGpu, [](Scenario&, PlanConstraints& k) { k.gpu_types.clear(); });
-  if (c.gpus > 0) {
+  if (why.code == NoPlanCode::kBeyondRange) {
+    // The exact count is outside the search: the change is to search up to it, not to drop it.
+    add(AlternativeChange::kMoreGpus, [&](Scenario&, PlanConstraints& k) { k.max_gpus = c.gpus; }, c.gpus);
+  } else if (c.gpus > 0) {
     const int more = static_cast<int>(std::min<int64_t>(std::max(c.gpus * 16, 64), limits::kGpus.hi));
     add(
         AlternativeChange::kMoreGpus,

@@ -730,12 +730,7 @@ AccuracyReport RunAccuracy(const std::string& measurements_path) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json rec;
-    try {
-      rec = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(fmt::format("{} line {}", measurements_path, line_no), line.substr(0, 40), e.what());
-    }
+    const json rec = ParseDocument(line, fmt::format("{} line {}", measurements_path, line_no));
     if (rec.is_object() && rec.contains("scenario")) {
       const json& id = rec.contains("id") ? rec.at("id") : json();
       if (!id.is_string() || !generic_ids.insert(id.get<std::string>()).second) {

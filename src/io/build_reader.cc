@@ -12,11 +12,9 @@ namespace trainplan {
 
 namespace {
 
-constexpr IntRange kCount{1, 1'000'000};
-
 int CountOr(const Field& section, const char* key, int fallback) {
   const auto v = section.Get(key);
-  return v ? static_cast<int>(v->Int(kCount)) : fallback;
+  return v ? static_cast<int>(v->Int(limits::kNodeParts)) : fallback;
 }
 
 /// A catalog part named at `v`; an unknown name fails naming the field with the closest names.
@@ -38,7 +36,7 @@ std::vector<BuildDrive> ReadStorage(const Field& storage) {
     drive.drive = Part(d.At("drive"), FindDrive);
     drive.count = CountOr(d, "count", 1);
     const auto capacity = d.Get("capacity_tb");
-    drive.capacity_bytes = capacity ? capacity->Number(0, 1e6) * 1e12 : drive.drive.capacity_bytes;
+    drive.capacity_bytes = capacity ? capacity->Number(limits::kDriveTb.lo, limits::kDriveTb.hi) * 1e12 : drive.drive.capacity_bytes;
     drives.push_back(drive);
   }
   return drives;
@@ -68,7 +66,7 @@ BuildRequest BuildFromDocument(const Field& doc) {
   }
   if (!doc.Has("ram_gb")) doc.FailMember("ram_gb", "", "a positive amount of RAM in GB");
   const Field ram = doc.At("ram_gb");
-  b.ram_bytes = ram.Number(0, 1e9) * kGB;
+  b.ram_bytes = ram.Number(limits::kNodeRamGb.lo, limits::kNodeRamGb.hi) * kGB;
   if (b.ram_bytes > b.cpu.max_memory_bytes * b.sockets) {
     ram.Fail(fmt::format("at most {:.0f} GB on {} x {} (impossible build)", b.cpu.max_memory_bytes * b.sockets / kGB,
                          b.sockets, b.cpu.name));
@@ -78,7 +76,7 @@ BuildRequest BuildFromDocument(const Field& doc) {
   if (!doc.Has("psu")) doc.FailMember("psu", "", "{\"watts\": W, \"count\": N}");
   const Field psu = doc.At("psu");
   psu.CheckKeys({"watts", "count"});
-  b.psu_w = psu.At("watts").Number(0, 1e6);
+  b.psu_w = psu.At("watts").Number(limits::kPsuWatts.lo, limits::kPsuWatts.hi);
   b.psus = CountOr(psu, "count", 1);
   if (const auto v = doc.Get("network")) {
     for (const Field& link : v->Items("a list of network link ids")) b.links.push_back(Part(link, FindLink).id);

@@ -1,7 +1,7 @@
 // libFuzzer over the file readers: the first byte picks the reader (s scenario document, h Hugging Face
 // config.json, b build document, r recommend request, l a file of sample lengths, g a training log, u a Hugging
 // Face repo id and cache ref, c a user catalog file laid over each built-in catalog it names, k a calibration
-// runs file, anything else the first three),
+// runs file, p a plan request, anything else the first three),
 // the rest is the file's text, parsed as ReadJsonFile parses it (the sample lengths as the text it is). A reader may refuse its input only with InputError; any other exception, a
 // crash, a hang or a sanitizer report is a bug.
 #include <cstdint>
@@ -72,12 +72,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Expect([&] {
     const nlohmann::json doc = trainplan::ParseDocument(text, "file");
     const trainplan::Field root(doc, "");
-    if (kind == 's' || (kind != 'h' && kind != 'b')) Expect([&] { trainplan::ScenarioFromDocument(root, false); });
-    if (kind == 'h' || (kind != 's' && kind != 'b')) {
+    if (kind == 's' || (kind != 'h' && kind != 'b' && kind != 'p')) Expect([&] { trainplan::ScenarioFromDocument(root, false); });
+    if (kind == 'h' || (kind != 's' && kind != 'b' && kind != 'p')) {
       Expect([&] { trainplan::ModelFromHfConfig(trainplan::Field(doc, "config"), "fuzz"); });
     }
-    if (kind == 'b' || (kind != 's' && kind != 'h')) Expect([&] { trainplan::BuildFromDocument(root); });
+    if (kind == 'b' || (kind != 's' && kind != 'h' && kind != 'p')) Expect([&] { trainplan::BuildFromDocument(root); });
     if (kind == 'r') Expect([&] { trainplan::RecommendRequestFromJson(doc, false); });
+    if (kind == 'p') Expect([&] { trainplan::PlanRequestFromJson(doc, false); });
   });
   return 0;
 }

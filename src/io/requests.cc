@@ -22,10 +22,15 @@ namespace {
 using nlohmann::json;
 
 
-double Positive(const Field& f, const std::string& allowed) {
+/// A number within `range` (core/limits.h), refused naming the field, the value and the range with its unit.
+double Bounded(const Field& f, limits::NumberRange range, std::string_view unit) {
+  const std::string allowed =
+      range.lo_inclusive ? fmt::format("a number from {:g} to {:g} {}", range.lo, range.hi, unit)
+                         : fmt::format("a number above {:g} and at most {:g} {}", range.lo, range.hi, unit);
   if (!f.value().is_number()) f.Fail(allowed);
   const double d = f.value().get<double>();
-  if (!(d > 0) || !std::isfinite(d)) f.Fail(allowed);
+  const bool above = range.lo_inclusive ? d >= range.lo : d > range.lo;
+  if (!std::isfinite(d) || !above || d > range.hi) f.Fail(allowed);
   return d;
 }
 
@@ -38,7 +43,7 @@ std::vector<std::string> GpuList(const Field& v) {
 }
 
 /// {"h100-sxm": 2.5, ...} -> (catalog id, amount).
-std::vector<std::pair<std::string, double>> Prices(const Field& v, const std::string& unit) {
+std::vector<std::pair<std::string, double>> Prices(const Field& v, limits::NumberRange range, const std::string& unit) {
   v.RequireObject(fmt::format("an object of GPU id to {}", unit).c_str());
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [gpu, price] : v.Members()) {
@@ -48,7 +53,7 @@ std::vector<std::pair<std::string, double>> Prices(const Field& v, const std::st
     } catch (const InputError& e) {
       throw InputError(price.path(), gpu, e.allowed());
     }
-    out.emplace_back(id, Positive(price, fmt::format("a positive {}", unit)));
+    out.emplace_back(id, Bounded(price, range, unit));
   }
   return out;
 }
@@ -109,7 +114,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   r.currency = &cur;
   if (const auto v = p.Get("budget")) {
     if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");
-    c.budget_usd = ToUsd(Positive(*v, "a positive amount in " + cur.code), cur);
+    c.budget_usd = ToUsd(Bounded(*v, limits::kBudget, cur.code), cur);
   }
   if (const auto v = p.Get("gpu")) c.gpu_types = GpuList(*v);
   if (const auto v = p.Get("gpus")) c.gpus = static_cast<int>(v->Int(limits::kGpus));
@@ -117,7 +122,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
   if (const auto v = p.Get("gpus_per_node")) c.gpus_per_node = static_cast<int>(v->Int(limits::kGpusPerNode));
   if (const auto v = p.Get("inter_link")) c.inter_link = v->String();
   if (const auto v = p.Get("deadline")) c.deadline_s = v->DurationSeconds();
-  if (const auto v = p.Get("budget_usd")) c.budget_usd = Positive(*v, "a positive USD amount");
+  if (const auto v = p.Get("budget_usd")) c.budget_usd = Bounded(*v, limits::kBudget, "USD");
   // Cost within the deadline unless named; a budget alone asks for the fastest plan it pays for.
   const auto objective = p.Get("objective");
   const bool budget_only = c.budget_usd > 0 && c.deadline_s <= 0;
@@ -129,7 +134,7 @@ PlanRequest PlanRequestFromJson(const json& doc, bool allow_paths) {
                                      : ObjectiveSource::kDefault;
   if (const auto v = p.Get("offload")) c.allow_offload = v->Bool();
   if (const auto v = p.Get("top")) c.top = static_cast<int>(v->Int(limits::kTop));
-  if (const auto v = p.Get("prices")) c.prices = InUsd(Prices(*v, cur.code + " per GPU-hour"), cur);
+  if (const auto v = p.Get("prices")) c.prices = InUsd(Prices(*v, limits::kRentPerGpuHour, cur.code + " per GPU-hour"), cur);
   if (const auto v = p.Get("max_rent_gpus")) c.max_rent_gpus = static_cast<int>(v->Int(limits::kGpus));
   r.job = JobFromDocument(Field(scenario, ""), allow_paths, c.framework_fixed,
                           c.gpu_types.empty() ? std::string("h100-sxm") : c.gpu_types[0]);
@@ -150,17 +155,17 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
   policy.currency = cur.code;
   if (const auto v = p.Get("budget")) {
     if (p.Get("budget_usd")) v->Fail("either budget (in currency) or budget_usd, not both");
-    policy.budget_usd = ToUsd(Positive(*v, "a positive amount in " + cur.code), cur);
+    policy.budget_usd = ToUsd(Bounded(*v, limits::kBudget, cur.code), cur);
   }
   if (const auto v = p.Get("prefer_domestic")) policy.prefer_domestic = v->Bool();
   if (const auto v = p.Get("deadline")) policy.deadline_s = v->DurationSeconds();
-  if (const auto v = p.Get("budget_usd")) policy.budget_usd = Positive(*v, "a positive USD amount");
+  if (const auto v = p.Get("budget_usd")) policy.budget_usd = Bounded(*v, limits::kBudget, "USD");
   if (const auto v = p.Get("usage")) policy.usage = ParseUsage(v->String(), v->path());
   if (const auto v = p.Get("runs_per_month")) {
     if (p.Get("usage")) v->Fail("either usage or runs_per_month, not both");
     policy.usage = RunsPerMonth(v->Number(0, kMaxRunsPerMonth), v->path());
   }
-  if (const auto v = p.Get("months")) policy.months = Positive(*v, "a positive number of months");
+  if (const auto v = p.Get("months")) policy.months = Bounded(*v, limits::kMonths, "months");
   if (const auto v = p.Get("data_sensitivity")) policy.sensitivity = ParseSensitivity(v->String(), v->path());
   if (const auto v = p.Get("region")) policy.region = v->String();
   policy.as_of = TodayUtc();  // a region's export rulings as they stand today unless a date is asked
@@ -169,20 +174,18 @@ RecommendRequest RecommendRequestFromJson(const json& doc, bool allow_paths) {
     if (!IsIsoDate(policy.as_of)) v->Fail("a date YYYY-MM-DD");
   }
   if (const auto v = p.Get("electricity_usd_per_kwh")) {
-    policy.electricity_usd_per_kwh = Positive(*v, "a positive USD per kWh");
+    policy.electricity_usd_per_kwh = Bounded(*v, limits::kElectricityUsdPerKwh, "USD per kWh");
   }
-  if (const auto v = p.Get("pue")) policy.pue = Positive(*v, "a positive power usage effectiveness");
+  if (const auto v = p.Get("pue")) policy.pue = Bounded(*v, limits::kPue, "(facility power / IT power)");
   if (const auto v = p.Get("hosting_usd_per_kw_month")) {
-    const double usd = v->value().is_number() ? v->value().get<double>() : -1;
-    if (!(usd >= 0) || !std::isfinite(usd)) v->Fail("zero or positive USD per kW-month");
-    policy.hosting_usd_per_kw_month = usd;
+    policy.hosting_usd_per_kw_month = Bounded(*v, limits::kHostingUsdPerKwMonth, "USD per kW-month");
   }
   if (const auto v = p.Get("gpu")) policy.gpu_types = GpuList(*v);
   if (const auto v = p.Get("max_gpus")) policy.max_gpus = static_cast<int>(v->Int(limits::kGpus));
   if (const auto v = p.Get("gpus")) policy.gpus = static_cast<int>(v->Int(limits::kGpus));
-  if (const auto v = p.Get("prices")) policy.rental_prices = InUsd(Prices(*v, cur.code + " per GPU-hour"), cur);
-  if (const auto v = p.Get("purchase_prices")) policy.purchase_prices = InUsd(Prices(*v, cur.code + " per GPU"), cur);
-  if (const auto v = p.Get("dataset_gb")) policy.bom.dataset_bytes = Positive(*v, "a positive size in GB") * 1e9;
+  if (const auto v = p.Get("prices")) policy.rental_prices = InUsd(Prices(*v, limits::kRentPerGpuHour, cur.code + " per GPU-hour"), cur);
+  if (const auto v = p.Get("purchase_prices")) policy.purchase_prices = InUsd(Prices(*v, limits::kPurchasePerGpu, cur.code + " per GPU"), cur);
+  if (const auto v = p.Get("dataset_gb")) policy.bom.dataset_bytes = Bounded(*v, limits::kDatasetGb, "GB") * 1e9;
   if (const auto v = p.Get("checkpoints_kept")) {
     policy.bom.checkpoints_kept = static_cast<int>(v->Int(limits::kCheckpointsKept));
   }

@@ -1,5 +1,7 @@
 #include "io/text_io.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -29,10 +31,12 @@ void WriteText(const std::string& text, const std::string& path) {
     std::cout << text << std::flush;
     return;
   }
+  errno = 0;
   std::ofstream out(path);
-  if (!out) throw InputError("output", path, "a writable file path");
+  if (!out) throw OutputError(fmt::format("{}: {}", path, errno ? std::strerror(errno) : "cannot be opened"));
   out << text;
-  if (!out.flush()) throw InputError("output", path, "a file path with room to write");
+  out.close();  // closing flushes: a full disk fails here
+  if (!out) throw OutputError(fmt::format("{}: {}", path, errno ? std::strerror(errno) : "cannot be written"));
   std::cerr << "wrote " << path << "\n";
 }
 

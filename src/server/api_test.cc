@@ -182,7 +182,7 @@ TEST(Api, ErrorsNameDocumentPathsNeverFlags) {
   }
   const json price = Post("/api/plan", {{"model", "llama-3-8b"}, {"plan", {{"prices", {{"h100-sxm", -1}}}}}}, 400);
   EXPECT_EQ(price["field"], "plan.prices.h100-sxm");
-  EXPECT_EQ(price["allowed"], "a positive USD per GPU-hour");
+  EXPECT_EQ(price["allowed"], "a number above 0 and at most 100000 USD per GPU-hour");
   const json gpu = Post("/api/recommend", {{"model", "llama-3-8b"}, {"recommend", {{"purchase_prices", {{"h1OO", 1}}}}}}, 400);
   EXPECT_EQ(gpu["field"], "recommend.purchase_prices.h1OO");
 }
