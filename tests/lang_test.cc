@@ -17,11 +17,15 @@ namespace {
 using trainplan::test_support::CliRun;
 using trainplan::test_support::RunCli;
 
-std::string Output(const std::string& args) {
+/// What `trainplan args` prints; `status` is the exit status it must give (3: a review whose checks fail).
+std::string Output(const std::string& args, int status = 0) {
   CliRun run = RunCli(args);
-  EXPECT_EQ(run.status, 0) << args << "\n" << run.out;
+  EXPECT_EQ(run.status, status) << args << "\n" << run.out;
   return run.out;
 }
+
+/// examples/builds/guide-a.json fails its NVLink check: its review exits 3.
+constexpr int kReviewFails = 3;
 
 /// Every number in `text`, sorted: a translation may reorder the figures of a sentence but not change one.
 std::vector<std::string> Numbers(const std::string& text) {
@@ -137,7 +141,7 @@ TEST(Lang, ReviewInChinese) {
 
 TEST(Lang, ReviewFindingsAndFixesInChinese) {
   const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
-  const std::string en = Output(job), zh = Output(job + " --lang zh");
+  const std::string en = Output(job, kReviewFails), zh = Output(job + " --lang zh", kReviewFails);
   ExpectContains(en, {"the build claims NVLink, but the NVIDIA GeForce RTX 4090 has none",
                       "-> plan for PCIe peer-to-peer, or choose a GPU with NVLink",
                       "36 lanes wanted (GPUs x16, NVMe, NICs), 1 x AMD Ryzen 9 7950X gives 24", "46.4 h"});
@@ -185,8 +189,8 @@ TEST(Lang, SequenceAndMemoryFeatureAssumptionsInChinese) {
 
 TEST(Lang, ReviewCurrency) {
   const std::string job = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json";
-  const nlohmann::json usd = nlohmann::json::parse(Output(job + " --json"));
-  const nlohmann::json cny = nlohmann::json::parse(Output(job + " --json --currency CNY"));
+  const nlohmann::json usd = nlohmann::json::parse(Output(job + " --json", kReviewFails));
+  const nlohmann::json cny = nlohmann::json::parse(Output(job + " --json --currency CNY", kReviewFails));
   EXPECT_FALSE(usd.contains("currency"));
   ASSERT_TRUE(cny.contains("currency"));
   EXPECT_EQ(cny["currency"]["code"], "CNY");
@@ -196,8 +200,8 @@ TEST(Lang, ReviewCurrency) {
   EXPECT_EQ(cny["needed"]["node_usd"], usd["needed"]["node_usd"]);
   EXPECT_NEAR(cny["needed"]["node"].get<double>(), rate * usd["needed"]["node_usd"].get<double>(), 1e-6);
   // The plan's cost in the text: $56 at $0.60/GPU-h becomes ¥389 at ¥4.19/GPU-h.
-  ExpectContains(Output(job), {"$56 at $0.60/GPU-h"});
-  ExpectContains(Output(job + " --currency CNY"), {"¥389 at ¥4.19/GPU-h"});
+  ExpectContains(Output(job, kReviewFails), {"$56 at $0.60/GPU-h"});
+  ExpectContains(Output(job + " --currency CNY", kReviewFails), {"¥389 at ¥4.19/GPU-h"});
   const CliRun bad = RunCli(job + " --currency GBP");
   EXPECT_EQ(bad.status, 2) << bad.out;
   ExpectContains(bad.out, {"--currency", "GBP"});
