@@ -23,14 +23,7 @@ const std::string kSmallJob = "--model llama-3-8b --method lora --gpu h100-sxm -
 
 /// `trainplan ARGS` with stdout sent to `stdout_path` (e.g. /dev/full); `out` holds stderr alone.
 CliRun RunWithStdout(const std::string& args, const std::string& stdout_path) {
-  CliRun run;
-  FILE* pipe = popen((std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 >" + stdout_path).c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer;
-  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) run.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
+  return trainplan::test_support::RunShell(std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 >" + stdout_path);
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
