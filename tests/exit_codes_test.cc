@@ -1,8 +1,5 @@
 // The exit-status policy of every command (cli/errors.h): 0 answer, 2 bad input, 3 the machine or build
 // cannot (no GPU, failed review checks, an answer that cannot be written), 1 internal error.
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
