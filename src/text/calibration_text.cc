@@ -95,11 +95,10 @@ std::string FactorRefusal(const FactorFit& fit, const char* factor, int time_run
       return std::string(factor) == "allocator overhead" ? "no run measured peak reserved (or device) memory"
                                                          : "no run measured a step time or tokens/s";
     case FactorStatus::kOneRun:
-      return fmt::format("cannot determine {} from 1 run: needs runs whose communication share differs; fitted "
-                         "compute efficiency only", factor);
+      return fmt::format("cannot determine {} from 1 run: needs runs whose communication share differs", factor);
     case FactorStatus::kSameShare:
       return fmt::format("cannot determine {} from {} runs whose communication shares of the step differ by {:.1f} "
-                         "points (needs {:.0f}: other GPU counts, nodes or strategies); fitted compute efficiency only",
+                         "points (needs {:.0f}: other GPU counts, nodes or strategies)",
                          factor, time_runs, 100 * comm_share_spread, 100 * kMinCommShareSpread);
     case FactorStatus::kAllocatedOnly:
       return "cannot determine the allocator overhead from peak allocated memory alone: needs peak reserved "
