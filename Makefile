@@ -41,10 +41,13 @@ bench:
 accuracy: build
 	@$(BUILD_DIR)/trainplan accuracy --reference tests/reference/measurements.jsonl -o docs/accuracy.md
 
-# Load on `trainplan serve`: 8 connections posting /api/plan for 10 s; prints requests/s and p50/p99 latency.
+# Load on `trainplan serve`: twice its search workers in clients, mixing estimates, plans and recommendations
+# of small and huge models for LOAD_SECONDS; prints p50/p99 and statuses per endpoint and the server's peak
+# memory, and fails on any answer but 200 and the documented 503 with Retry-After.
+LOAD_SECONDS ?= 60
 load: build
 	@cmake --build $(BUILD_DIR) --target trainplan_load -j $(JOBS)
-	@scripts/load-test.sh $(BUILD_DIR) 8 10
+	@scripts/load-test.sh $(BUILD_DIR) $(LOAD_SECONDS)
 
 # libFuzzer over the API's request handler, then over the file readers (scenario, config.json, build), for
 # FUZZ_SECONDS in all (a clang build in build-fuzz/).

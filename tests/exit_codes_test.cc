@@ -1,5 +1,12 @@
 // The exit-status policy of every command (cli/errors.h): 0 answer, 2 bad input, 3 the machine or build
 // cannot (no GPU, failed review checks, an answer that cannot be written), 1 internal error.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -164,6 +171,46 @@ TEST(ExitCodes, ServeBadFlags) {
   ExpectStatus(RunCli("serve --port abc"), kBadInput);
   ExpectStatus(RunCli("serve --max-connections 0"), kBadInput);
   ExpectStatus(RunCli("serve --no-such-flag"), kBadInput);
+}
+
+/// A listening loopback socket of this process; 0 when it cannot have one.
+struct HeldPort {
+  int fd = -1;
+  int port = 0;
+  explicit HeldPort(int wanted) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(wanted));
+    socklen_t size = sizeof(address);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 || listen(fd, 1) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+      return;
+    }
+    port = ntohs(address.sin_port);
+  }
+  ~HeldPort() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// A port `serve` cannot listen on is the machine's refusal (3), naming the address and the system's reason;
+// a --host that does not resolve is bad input (2).
+TEST(ExitCodes, ServeCannotListen) {
+  const HeldPort held(0);
+  ASSERT_GT(held.port, 0);
+  const std::string port = std::to_string(held.port);
+  ExpectStatus(RunCli("serve --port " + port), kCannot,
+               "error: cannot listen on 127.0.0.1:" + port + ": Address already in use");
+  // 192.0.2.1 is reserved for documentation (RFC 5737): no machine has it.
+  ExpectStatus(RunCli("serve --host 192.0.2.1 --allow-unauthenticated --port 0"), kCannot,
+               "error: cannot listen on 192.0.2.1:0: Cannot assign requested address");
+  // Ports below 1024 need a privilege: where this test lacks it, `serve` lacks it too.
+  if (const HeldPort privileged(1); privileged.port == 0 && errno == EACCES) {
+    ExpectStatus(RunCli("serve --port 1"), kCannot, "error: cannot listen on 127.0.0.1:1: Permission denied");
+  }
+  ExpectStatus(RunCli("serve --host no-such-host.invalid"), kBadInput, "invalid --host: 'no-such-host.invalid'");
 }
 
 TEST(ExitCodes, Accuracy) {

@@ -426,7 +426,14 @@ constexpr Command kCommands[] = {
                        "seconds from a request's arrival to its answer, queueing included, beyond which 503 (default 10)")
            ->check(CLI::Range(0.1, 3600.0));
      },
-     [](Options& o) { return RunServer(o.serve); }},
+     [](Options& o) {
+       switch (RunServer(o.serve)) {
+         case ServeEnd::kStopped: return kExitAnswer;
+         case ServeEnd::kRefused: return kExitBadInput;
+         case ServeEnd::kCannotListen: return kExitMachineCannot;
+       }
+       return kExitInternal;
+     }},
     {"accuracy", "compare estimates with published measurements",
      [](CLI::App* cmd, Options& o) {
        cmd->add_option("--reference", o.reference_path, "measurements.jsonl (tests/reference/ in the source tree)")

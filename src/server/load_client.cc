@@ -1,15 +1,21 @@
-// A bounded load test of `trainplan serve`: C concurrent connections send the same POST /api/plan for D
-// seconds; prints requests/s, latency percentiles and errors as JSON. Loopback only.
+// A bounded load test of `trainplan serve` with a mixed workload: C concurrent clients, each drawing requests
+// from a weighted mix (estimates, plans and recommendations of small and huge models) for D seconds. Prints
+// JSON: per endpoint and per request, the count, p50/p99/max latency and each status; the count of answers
+// other than 200 and the documented 503 with Retry-After; and, given the server's pid, its peak resident
+// memory before and after. Loopback only. Exit status 1 when any such other answer or a transport error
+// appeared.
 //
-//   trainplan_load --port 8080 [--connections 8] [--seconds 10] [--body FILE]
+//   trainplan_load --port N [--clients 4] [--seconds 30] [--server-pid PID] [--request PATH FILE]...
+//
+// `--request` (repeatable) replaces the built-in mix with the body in FILE posted to PATH, equal weights.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,82 +27,178 @@
 
 namespace {
 
-// A typical page request: an 8B LoRA job at the default global batch, every GPU type, up to the server's
-// ceiling of GPUs.
-constexpr const char* kDefaultBody =
-    R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},)"
-    R"("plan":{"top":5}})";
+struct Request {
+  std::string name;  // what it asks, for the report
+  std::string path;  // POST target
+  std::string body;
+  double weight;     // share of the draws
+};
 
-double Percentile(std::vector<double> sorted, double q) {
+// The mix: mostly cheap estimates and small plans, as a page's users send them, with the searches that cost
+// the most (a 70B plan, DeepSeek-V3 recommendations) often enough that every worker is kept busy.
+std::vector<Request> DefaultMix() {
+  return {
+      {"estimate llama-3-8b lora, 8x h100-sxm", "/api/estimate",
+       R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},)"
+       R"("hardware":{"gpu":"h100-sxm","gpus":8},"strategy":{"zero":2}})",
+       40},
+      {"plan llama-3-8b lora, every gpu", "/api/plan",
+       R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},"plan":{"top":5}})", 20},
+      {"plan llama-3-70b full, every gpu", "/api/plan",
+       R"({"model":"llama-3-70b","training":{"method":"full","seq_len":4096,"tokens":1e10},"plan":{"top":5}})", 15},
+      {"recommend llama-3-8b lora", "/api/recommend",
+       R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e9},"recommend":{"deadline":"7d"}})", 15},
+      {"recommend deepseek-v3 full, 1e13 tokens", "/api/recommend",
+       R"({"model":"deepseek-v3","training":{"method":"full","tokens":1e13}})", 10},
+  };
+}
+
+struct Outcome {
+  size_t request;     // index into the mix
+  double latency_ms;
+  std::string status;  // "200", "503", or the transport error ("Read", "Connection")
+  bool documented;     // 200, or 503 with Retry-After: what the server promises under load
+};
+
+double Percentile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())));
   return sorted[i];
 }
 
+/// Count, latency percentiles and statuses of the outcomes `pick` selects.
+template <typename Pick>
+nlohmann::json Summary(const std::vector<Outcome>& outcomes, Pick pick) {
+  std::vector<double> latencies;
+  std::map<std::string, long> statuses;
+  for (const Outcome& o : outcomes) {
+    if (!pick(o)) continue;
+    latencies.push_back(o.latency_ms);
+    ++statuses[o.status];
+  }
+  std::sort(latencies.begin(), latencies.end());
+  return {{"requests", latencies.size()},
+          {"p50_ms", Percentile(latencies, 0.50)},
+          {"p99_ms", Percentile(latencies, 0.99)},
+          {"max_ms", latencies.empty() ? 0.0 : latencies.back()},
+          {"statuses", statuses}};
+}
+
+/// VmHWM (peak) and VmRSS (now) of a process, in MB, from /proc/PID/status; null when unreadable.
+nlohmann::json Memory(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/status");
+  nlohmann::json memory;
+  for (std::string line; std::getline(in, line);) {
+    for (const auto& [key, name] : {std::pair{"VmHWM:", "peak_rss_mb"}, std::pair{"VmRSS:", "rss_mb"}}) {
+      if (line.rfind(key, 0) == 0) memory[name] = std::atof(line.c_str() + std::string(key).size()) / 1024.0;
+    }
+  }
+  return memory;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "error: cannot read " << path << "\n";
+    std::exit(2);
+  }
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// One client: draws from the mix (its own seed) and posts until `end`, over one keep-alive connection.
+std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsigned seed,
+                               std::chrono::steady_clock::time_point end) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_keep_alive(true);
+  client.set_tcp_nodelay(true);
+  client.set_read_timeout(120, 0);
+  std::vector<double> weights;
+  for (const Request& r : mix) weights.push_back(r.weight);
+  std::discrete_distribution<size_t> draw(weights.begin(), weights.end());
+  std::mt19937 random(seed);
+  std::vector<Outcome> outcomes;
+  while (std::chrono::steady_clock::now() < end) {
+    const size_t i = draw(random);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = client.Post(mix[i].path, mix[i].body, "application/json");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!res) {
+      outcomes.push_back({i, ms, httplib::to_string(res.error()), false});
+      continue;
+    }
+    const bool documented = res->status == 200 || (res->status == 503 && res->has_header("Retry-After"));
+    outcomes.push_back({i, ms, std::to_string(res->status), documented});
+  }
+  return outcomes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int port = 8080, connections = 8;
-  double seconds = 10;
-  std::string body = kDefaultBody;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--port") port = std::atoi(value.c_str());
-    else if (flag == "--connections") connections = std::max(1, std::atoi(value.c_str()));
-    else if (flag == "--seconds") seconds = std::clamp(std::atof(value.c_str()), 0.1, 600.0);
-    else if (flag == "--body") {
-      std::ifstream in(value);
-      std::stringstream s;
-      s << in.rdbuf();
-      body = s.str();
+  int port = 0, clients = 4;
+  double seconds = 30;
+  std::string server_pid;
+  std::vector<Request> mix;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    const auto next = [&] { return std::string(i + 1 < argc ? argv[++i] : ""); };
+    if (flag == "--port") {
+      port = std::atoi(next().c_str());
+    } else if (flag == "--clients") {
+      clients = std::clamp(std::atoi(next().c_str()), 1, 1000);
+    } else if (flag == "--seconds") {
+      seconds = std::clamp(std::atof(next().c_str()), 0.1, 3600.0);
+    } else if (flag == "--server-pid") {
+      server_pid = next();
+    } else if (flag == "--request") {
+      const std::string path = next(), file = next();
+      mix.push_back({path + " " + file, path, ReadFile(file), 1});
     } else {
-      std::cerr << "usage: trainplan_load --port N [--connections N] [--seconds S] [--body FILE]\n";
-      return 2;
+      port = 0;
+      break;
     }
   }
+  if (port <= 0) {
+    std::cerr << "usage: trainplan_load --port N [--clients N] [--seconds S] [--server-pid PID] "
+                 "[--request PATH FILE]...\n";
+    return 2;
+  }
+  if (mix.empty()) mix = DefaultMix();
 
+  const nlohmann::json memory_before = server_pid.empty() ? nlohmann::json() : Memory(server_pid);
   std::mutex mu;
-  std::vector<double> latencies_ms;
-  std::atomic<long> errors{0};
-  std::map<std::string, long> error_kinds;  // "status 503", "Connection": what went wrong, counted
+  std::vector<Outcome> outcomes;
   const auto start = std::chrono::steady_clock::now();
-  const auto end = start + std::chrono::duration<double>(seconds);
-  std::vector<std::thread> clients;
-  for (int c = 0; c < connections; ++c) {
-    clients.emplace_back([&] {
-      httplib::Client client("127.0.0.1", port);
-      client.set_keep_alive(true);
-      client.set_tcp_nodelay(true);
-      client.set_read_timeout(60, 0);
-      std::vector<double> mine;
-      while (std::chrono::steady_clock::now() < end) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto res = client.Post("/api/plan", body, "application/json");
-        const auto t1 = std::chrono::steady_clock::now();
-        if (!res || res->status != 200) {
-          ++errors;
-          std::lock_guard lock(mu);
-          ++error_kinds[res ? fmt::format("status {}", res->status) : httplib::to_string(res.error())];
-        }
-        mine.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-      }
+  const auto end = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(seconds));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      std::vector<Outcome> mine = RunClient(port, mix, static_cast<unsigned>(c + 1), end);
       std::lock_guard lock(mu);
-      latencies_ms.insert(latencies_ms.end(), mine.begin(), mine.end());
+      outcomes.insert(outcomes.end(), mine.begin(), mine.end());
     });
   }
-  for (auto& t : clients) t.join();
+  for (auto& t : threads) t.join();
   const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::sort(latencies_ms.begin(), latencies_ms.end());
-  nlohmann::json report = {{"endpoint", "POST /api/plan"},
-                           {"connections", connections},
-                           {"seconds", elapsed_s},
-                           {"requests", latencies_ms.size()},
-                           {"errors", errors.load()},
-                           {"error_kinds", error_kinds},
-                           {"requests_per_s", static_cast<double>(latencies_ms.size()) / elapsed_s},
-                           {"p50_ms", Percentile(latencies_ms, 0.50)},
-                           {"p99_ms", Percentile(latencies_ms, 0.99)},
-                           {"max_ms", latencies_ms.empty() ? 0.0 : latencies_ms.back()}};
+
+  nlohmann::json by_endpoint, by_request;
+  for (size_t i = 0; i < mix.size(); ++i) {
+    by_request[mix[i].name] = Summary(outcomes, [i](const Outcome& o) { return o.request == i; });
+    by_endpoint[mix[i].path] =
+        Summary(outcomes, [&, path = mix[i].path](const Outcome& o) { return mix[o.request].path == path; });
+  }
+  const long undocumented = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.documented; });
+  nlohmann::json report = Summary(outcomes, [](const Outcome&) { return true; });
+  report["clients"] = clients;
+  report["seconds"] = elapsed_s;
+  report["requests_per_s"] = static_cast<double>(outcomes.size()) / elapsed_s;
+  report["undocumented_answers"] = undocumented;  // neither 200 nor 503 with Retry-After, or no answer at all
+  report["by_endpoint"] = by_endpoint;
+  report["by_request"] = by_request;
+  if (!server_pid.empty()) report["server_memory"] = {{"before", memory_before}, {"after", Memory(server_pid)}};
   std::cout << report.dump(2) << "\n";
-  return errors.load() == 0 && !latencies_ms.empty() ? 0 : 1;
+  return undocumented == 0 && !outcomes.empty() ? 0 : 1;
 }

@@ -270,29 +270,41 @@ void Accept(tcp::acceptor& acceptor, const std::shared_ptr<Shared>& shared) {
   });
 }
 
+/// Resolves, binds and listens on the options' address; on failure says why on stderr and returns how the
+/// run ends.
+std::optional<ServeEnd> Listen(net::io_context& ioc, tcp::acceptor& acceptor, const ServeOptions& options) {
+  beast::error_code ec;
+  const auto resolved = tcp::resolver(ioc).resolve(options.host, std::to_string(options.port), ec);
+  if (ec || resolved.empty()) {
+    std::cerr << "error: invalid --host: '" << options.host << "'; an address of this machine or a name that "
+              << "resolves to one (" << (ec ? ec.message() : "no address") << ")\n";
+    return ServeEnd::kRefused;
+  }
+  const tcp::endpoint endpoint = resolved.begin()->endpoint();
+  if (!endpoint.address().is_loopback() && options.token.empty() && !options.allow_unauthenticated) {
+    std::cerr << "error: " << options.host << " is reachable beyond this machine: give --token (or TRAINPLAN_TOKEN) "
+              << "so that requests need it, or --allow-unauthenticated to serve anyone who can connect\n";
+    return ServeEnd::kRefused;
+  }
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) return std::nullopt;
+  // The address as bound ("[::1]:80" for IPv6) and the system's reason: "Address already in use",
+  // "Permission denied" (a port below 1024 without the right), "Cannot assign requested address".
+  std::cerr << "error: cannot listen on " << endpoint << ": " << ec.message() << "\n";
+  return ServeEnd::kCannotListen;
+}
+
 }  // namespace
 
-int RunServer(const ServeOptions& options) {
+ServeEnd RunServer(const ServeOptions& options) {
   const int workers = options.workers > 0 ? options.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   net::io_context ioc;
   tcp::acceptor acceptor(ioc);
-  int port = -1;
-  try {
-    const auto endpoint = *tcp::resolver(ioc).resolve(options.host, std::to_string(options.port)).begin();
-    if (!endpoint.endpoint().address().is_loopback() && options.token.empty() && !options.allow_unauthenticated) {
-      std::cerr << "error: " << options.host << " is reachable beyond this machine: give --token (or TRAINPLAN_TOKEN) "
-                << "so that requests need it, or --allow-unauthenticated to serve anyone who can connect\n";
-      return 2;
-    }
-    acceptor.open(endpoint.endpoint().protocol());
-    acceptor.set_option(net::socket_base::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen(net::socket_base::max_listen_connections);
-    port = acceptor.local_endpoint().port();
-  } catch (const std::exception& e) {
-    std::cerr << "error: cannot listen on " << options.host << ":" << options.port << ": " << e.what() << "\n";
-    return 1;
-  }
+  if (const auto failed = Listen(ioc, acceptor, options)) return *failed;
+  const int port = acceptor.local_endpoint().port();
   if (options.token.empty() && !acceptor.local_endpoint().address().is_loopback()) {
     std::cerr << "warning: listening on " << options.host
               << " without a token: anyone who can reach this address can use the server\n";
@@ -313,7 +325,7 @@ int RunServer(const ServeOptions& options) {
   second.join();
   shared->cheap.Stop();
   shared->expensive.Stop();
-  return 0;
+  return ServeEnd::kStopped;
 }
 
 }  // namespace trainplan

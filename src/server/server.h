@@ -23,9 +23,17 @@ struct ServeOptions {
   size_t max_target_bytes = 8 << 10;     // the request target (path and query): 414 beyond
 };
 
+/// How a server run ended; the command line turns each into its exit status.
+enum class ServeEnd {
+  kStopped,        // served until SIGINT or SIGTERM
+  kRefused,        // the options ask for what is refused: a --host that does not resolve, or one beyond
+                   // loopback without a token or allow_unauthenticated (bad input)
+  kCannotListen,   // the machine cannot: the port is in use, privileged, or the address is not this machine's
+};
+
 /// Serves the page and the JSON API (api.h) until SIGINT or SIGTERM. Prints "listening on http://HOST:PORT/"
-/// on stdout once it accepts connections. Returns the process exit status: 1 when it cannot bind, 2 when
-/// asked to serve beyond loopback without a token or allow_unauthenticated.
-int RunServer(const ServeOptions& options);
+/// on stdout once it accepts connections; when it cannot, says why on stderr (naming the address and the
+/// system's reason).
+ServeEnd RunServer(const ServeOptions& options);
 
 }  // namespace trainplan
