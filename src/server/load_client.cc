@@ -41,13 +41,13 @@ std::vector<Request> DefaultMix() {
       {"estimate llama-3-8b lora, 8x h100-sxm", "/api/estimate",
        R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},)"
        R"("hardware":{"gpu":"h100-sxm","gpus":8},"strategy":{"zero":2}})",
-       40},
+       50},
       {"plan llama-3-8b lora, every gpu", "/api/plan",
        R"({"model":"llama-3-8b","training":{"method":"lora","seq_len":4096,"tokens":1e9},"plan":{"top":5}})", 20},
       {"plan llama-3-70b full, every gpu", "/api/plan",
-       R"({"model":"llama-3-70b","training":{"method":"full","seq_len":4096,"tokens":1e10},"plan":{"top":5}})", 15},
+       R"({"model":"llama-3-70b","training":{"method":"full","seq_len":4096,"tokens":1e10},"plan":{"top":5}})", 10},
       {"recommend llama-3-8b lora", "/api/recommend",
-       R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e9},"recommend":{"deadline":"7d"}})", 15},
+       R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e9},"recommend":{"deadline":"7d"}})", 10},
       {"recommend deepseek-v3 full, 1e13 tokens", "/api/recommend",
        R"({"model":"deepseek-v3","training":{"method":"full","tokens":1e13}})", 10},
   };
