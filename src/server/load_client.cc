@@ -56,7 +56,7 @@ std::vector<Request> DefaultMix() {
 struct Outcome {
   size_t request;     // index into the mix
   double latency_ms;
-  std::string status;  // "200", "503", or the transport error ("Read", "Connection")
+  std::string status;  // "200", "503 search_too_long", or the transport error ("Read", "Connection")
   bool documented;     // 200, or 503 with Retry-After: what the server promises under load
 };
 
@@ -107,6 +107,14 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+/// "200", or the status and the error document's code: "503 search_too_long", "503 busy".
+std::string StatusOf(const httplib::Response& res) {
+  if (res.status == 200) return "200";
+  const auto error = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+  if (!error.is_object() || !error.contains("code") || !error["code"].is_string()) return std::to_string(res.status);
+  return fmt::format("{} {}", res.status, error["code"].get<std::string>());
+}
+
 /// One client: draws from the mix (its own seed) and posts until `end`, over one keep-alive connection.
 std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsigned seed,
                                std::chrono::steady_clock::time_point end) {
@@ -129,7 +137,7 @@ std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsign
       continue;
     }
     const bool documented = res->status == 200 || (res->status == 503 && res->has_header("Retry-After"));
-    outcomes.push_back({i, ms, std::to_string(res->status), documented});
+    outcomes.push_back({i, ms, StatusOf(*res), documented});
   }
   return outcomes;
 }
