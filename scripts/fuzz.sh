@@ -38,7 +38,7 @@ fuzz() {
   grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$out/fuzz.log" || true
   # The figures of the last status line libFuzzer printed (DONE, or the last before a finding stopped it).
   local last execs findings
-  last="$(grep -E '^#[0-9]+[[:space:]]' "$out/fuzz.log" | tail -1)"
+  last="$(grep -E '^#[0-9]+[[:space:]]' "$out/fuzz.log" | tail -1 || true)"
   execs="$(sed -n 's/^stat::number_of_executed_units:[[:space:]]*//p' "$out/fuzz.log")"
   findings=$(( $(grep -c 'runtime error' "$out/fuzz.log" || true) + (status != 0) ))
   summary+=("$(printf '%-24s %4ss %10s executions  cov %6s  ft %7s  corpus %5s  findings %s' "$target" "$time" \
