@@ -149,6 +149,22 @@ TEST(PartsCatalog, BrokenDocumentsNameFileEntryAndKey) {
               LoadParts(Edited("parts.json", "\"status\": \"licence\"", "\"status\": \"banned\""), "parts.json");
             }).find("allowed, licence or restricted"),
             std::string::npos);
+  // An electricity tariff names a catalog currency, a cited source and a region of the file.
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"per_kwh\": 0.20, \"currency\": \"EUR\"",
+                               "\"per_kwh\": 0.20, \"currency\": \"GBP\""),
+                        "parts.json");
+            }).find("facility.electricity.eu.currency: 'GBP'; a currency of data/prices.json exchange_rates"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"source\": \"china-briefing-power-2024\"", "\"source\": \"briefing\""),
+                        "parts.json");
+            }).find("facility.electricity.cn.source: 'briefing'; a key of the file's sources"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"cn\": {\"per_kwh\"", "\"mars\": {\"per_kwh\""), "parts.json");
+            }).find("facility.electricity.mars"),
+            std::string::npos);
   EXPECT_FALSE(IsIsoDate("2026-02-30x"));
   EXPECT_TRUE(IsIsoDate("2026-12-01"));
   EXPECT_FALSE(IsIsoDate("2026-00-01"));
