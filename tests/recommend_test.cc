@@ -214,6 +214,46 @@ TEST(RecommendEndToEnd, ChinaLabInYuan) {
   EXPECT_TRUE(h800 < 0 || ascend < h800);
 }
 
+// The proof command (qwen2.5-14b LoRA, 5e8 tokens, continuous for 12 months, sensitive data, region cn, in
+// yuan): power is priced at China's tariff and the answer says so; each CN cloud option's checkpoints go to a
+// mainland object store priced at its CNY list price; no option is priced zero: a cost is a positive amount or
+// null (unknown).
+TEST(RecommendEndToEnd, ChinaPricesElectricityStorageNeverZero) {
+  const Scenario job =
+      JobOf({{"model", "qwen2.5-14b"}, {"training", {{"method", "lora"}, {"tokens", 5e8}}}}, "h100-sxm");
+  PlatformPolicy p;
+  p.usage = ParseUsage("continuous");
+  p.months = 12;
+  p.sensitivity = Sensitivity::kHigh;
+  p.region = "cn";
+  p.as_of = "2026-12-01";
+  p.currency = "CNY";
+  const Recommendation r = Recommend(job, p, 1);
+  ASSERT_TRUE(r.feasible);
+  EXPECT_DOUBLE_EQ(r.policy.electricity_usd_per_kwh, 0.088);  // China Briefing, 2024, not the US 0.1194
+  const std::string text = RecommendationReport(r, ReportFormat::kText);
+  EXPECT_NE(text.find("electricity ¥0.6148/kWh, the region cn tariff (0.088 USD/kWh as published, 2024; China "
+                      "Briefing"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(RecommendationReport(r, ReportFormat::kText, Lang::kZh)
+                .find("电价 ¥0.6148/kWh，采用 cn 地区电价（原始公布 0.088 USD/kWh，2024；China Briefing"),
+            std::string::npos);
+  EXPECT_NE(text.find("Alibaba Cloud OSS Standard (LRS) at ¥0.12/GB-month"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no citable published price found"), std::string::npos) << text;
+  const json j = RecommendationToJson(r);
+  for (const json* list : {&j["options"], &j["considered"]}) {
+    for (const json& o : *list) {
+      const json& c = o["cost"];
+      for (const char* key : {"total_usd", "total", "per_gpu_hour"}) {
+        if (c.contains(key) && !c[key].is_null()) {
+          EXPECT_GT(c[key].get<double>(), 0) << o["gpu"] << " " << key;
+        }
+      }
+    }
+  }
+}
+
 // Budget and price overrides are read in the request's currency; _usd keys stay USD; an unknown currency is
 // refused naming the allowed codes.
 TEST(RecommendRequest, CurrencyOfBudgetAndPrices) {

@@ -77,7 +77,17 @@ TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
   EXPECT_DOUBLE_EQ(p.facility.pue, 1.58);  // uptime-pue
   EXPECT_EQ(p.facility.pue_source, "uptime-pue");
   EXPECT_DOUBLE_EQ(p.facility.colocation_usd_per_kw_month, 196);  // encor-colo
-  EXPECT_DOUBLE_EQ(p.facility.electricity_usd_per_kwh.at("us"), 0.1194);  // eia-price
+  // Each region's tariff in the currency it was published in, converted at the CNY central parity of prices.json.
+  EXPECT_DOUBLE_EQ(p.facility.electricity.at("us").usd_per_kwh, 0.1194);  // eia-price
+  const ElectricityTariff& eu = p.facility.electricity.at("eu");
+  EXPECT_EQ(eu.currency->code, "EUR");
+  EXPECT_DOUBLE_EQ(eu.per_kwh, 0.20);  // Eurostat non-household, 2023-H2
+  EXPECT_NEAR(eu.usd_per_kwh, 0.20 * 8.2755 / 6.9858, 1e-12);
+  const ElectricityTariff& cn = p.facility.electricity.at("cn");
+  EXPECT_EQ(cn.currency->code, "USD");  // China Briefing publishes it in US dollars
+  EXPECT_DOUBLE_EQ(cn.usd_per_kwh, 0.088);
+  EXPECT_EQ(cn.date, "2024");
+  EXPECT_EQ(cn.source_text.rfind("China Briefing", 0), 0u);
   EXPECT_DOUBLE_EQ(p.cloud.reserved_1y_discount, 0.20);
   EXPECT_EQ(p.purchase.gpus[3].gpu, "h100-sxm");
   EXPECT_DOUBLE_EQ(p.purchase.gpus[3].usd, 30000);  // a 2026 street price, not a launch MSRP
@@ -139,6 +149,22 @@ TEST(PartsCatalog, BrokenDocumentsNameFileEntryAndKey) {
               LoadParts(Edited("parts.json", "\"status\": \"licence\"", "\"status\": \"banned\""), "parts.json");
             }).find("allowed, licence or restricted"),
             std::string::npos);
+  // An electricity tariff names a catalog currency, a cited source and a region of the file.
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"per_kwh\": 0.20, \"currency\": \"EUR\"",
+                               "\"per_kwh\": 0.20, \"currency\": \"GBP\""),
+                        "parts.json");
+            }).find("facility.electricity.eu.currency: 'GBP'; a currency of data/prices.json exchange_rates"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"source\": \"china-briefing-power-2024\"", "\"source\": \"briefing\""),
+                        "parts.json");
+            }).find("facility.electricity.cn.source: 'briefing'; a key of the file's sources"),
+            std::string::npos);
+  EXPECT_NE(InternalErrorOf([] {
+              LoadParts(Edited("parts.json", "\"cn\": {\"per_kwh\"", "\"mars\": {\"per_kwh\""), "parts.json");
+            }).find("facility.electricity.mars"),
+            std::string::npos);
   EXPECT_FALSE(IsIsoDate("2026-02-30x"));
   EXPECT_TRUE(IsIsoDate("2026-12-01"));
   EXPECT_FALSE(IsIsoDate("2026-00-01"));
@@ -193,6 +219,23 @@ TEST(RentalPrices, CurrenciesAndPlatforms) {
   EXPECT_FALSE(h800->dedicated.empty());
   EXPECT_EQ(DefaultRentalOffer("h100-sxm")->storage, nullptr);  // RunPod names none
   EXPECT_DOUBLE_EQ(RentalPriceCatalog().front().offers[2].storage->usd_per_gb_month, 0.023);  // AWS: S3
+}
+
+// The mainland object stores are priced in CNY as their list pages publish them (Standard class, pay as you go):
+// OSS LRS 0.12, COS 0.118 (Beijing/Shanghai/Guangzhou/Nanjing), OBS single-AZ 0.099 per GB-month.
+TEST(RentalPrices, ChinaObjectStorageListPrices) {
+  std::map<std::string, double> cny;
+  for (const StorageService& s : StorageCatalog()) {
+    if (s.currency->code != "CNY") continue;
+    cny[s.id] = s.per_gb_month;
+    EXPECT_GT(s.usd_per_gb_month, 0) << s.id;  // priced, not an unknown read as zero
+    EXPECT_FALSE(s.source_text.empty()) << s.id;
+    EXPECT_FALSE(s.date.empty()) << s.id;
+  }
+  EXPECT_EQ(cny, (std::map<std::string, double>{{"aliyun-oss", 0.12}, {"huawei-obs", 0.099}, {"tencent-cos", 0.118}}));
+  const RentalOffer* h800 = PlatformOffer("h800-sxm", "cn");
+  ASSERT_NE(h800, nullptr);
+  EXPECT_NEAR(h800->storage->usd_per_gb_month, 0.118 / 6.9858, 1e-12);
 }
 
 TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {

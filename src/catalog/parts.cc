@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "catalog/hardware.h"
 #include "catalog/load.h"
+#include "catalog/prices.h"
 
 namespace trainplan {
 
@@ -226,7 +227,25 @@ PsuFigures ReadPsu(const Field& p) {
   return out;
 }
 
-FacilityFigures ReadFacility(const Field& f) {
+ElectricityTariff ReadTariff(const Field& t, const std::map<std::string, std::string>& sources) {
+  t.CheckKeys({"per_kwh", "currency", "source", "date"});
+  ElectricityTariff out;
+  const Field code = t.At("currency");
+  for (const Currency& c : ExchangeRateTable().currencies)
+    if (c.code == code.String()) out.currency = &c;
+  if (out.currency == nullptr) code.Fail("a currency of data/prices.json exchange_rates");
+  // Industrial tariffs run 0.05-0.30 USD per kWh; the bound leaves room for any catalog currency.
+  out.per_kwh = Positive(t, "per_kwh", 50);
+  out.usd_per_kwh = ToUsd(out.per_kwh, *out.currency);
+  out.source = t.At("source").String();
+  const auto text = sources.find(out.source);
+  if (text == sources.end()) t.At("source").Fail("a key of the file's sources");
+  out.source_text = text->second;
+  out.date = t.At("date").String();
+  return out;
+}
+
+FacilityFigures ReadFacility(const Field& f, const std::map<std::string, std::string>& sources) {
   FacilityFigures out;
   out.pue = f.At("pue").Number(1, 3, true);
   out.pue_source = f.At("pue_source").String();
@@ -234,11 +253,8 @@ FacilityFigures ReadFacility(const Field& f) {
   out.colocation_usd_per_kw_month = Positive(f, "colocation_usd_per_kw_month", 10000);
   out.colocation_source = f.At("colocation_source").String();
   out.colocation_date = f.At("colocation_date").String();
-  for (const auto& [region, price] : f.At("electricity_usd_per_kwh").Members())
-    out.electricity_usd_per_kwh[region] = price.Number(0, 5);
-  if (!out.electricity_usd_per_kwh.contains("us")) f.At("electricity_usd_per_kwh").Fail("a price for region us");
-  out.electricity_source = f.At("electricity_source").String();
-  out.electricity_date = f.At("electricity_date").String();
+  for (const auto& [region, tariff] : f.At("electricity").Members()) out.electricity[region] = ReadTariff(tariff, sources);
+  if (!out.electricity.contains("us")) f.At("electricity").Fail("a tariff for region us (it stands in for others)");
   return out;
 }
 
@@ -310,7 +326,7 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   c.cooling = {Positive(cool, "air_rack_kw_max", 1000), cool.At("air_rack_source").String(),
                Positive(cool, "liquid_gpu_w_min", kMaxWatts), cool.At("liquid_gpu_source").String(),
                Positive(cool, "btu_per_h_per_w", 10),   cool.At("btu_source").String()};
-  c.facility = ReadFacility(root.At("facility"));
+  c.facility = ReadFacility(root.At("facility"), c.sources);
   c.purchase = ReadPurchase(root.At("purchase"), name);
   for (const Field& b : root.At("boards").Items()) c.boards.push_back(ReadBoard(Named(b, name, "boards." + b.At("name").String())));
   for (const Field& s : root.At("system_prices").Items())
@@ -323,6 +339,9 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   c.cloud = {cloud.At("reserved_1y_discount").Number(0, 1, true), cloud.At("reserved_source").String(),
              cloud.At("reserved_date").String()};
   for (const auto& [id, region] : root.At("regions").Members()) c.regions.push_back(ReadRegion(id, region));
+  for (const auto& [id, tariff] : c.facility.electricity)
+    if (std::none_of(c.regions.begin(), c.regions.end(), [&](const Region& r) { return r.id == id; }))
+      root.At("facility").At("electricity").At(id).Fail("a tariff for a region of 'regions'");
   const Field rel = root.At("reliability");
   c.reliability = {Positive(rel, "interruptions", 1e9),     Positive(rel, "days", 1e5),
                    Positive(rel, "gpus", 1e9),              rel.At("source").String(),

@@ -109,13 +109,23 @@ struct CoolingFigures {
   std::string btu_source;
 };
 
+struct Currency;
+
+/// The electricity price a lab or data centre pays in one region, in the currency it was published in.
+struct ElectricityTariff {
+  const Currency* currency = nullptr;  // as published
+  double per_kwh = 0;                  // in `currency`
+  double usd_per_kwh = 0;              // at the exchange rate of data/prices.json
+  std::string source;                  // a key of the file's "sources"
+  std::string source_text, date;
+};
+
 struct FacilityFigures {
   double pue = 0;
   std::string pue_source, pue_date;
   double colocation_usd_per_kw_month = 0;
   std::string colocation_source, colocation_date;
-  std::map<std::string, double> electricity_usd_per_kwh;  // by region ("us")
-  std::string electricity_source, electricity_date;
+  std::map<std::string, ElectricityTariff> electricity;  // by region id of `regions`; "us" always present
 };
 
 struct GpuPurchase {

@@ -463,13 +463,18 @@ PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumpt
     assumptions.push_back({AssumptionCode::kDefaultDeadline, kDefaultDeadlineS / 86400});
   }
   if (p.electricity_usd_per_kwh == 0) {
-    const auto& prices = facility.electricity_usd_per_kwh;
-    const bool stand_in = !prices.contains(region.id);
-    p.electricity_usd_per_kwh = prices.at(stand_in ? "us" : region.id);
+    const bool stand_in = !facility.electricity.contains(region.id);
+    const std::string& tariff_region = stand_in ? "us" : region.id;
+    const ElectricityTariff& tariff = facility.electricity.at(tariff_region);
+    p.electricity_usd_per_kwh = tariff.usd_per_kwh;
     assumptions.push_back({.code = AssumptionCode::kElectricity,
                            .value = p.electricity_usd_per_kwh,
-                           .source = facility.electricity_source,
-                           .stand_in = stand_in});
+                           .source = tariff.source_text,
+                           .region = tariff_region,
+                           .stand_in = stand_in,
+                           .as_of = tariff.date,
+                           .published = tariff.per_kwh,
+                           .published_currency = tariff.currency->code});
   }
   if (p.pue == 0) {
     p.pue = facility.pue;

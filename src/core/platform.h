@@ -148,7 +148,8 @@ struct PlatformOption {
 /// What the recommendation assumed where the policy left a figure out.
 enum class AssumptionCode {
   kDefaultDeadline,  // `value` days
-  kElectricity,      // `value` USD per kWh, from `source`; `stand_in`: the US figure for a region without one
+  kElectricity,      // `value` USD per kWh: the tariff of `region` (`published` in `published_currency`, dated
+                     // `as_of`), from `source`; `stand_in`: the US tariff for a region without one
   kPue,              // `value`, the industry average
   kColocation,       // `value` USD per kW-month for servers
   kRegionGpus,       // `region` allows only its listed accelerators, by their rulings on `as_of`; `source`: its note
@@ -164,6 +165,8 @@ struct PolicyAssumption {
   std::string region{};
   bool stand_in = false;
   std::string as_of{};
+  double published = 0;              // kElectricity: the tariff as published, in `published_currency`
+  std::string published_currency{};  // ISO code
   StackGap gap{};
 };
 

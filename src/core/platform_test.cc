@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -436,21 +438,25 @@ TEST(Platform, RegionRulesComeFromTheCatalog) {
   EXPECT_THROW(RegionOf("mars"), InputError);
 }
 
-// Defaults: 30 days, the US electricity price standing in for the EU ($0.1194/kWh), PUE 1.58, colocation at
-// $196 per kW-month; region cn takes its own GPU list.
+// Defaults: 30 days, the EU's own electricity tariff (EUR 0.20/kWh as Eurostat publishes it, converted at the
+// catalog's CNY central parity: 0.20 x 8.2755 / 6.9858 USD), PUE 1.58, colocation at $196 per kW-month; region cn
+// takes its own GPU list.
 TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   std::vector<PolicyAssumption> a;
   PlatformPolicy p;
   p.region = "eu";
   PlatformPolicy r = ResolvePolicy(p, a);
   EXPECT_DOUBLE_EQ(r.deadline_s, 30 * 86400.0);
-  EXPECT_DOUBLE_EQ(r.electricity_usd_per_kwh, 0.1194);
+  EXPECT_NEAR(r.electricity_usd_per_kwh, 0.20 * 8.2755 / 6.9858, 1e-12);
   EXPECT_DOUBLE_EQ(r.pue, 1.58);
   ASSERT_EQ(a.size(), 4u);
   EXPECT_EQ(a[0].code, AssumptionCode::kDefaultDeadline);
   EXPECT_DOUBLE_EQ(a[0].value, 30);
   EXPECT_EQ(a[1].code, AssumptionCode::kElectricity);
-  EXPECT_TRUE(a[1].stand_in);
+  EXPECT_FALSE(a[1].stand_in);
+  EXPECT_EQ(a[1].region, "eu");
+  EXPECT_DOUBLE_EQ(a[1].published, 0.20);
+  EXPECT_EQ(a[1].published_currency, "EUR");
   EXPECT_EQ(a[2].code, AssumptionCode::kPue);
   EXPECT_EQ(a[3].code, AssumptionCode::kColocation);
   EXPECT_DOUBLE_EQ(a[3].value, 196);
@@ -473,6 +479,37 @@ TEST(Platform, ResolvePolicyRecordsWhatItAssumes) {
   EXPECT_NEAR(a.back().value, 6.9858 / 8.2755, 1e-12);
   p.as_of = "2026-13-01";
   EXPECT_THROW(ResolvePolicy(p, a), InputError);
+}
+
+// Electricity follows the region: cn takes China's industrial tariff (US$0.088/kWh for 2024, published in US
+// dollars), us the EIA median state (11.94 c/kWh); the assumption names the region and the figure as published; an
+// explicit price wins and is not an assumption.
+TEST(Platform, ElectricityTariffByRegion) {
+  auto electricity = [](const std::string& region, double given = 0) {
+    std::vector<PolicyAssumption> a;
+    PlatformPolicy p;
+    p.region = region;
+    p.electricity_usd_per_kwh = given;
+    const PlatformPolicy r = ResolvePolicy(p, a);
+    const auto it = std::find_if(a.begin(), a.end(),
+                                 [](const PolicyAssumption& x) { return x.code == AssumptionCode::kElectricity; });
+    return std::pair{r.electricity_usd_per_kwh, it == a.end() ? std::optional<PolicyAssumption>{} : *it};
+  };
+  const auto [cn, cn_said] = electricity("cn");
+  EXPECT_DOUBLE_EQ(cn, 0.088);
+  ASSERT_TRUE(cn_said.has_value());
+  EXPECT_EQ(cn_said->region, "cn");
+  EXPECT_FALSE(cn_said->stand_in);
+  EXPECT_EQ(cn_said->published_currency, "USD");
+  EXPECT_EQ(cn_said->as_of, "2024");
+  EXPECT_NE(cn_said->source.find("China Briefing"), std::string::npos);
+  const auto [us, us_said] = electricity("us");
+  EXPECT_DOUBLE_EQ(us, 0.1194);
+  EXPECT_EQ(us_said->region, "us");
+  EXPECT_LT(cn, us);  // the cn tariff is not the US one standing in
+  const auto [given, none] = electricity("cn", 0.15);
+  EXPECT_DOUBLE_EQ(given, 0.15);
+  EXPECT_FALSE(none.has_value());
 }
 
 // A part's export status changes by date: the A800 and H800 were sold into China until the Oct 2023 rule took

@@ -723,6 +723,12 @@ constexpr Entry kPhrases[] = {
     {"cal.gemm", "GEMM ceiling {x:.2f} of peak", "GEMM 上限为峰值的 {x:.2f}"},
     {"cal.allreduce", "intra-node all-reduce bus bandwidth {gbs:.0f} GB/s", "节点内 all-reduce 总线带宽 {gbs:.0f} GB/s"},
     {"cal.measured", "measured on {gpu} ({source}, {file}, {date}): {parts}", "在 {gpu} 上实测（{source}，{file}，{date}）：{parts}"},
+    // Electricity by region: the tariff used, as published and converted.
+    {"rec.assume.electricity_tariff",
+     "electricity {symbol}{price:.4f}/kWh, the region {region} tariff ({published:g} {code}/kWh as published, {date}; "
+     "{source}){stand_in}",
+     "电价 {symbol}{price:.4f}/kWh，采用 {region} 地区电价（原始公布 {published:g} {code}/kWh，{date}；{source}）"
+     "{stand_in}"},
 };
 
 }  // namespace

@@ -271,6 +271,12 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur, Lang 
     case AssumptionCode::kDefaultDeadline:
       return Say(lang, "rec.assume.deadline", fmt::arg("days", a.value));
     case AssumptionCode::kElectricity:
+      if (!a.region.empty())
+        return Say(lang, "rec.assume.electricity_tariff", fmt::arg("symbol", cur.symbol),
+                   fmt::arg("price", FromUsd(a.value, cur)), fmt::arg("region", a.region),
+                   fmt::arg("published", a.published), fmt::arg("code", a.published_currency),
+                   fmt::arg("date", a.as_of), fmt::arg("source", a.source),
+                   fmt::arg("stand_in", a.stand_in ? Say(lang, "rec.assume.electricity_stand_in") : ""));
       return Say(lang, "rec.assume.electricity", fmt::arg("symbol", cur.symbol), fmt::arg("price", FromUsd(a.value, cur)),
                  fmt::arg("source", a.source),
                  fmt::arg("stand_in", a.stand_in ? Say(lang, "rec.assume.electricity_stand_in") : ""));
