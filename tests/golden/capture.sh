@@ -8,5 +8,7 @@ bin=${1:-build/trainplan}
 grep -v '^#' tests/golden/jobs.txt | while read -r name args; do
   [ -n "$name" ] || continue
   # shellcheck disable=SC2086
-  "$bin" $args > "tests/golden/$name.json" || { echo "failed: $name" >&2; exit 1; }
+  # Exit 3 is an answer too: a review whose checks fail.
+  status=0; "$bin" $args > "tests/golden/$name.json" || status=$?
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ] || { echo "failed: $name (exit $status)" >&2; exit 1; }
 done
