@@ -168,6 +168,7 @@ PlanConstraints BaseConstraints(const PlatformPolicy& p) {
   base.market = RegionOf(p.region).rental_market;
   base.top = 1;
   base.framework_fixed = p.framework_fixed;
+  base.find_alternatives = false;  // only the final search, when no option is found, offers them
   return base;
 }
 
@@ -586,6 +587,7 @@ Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int 
   if (!rec.feasible) {
     PlanConstraints c = base;
     c.gpu_types = p.gpu_types;
+    c.find_alternatives = true;
     PlanResult r = SearchPlans(job, c, threads);
     rec.unpriced = r.feasible;
     if (!r.feasible) rec.reason = r.reason;

@@ -966,7 +966,7 @@ std::vector<Alternative> FindAlternatives(const Scenario& job, const PlanConstra
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int threads) {
   ValidateConstraints(c);
   PlanResult result = SearchCore(job, c, threads);
-  if (!result.feasible) result.alternatives = FindAlternatives(job, c, result.reason, threads);
+  if (!result.feasible && c.find_alternatives) result.alternatives = FindAlternatives(job, c, result.reason, threads);
   return result;
 }
 

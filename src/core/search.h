@@ -51,6 +51,9 @@ struct PlanConstraints {
   bool rented = true;
   /// The most GPUs that can be rented (a contract's size); 0: each catalog offer's self-serve limit.
   int max_rent_gpus = 0;
+  /// When nothing fits, search nearby jobs (PlanResult::alternatives). Off for searches whose caller uses
+  /// only a found plan: the alternatives re-search the whole catalog several times.
+  bool find_alternatives = true;
   /// Called from the calling thread as (GPU type and count) tasks finish: (done, total). Optional.
   std::function<void(size_t, size_t)> progress;
 };

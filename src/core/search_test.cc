@@ -290,6 +290,25 @@ TEST(Search, InfeasibleJobGivesReasonAndAlternatives) {
   EXPECT_GE(j["alternatives"].size(), 2u);
 }
 
+// A caller that uses only a found plan (each option recommend compares) skips the alternatives: the same
+// answer and reason, none of the re-searches.
+TEST(Search, AlternativesOnlyWhenAsked) {
+  Scenario job = Job("qwen2.5-14b", "full", 1e8);
+  PlanConstraints c;
+  c.gpu_types = {"rtx-4090"};
+  c.gpus = 2;
+  c.allow_offload = false;
+  const PlanResult with = SearchPlans(job, c, 1);
+  c.find_alternatives = false;
+  const PlanResult without = SearchPlans(job, c, 1);
+  EXPECT_FALSE(without.feasible);
+  EXPECT_EQ(without.reason.code, with.reason.code);
+  EXPECT_EQ(without.reason.needed_bytes, with.reason.needed_bytes);
+  EXPECT_EQ(without.evaluated, with.evaluated);
+  EXPECT_GE(with.alternatives.size(), 2u);
+  EXPECT_TRUE(without.alternatives.empty());
+}
+
 // An exact count the search does not cover is answered, not searched: above max_gpus, or not whole nodes.
 TEST(Search, CountsOutsideTheSearchHaveTheirCodes) {
   Scenario job = Job("llama-3-8b", "full", 1e8, 2048, 128);

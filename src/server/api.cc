@@ -1,17 +1,21 @@
 #include "server/api.h"
 
 #include <exception>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/document.h"
 #include "base/error.h"
+#include "catalog/load.h"
 #include "core/estimate.h"
 #include "io/requests.h"
 #include "io/writers.h"
 #include "core/review.h"
 #include "io/build_reader.h"
+#include "server/answer_cache.h"
 #include "text/i18n.h"
 
 namespace trainplan {
@@ -93,6 +97,43 @@ json EstimateJson(const json& doc, Lang lang) {
   return EstimateToJson(scenario, EstimateScenario(scenario), lang);
 }
 
+/// The searches' answers (plan, recommend, review) by request. Bounds (assumption): a DeepSeek-V3
+/// recommendation is about 40 KB, so 256 answers of that size take 10 MB, well inside the 64 MiB.
+AnswerCache& SearchAnswers() {
+  static AnswerCache cache(256, 64 << 20);
+  return cache;
+}
+
+/// The user catalogs in effect (the built-in ones are fixed in the binary): a different set never shares an answer.
+size_t CatalogIdentity() {
+  std::string all;
+  for (const UserCatalog& c : RegisteredUserCatalogs()) all += c.path + '\0' + Dump(c.doc) + '\0';
+  return std::hash<std::string>{}(all);
+}
+
+/// A search is a pure function of the request in canonical form (keys sorted, no spaces), its language, the
+/// server's limits, the catalogs and the day (a recommendation reads export rulings on today's date unless
+/// the request names one): the same key, the same answer.
+std::string SearchKey(std::string_view name, const json& doc, Lang lang, const ApiLimits& limits) {
+  return fmt::format("{} lang={} max_gpus={} max_top={} day={} catalogs={:x} {}", name, static_cast<int>(lang),
+                     limits.max_gpus, limits.max_top, TodayUtc(), CatalogIdentity(), Dump(doc));
+}
+
+json Search(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang) {
+  if (name == "plan") return Plan(doc, limits, lang);
+  if (name == "recommend") return RecommendJson(doc, limits, lang);
+  return Review(doc, limits, lang);
+}
+
+/// A search's answer from the cache, else computed and kept.
+ApiResponse CachedSearch(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang) {
+  std::string key = SearchKey(name, doc, lang, limits);
+  if (std::optional<std::string> body = SearchAnswers().Find(key)) return {200, "application/json", std::move(*body), {}};
+  ApiResponse r = Json(200, Search(name, doc, limits, lang));
+  SearchAnswers().Store(std::move(key), r.body);
+  return r;
+}
+
 const char* ContentType(std::string_view name) {
   if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
   if (name.ends_with(".css")) return "text/css; charset=utf-8";
@@ -121,9 +162,7 @@ ApiResponse Route(std::string_view method, std::string_view path, std::string_vi
     json doc = ParseDocument(body, "body");
     const Lang lang = TakeLang(doc);
     if (name == "estimate") return Json(200, EstimateJson(doc, lang));
-    if (name == "plan") return Json(200, Plan(doc, limits, lang));
-    if (name == "recommend") return Json(200, RecommendJson(doc, limits, lang));
-    return Json(200, Review(doc, limits, lang));
+    return CachedSearch(name, doc, limits, lang);
   }
   if (!get) return WrongMethod(method, "use GET", "GET, HEAD");
   const std::string_view asset = path == "/" ? std::string_view("index.html") : path.substr(1);
