@@ -56,7 +56,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "runtime_overhead_bytes_source", "kernel_efficiency", "moe_overlap", "moe_overlap_source",
                "zero3_max_live_params", "zero3_max_live_params_source",
                "moe_load_imbalance", "moe_load_imbalance_source", "lora_dropout_copies", "norm_fp32_input",
-               "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies",
+               "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies", "unties_embeddings",
                "bnb_source"});
   FrameworkProfile p;
   p.id = id;
@@ -96,7 +96,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
     const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers
     if (why.String().empty()) why.Fail("a reason");
   }
-  if (p.lora_dropout_copies || p.norm_fp32_input || p.sdpa_expands_kv) {
+  if (auto f = e.Get("unties_embeddings")) p.unties_embeddings = f->Bool();
+  if (p.lora_dropout_copies || p.norm_fp32_input || p.sdpa_expands_kv || p.unties_embeddings) {
     const Field why = e.At("saved_tensors_source");  // engine code read for these habits
     if (why.String().empty()) why.Fail("a reason");
   }

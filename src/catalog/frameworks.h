@@ -66,6 +66,8 @@ struct FrameworkProfile {
   /// QLoRA (bitsandbytes NF4): the LM head is quantised too (Lightning's BitsandbytesPrecision replaces every
   /// torch.nn.Linear), and the weight-sized copies one dequantisation holds at once (0: not modelled).
   bool quantizes_lm_head = false;
+  /// Tied embeddings are held as two matrices: the engine's checkpoint carries a separate LM head.
+  bool unties_embeddings = false;
   double bnb_dequant_copies = 0;
   /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
   /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).

@@ -427,13 +427,18 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   if (stage.last && AdaptsModule(tr, "lm_head")) adapt(tr.dora ? vocab : 0);
   tally.lora += vocab_adapters;
   tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, vocab_adapters);
+  // An engine that never ties weights holds the shared matrix twice: LitGPT's converter copies the embedding into
+  // lm_head.weight when the checkpoint has none (scripts/convert_hf_checkpoint.py @00af8b0d).
+  const double lm_head_params =
+      params.lm_head == 0 && model.tie_word_embeddings && GetFrameworkProfile(tr.framework).unties_embeddings
+          ? static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size)
+          : static_cast<double>(params.lm_head);
   if (stage.last) {
-    const double head =
-        static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
+    const double head = lm_head_params * par.inv_t + static_cast<double>(model.final_norm_params);
     tally.base += head;
     // Lightning's BitsandbytesPrecision swaps every torch.nn.Linear for a 4-bit one, LitGPT's LM head included.
     if (tr.method == Method::kQlora && GetFrameworkProfile(tr.framework).quantizes_lm_head) {
-      const double head_matrix = static_cast<double>(params.lm_head) * par.inv_t;
+      const double head_matrix = lm_head_params * par.inv_t;
       tally.quantized += head_matrix;
       tally.largest_quantized = std::max(tally.largest_quantized, head_matrix);
     }
@@ -443,7 +448,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     tally.largest_module_bytes = std::max(tally.largest_module_bytes, head * ComputeBytes(tr.precision));
     if (head_trains) {
       tally.trainable += head;
-      if (params.lm_head > 0) tally.factored += vocab_rows_cols;
+      if (lm_head_params > 0) tally.factored += vocab_rows_cols;
       tally.factored += static_cast<double>(model.final_norm_params);
       tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, head);
     }

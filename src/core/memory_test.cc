@@ -1167,6 +1167,19 @@ TEST(MemoryTest, LitGptQuantisesTheHeadAndDequantisesInTwoCopies) {
   EXPECT_DOUBLE_EQ(Estimate(hf)[MemTerm::kActivations], Estimate(hf_lora)[MemTerm::kActivations]);
 }
 
+// LitGPT never ties weights (its converter copies a tied embedding into lm_head.weight): a tied model's weights
+// cost it what the untied one does, while PEFT holds the shared matrix once.
+TEST(MemoryTest, LitGptHoldsTiedEmbeddingsTwice) {
+  auto weights = [](Framework fw, bool tied) {
+    Scenario sc = LlamaJob(Method::kLora, fw, 1, 0);
+    sc.model.tie_word_embeddings = tied;
+    return Estimate(sc)[MemTerm::kWeights];
+  };
+  EXPECT_DOUBLE_EQ(weights(Framework::kLitGpt, true), weights(Framework::kLitGpt, false));
+  EXPECT_NEAR(weights(Framework::kHfTrainer, false) - weights(Framework::kHfTrainer, true), 128256.0 * 4096 * 2,
+              1.0);
+}
+
 // FSDP's SHARD_GRAD_OP inside each pipeline stage (Llama 3 405B: "shards the optimizer states and gradients, but
 // for model shards we do not reshard after forward computation"): the stage's gradients are split over DP x CP,
 // its weights stay whole.
