@@ -475,6 +475,20 @@ TEST(Accuracy, PublishedFineTuningPerEngine) {
   }
 }
 
+// LitGPT's 2023 resource tables (A100 40GB, Llama 2 7B and 13B, LoRA on q and v, bf16 and NF4 with and without
+// double quantisation), held out of every fit: each row within its bound, and every run fits.
+TEST(Accuracy, LitGptResourceTableRows) {
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.id.rfind("litgpt_resource_", 0) != 0) continue;
+    ++rows;
+    EXPECT_EQ(r.role, "validation") << r.id;
+    EXPECT_TRUE(r.fits) << r.id;
+    EXPECT_LE(std::abs(r.error), r.method == "lora" ? 0.05 : 0.12) << r.id << " " << r.error;
+  }
+  EXPECT_EQ(rows, 6u);
+}
+
 AccuracyRow SignedRow(const std::string& source, const std::string& kind, const std::string& metric, double error) {
   AccuracyRow r;
   r.id = source + std::to_string(error);
