@@ -55,7 +55,9 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "allocator_fragmentation", "allocator_fragmentation_source", "runtime_overhead_bytes",
                "runtime_overhead_bytes_source", "kernel_efficiency", "moe_overlap", "moe_overlap_source",
                "zero3_max_live_params", "zero3_max_live_params_source",
-               "moe_load_imbalance", "moe_load_imbalance_source"});
+               "moe_load_imbalance", "moe_load_imbalance_source", "lora_dropout_copies", "norm_fp32_input",
+               "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies", "unties_embeddings",
+               "bnb_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -85,6 +87,20 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.kernel_efficiency = e.At("kernel_efficiency").Number(0, 1);
   p.moe_overlap = ReadMoeOverlap(e.At("moe_overlap"));
   p.moe_load_imbalance = e.At("moe_load_imbalance").Number(1, 4);
+  if (auto f = e.Get("lora_dropout_copies")) p.lora_dropout_copies = f->Bool();
+  if (auto f = e.Get("norm_fp32_input")) p.norm_fp32_input = f->Bool();
+  if (auto f = e.Get("sdpa_expands_kv")) p.sdpa_expands_kv = f->Bool();
+  if (auto f = e.Get("quantizes_lm_head")) p.quantizes_lm_head = f->Bool();
+  if (auto f = e.Get("bnb_dequant_copies")) p.bnb_dequant_copies = f->Number(0, 4, true);
+  if (p.quantizes_lm_head || p.bnb_dequant_copies > 0) {
+    const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (auto f = e.Get("unties_embeddings")) p.unties_embeddings = f->Bool();
+  if (p.lora_dropout_copies || p.norm_fp32_input || p.sdpa_expands_kv || p.unties_embeddings) {
+    const Field why = e.At("saved_tensors_source");  // engine code read for these habits
+    if (why.String().empty()) why.Fail("a reason");
+  }
   e.At("loss_source");  // which code of the engine computes its loss
   for (std::string_view key : {"loss", "distributed_optimizer", "fp32_grad_accumulation", "fp8_primary_weights", "ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
                                "tp_comm_overlap", "comm_buffer_bytes", "zero3_max_live_params"})

@@ -57,6 +57,18 @@ struct FrameworkProfile {
   /// QLoRA: every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms) is cast to
   /// fp32 (PEFT prepare_model_for_kbit_training, called by TRL's SFTTrainer and the QLoRA scripts).
   bool kbit_fp32_unquantized = false;
+  /// Saved-tensor habits of the engine's own modules (LitGPT litgpt/model.py and litgpt/lora.py): each LoRA
+  /// adapter applies its own dropout to its input, keeping a 1-byte mask and the dropped copy; RMSNorm casts
+  /// its input to fp32 and autograd keeps that copy; SDPA gets K and V expanded to every query head.
+  bool lora_dropout_copies = false;
+  bool norm_fp32_input = false;
+  bool sdpa_expands_kv = false;
+  /// QLoRA (bitsandbytes NF4): the LM head is quantised too (Lightning's BitsandbytesPrecision replaces every
+  /// torch.nn.Linear), and the weight-sized copies one dequantisation holds at once (0: not modelled).
+  bool quantizes_lm_head = false;
+  /// Tied embeddings are held as two matrices: the engine's checkpoint carries a separate LM head.
+  bool unties_embeddings = false;
+  double bnb_dequant_copies = 0;
   /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
   /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
   bool ddp_gradient_buckets = false;

@@ -132,6 +132,9 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   const bool hidden_dropout = model.hidden_dropout > 0;
   const bool dora = peft && tr.dora;
   const double adapter_bytes = (fw.fp32_adapters && tr.precision != Precision::kFp32) ? 4 : el;
+  // Bytes per element of a norm's saved input: LitGPT's RMSNorm.forward runs x.float() before mean(x * x), so
+  // autograd keeps the fp32 copy (litgpt/model.py @00af8b0d).
+  const double norm_in_el = fw.norm_fp32_input && model.norm == NormKind::kRmsNorm ? 4 : el;
   MemoryLayerSummary out;
   out.count = group.count;
   out.norm_params = static_cast<double>(layer.norm_params);
@@ -151,6 +154,9 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
       // Each adapter keeps its rank-wide intermediate x*A for B's gradient; its input is already saved.
       const double routed = linear.module == Module::kExpert ? static_cast<double>(linear.active_copies) : 1;
       whole += el * rank * routed;
+      // An adapter with its own dropout (LitGPT LoRALinear.forward: lora_dropout(x) @ lora_A) keeps the mask
+      // and the dropped copy beside the input. Engines with this habit run without tensor parallelism.
+      if (fw.lora_dropout_copies) whole += (1 + el) * static_cast<double>(linear.in) * routed;
       if (dora) {
         // PEFT DoraLinearLayer.forward: (scale - 1) * base_result + scale * lora_result saves both outputs for
         // the magnitude's gradient (counted even where the base output is saved anyway).
@@ -175,10 +181,13 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   } else if (at.num_heads > 0) {
     out.num_heads = static_cast<double>(at.num_heads);
     out.num_kv_heads = static_cast<double>(at.num_kv_heads);
-    whole += (el + NormOutputsSaved(tr) * in_el) * h;  // input norm's input, QKV input (the norm's output)
+    whole += (norm_in_el + NormOutputsSaved(tr) * in_el) * h;  // input norm's input, QKV input (the norm's output)
     // Q and K at the qk width, V and the context (o_proj input) at the v width.
     out.act_head_bytes = el * static_cast<double>(at.qk_head_dim + at.v_head_dim);
     out.act_query_head_bytes = el * static_cast<double>(at.qk_head_dim) + in_el * static_cast<double>(at.v_head_dim);
+    // LitGPT CausalSelfAttention.forward expands K and V to every query head (k.expand(...).reshape) before
+    // SDPA, which saves the expanded copies.
+    if (fw.sdpa_expands_kv) out.num_kv_heads = out.num_heads;
     if (at.mla) {
       // DeepSeek-V3 recomputes every RMSNorm and the MLA up-projections in backward and keeps only their
       // inputs (arXiv 2412.19437 section 3.2.3; Megatron-Core recompute_modules "layernorm" and
@@ -194,7 +203,7 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
   }
   if (layer.mlp_intermediate > 0 || layer.shared_expert_intermediate > 0) {
     // norm input (shared with attention in a parallel block), MLP input (the norm's output)
-    whole += ((layer.parallel_attn_mlp ? 0 : 1) * el + NormOutputsSaved(tr) * in_el) * h;
+    whole += ((layer.parallel_attn_mlp ? 0 : 1) * norm_in_el + NormOutputsSaved(tr) * in_el) * h;
     // Of the intermediates saved, the down projection's input is a linear input (recomputed under compile).
     // Megatron-Core's --activation-func-fp8-input-store keeps SwiGLU's input (gate and up) in FP8 for its
     // backward (megatron/core/fusions/fused_bias_swiglu.py, d98e8a64), as DeepSeek-V3 caches it (section 3.3.2).
@@ -251,6 +260,7 @@ struct Tally {
   double largest_matrix = 0;           // of the layer linears held, the biggest weight tensor
   double largest_module = 0;           // the biggest weight-holding module: a layer linear, the embedding or head
   double largest_module_bytes = 0;     // that module as stored
+  double largest_quantized = 0;        // QLoRA: the biggest 4-bit matrix (a layer linear, or the head where quantised)
 };
 
 // The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
@@ -370,6 +380,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   Tally tally;
   AddLayers(sc, layers, par, stage.begin, stage.end, tally);
   AddLayers(sc, layers, par, stage.mirror_begin, stage.mirror_end, tally);
+  if (tr.method == Method::kQlora) tally.largest_quantized = tally.largest_matrix;
   // Each MTP module: a block like the last layer, its [2h, h] projection (TP-split) and three norms, all trained;
   // it shares the embedding and head this stage already holds (DeepSeek-V3 section 3.2.3).
   const int64_t last = model.num_layers;
@@ -416,17 +427,28 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   if (stage.last && AdaptsModule(tr, "lm_head")) adapt(tr.dora ? vocab : 0);
   tally.lora += vocab_adapters;
   tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, vocab_adapters);
+  // An engine that never ties weights holds the shared matrix twice: LitGPT's converter copies the embedding into
+  // lm_head.weight when the checkpoint has none (scripts/convert_hf_checkpoint.py @00af8b0d).
+  const double lm_head_params =
+      params.lm_head == 0 && model.tie_word_embeddings && GetFrameworkProfile(tr.framework).unties_embeddings
+          ? static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size)
+          : static_cast<double>(params.lm_head);
   if (stage.last) {
-    const double head =
-        static_cast<double>(params.lm_head) * par.inv_t + static_cast<double>(model.final_norm_params);
+    const double head = lm_head_params * par.inv_t + static_cast<double>(model.final_norm_params);
     tally.base += head;
+    // Lightning's BitsandbytesPrecision swaps every torch.nn.Linear for a 4-bit one, LitGPT's LM head included.
+    if (tr.method == Method::kQlora && GetFrameworkProfile(tr.framework).quantizes_lm_head) {
+      const double head_matrix = lm_head_params * par.inv_t;
+      tally.quantized += head_matrix;
+      tally.largest_quantized = std::max(tally.largest_quantized, head_matrix);
+    }
     tally.largest_layer = std::max(tally.largest_layer, head);
     tally.largest_layer_bytes = std::max(tally.largest_layer_bytes, head * ComputeBytes(tr.precision));
     tally.largest_module = std::max(tally.largest_module, head);
     tally.largest_module_bytes = std::max(tally.largest_module_bytes, head * ComputeBytes(tr.precision));
     if (head_trains) {
       tally.trainable += head;
-      if (params.lm_head > 0) tally.factored += vocab_rows_cols;
+      if (lm_head_params > 0) tally.factored += vocab_rows_cols;
       tally.factored += static_cast<double>(model.final_norm_params);
       tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, head);
     }
@@ -800,7 +822,15 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   const StageActivations acts = ActivationsOfStage(sc, layers, par, stage);
   host_per_gpu += acts.host;
   m.offloaded_activation_bytes = acts.offloaded;
-  m[MemTerm::kActivations] = acts.gpu;
+  // bitsandbytes MatMul4Bit.forward and backward dequantise the whole weight per matmul
+  // (F.dequantize_4bit(B, quant_state).to(A.dtype), bitsandbytes 0.42.0 autograd/_functions.py): an engine that
+  // quantised from fp16 while computing in bf16 (Lightning _Linear4bit.quantize: weight.to(torch.half)) holds the
+  // fp16 copy and its bf16 cast at once, for the head at the top of the backward where the head is quantised.
+  const double dequant_transient =
+      sc.training.method == Method::kQlora && sc.training.quantization == Quantization::kNf4
+          ? fw.bnb_dequant_copies * ComputeBytes(sc.training.precision) * tally.largest_quantized
+          : 0;
+  m[MemTerm::kActivations] = acts.gpu + dequant_transient;
   // Each MTP depth takes its own loss over the shared head: another micro-batch of logits.
   m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) * static_cast<double>(1 + stage.mtp) : 0;
   m[MemTerm::kOptimizerStates] =

@@ -1103,6 +1103,83 @@ TEST(MemoryTest, GptqQloraWeightBytes) {
   EXPECT_NEAR(Estimate(sc)[MemTerm::kWeights], quantised * 0.51953125 + kept * 2 + t.lora * 4, 1e-9 * quantised);
 }
 
+// LitGPT's own modules (litgpt/lora.py, litgpt/model.py @00af8b0d): every adapter drops out its own input (a
+// 1-byte mask and a bf16 copy per adapted module, beyond the rank-wide x*A all engines keep); RMSNorm keeps an
+// fp32 copy of its input; SDPA saves K and V expanded to the query heads.
+TEST(MemoryTest, LitGptSavedTensorHabits) {
+  auto activations = [](Framework fw, std::vector<std::string> targets, NormKind norm, int64_t kv_heads) {
+    Scenario sc = LlamaJob(Method::kLora, fw, 1, 0);
+    sc.training.seq_len = 512;
+    sc.training.lora_rank = 16;
+    sc.training.lora_targets = std::move(targets);
+    sc.model.norm = norm;
+    for (LayerGroup& g : sc.model.layers) g.spec.attention.num_kv_heads = kv_heads;
+    sc.strategy.recompute = Recompute::kNone;
+    sc.strategy.flash_attention = true;
+    return Estimate(sc)[MemTerm::kActivations];
+  };
+  const std::vector<std::string> qv = {"q_proj", "v_proj"};
+  const std::vector<std::string> all = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  const double tokens_layers = 512.0 * 32;
+  // k, o, gate and up take 4096-wide inputs, down 14336: 3 bytes per input element each in LitGPT.
+  const double dropped = 3.0 * (4 * 4096 + 14336) * tokens_layers;
+  const double lit = activations(Framework::kLitGpt, all, NormKind::kRmsNorm, 8) -
+                     activations(Framework::kLitGpt, qv, NormKind::kRmsNorm, 8);
+  const double hf = activations(Framework::kHfTrainer, all, NormKind::kRmsNorm, 8) -
+                    activations(Framework::kHfTrainer, qv, NormKind::kRmsNorm, 8);
+  EXPECT_NEAR(lit - hf, dropped, 1e-9 * dropped);
+  // Two RMSNorms per layer keep 4 bytes of input per element instead of 2; a LayerNorm model is unaffected.
+  const double norms = activations(Framework::kLitGpt, qv, NormKind::kRmsNorm, 8) -
+                       activations(Framework::kLitGpt, qv, NormKind::kLayerNorm, 8);
+  EXPECT_NEAR(norms, 2 * 2.0 * 4096 * tokens_layers, 1e-6 * norms);
+  EXPECT_DOUBLE_EQ(activations(Framework::kHfTrainer, qv, NormKind::kRmsNorm, 8),
+                   activations(Framework::kHfTrainer, qv, NormKind::kLayerNorm, 8));
+  // Grouped-query K and V cost LitGPT as much as full multi-head ones; other engines save them at 8 heads.
+  EXPECT_DOUBLE_EQ(activations(Framework::kLitGpt, qv, NormKind::kRmsNorm, 8),
+                   activations(Framework::kLitGpt, qv, NormKind::kRmsNorm, 32));
+  EXPECT_NEAR(activations(Framework::kHfTrainer, qv, NormKind::kRmsNorm, 32) -
+                  activations(Framework::kHfTrainer, qv, NormKind::kRmsNorm, 8),
+              24 * 2.0 * 128 * 2 * tokens_layers, 1e-6 * tokens_layers);
+}
+
+// Lightning's BitsandbytesPrecision quantises LitGPT's LM head with the layer linears, from fp16: each
+// bitsandbytes matmul dequantises to fp16 and casts to bf16, so the head's two copies top the step's activations.
+TEST(MemoryTest, LitGptQuantisesTheHeadAndDequantisesInTwoCopies) {
+  Scenario lora = LlamaJob(Method::kLora, Framework::kLitGpt, 1, 0);
+  lora.training.seq_len = 512;
+  lora.strategy.recompute = Recompute::kNone;
+  lora.strategy.flash_attention = true;
+  Scenario qlora = lora;
+  qlora.training.method = Method::kQlora;
+  const double head = 128256.0 * 4096;
+  EXPECT_NEAR(Estimate(qlora)[MemTerm::kActivations] - Estimate(lora)[MemTerm::kActivations], 2 * 2 * head,
+              1e-9 * head);
+  const ParamCounts params = CountParams(qlora.model);
+  const TrainableParams t = CountTrainable(qlora, params);
+  const double bf16 = static_cast<double>(params.embedding + params.norms);
+  const double nf4 = static_cast<double>(params.total) - bf16;
+  EXPECT_NEAR(Estimate(qlora)[MemTerm::kWeights], nf4 * kNf4BytesPerParam + bf16 * 2 + t.lora * 2, 1e-9 * nf4);
+  // PEFT keeps the head unquantised and dequantises in its compute dtype: no transient is added.
+  Scenario hf = qlora;
+  hf.training.framework = Framework::kHfTrainer;
+  Scenario hf_lora = lora;
+  hf_lora.training.framework = Framework::kHfTrainer;
+  EXPECT_DOUBLE_EQ(Estimate(hf)[MemTerm::kActivations], Estimate(hf_lora)[MemTerm::kActivations]);
+}
+
+// LitGPT never ties weights (its converter copies a tied embedding into lm_head.weight): a tied model's weights
+// cost it what the untied one does, while PEFT holds the shared matrix once.
+TEST(MemoryTest, LitGptHoldsTiedEmbeddingsTwice) {
+  auto weights = [](Framework fw, bool tied) {
+    Scenario sc = LlamaJob(Method::kLora, fw, 1, 0);
+    sc.model.tie_word_embeddings = tied;
+    return Estimate(sc)[MemTerm::kWeights];
+  };
+  EXPECT_DOUBLE_EQ(weights(Framework::kLitGpt, true), weights(Framework::kLitGpt, false));
+  EXPECT_NEAR(weights(Framework::kHfTrainer, false) - weights(Framework::kHfTrainer, true), 128256.0 * 4096 * 2,
+              1.0);
+}
+
 // FSDP's SHARD_GRAD_OP inside each pipeline stage (Llama 3 405B: "shards the optimizer states and gradients, but
 // for model shards we do not reshard after forward computation"): the stage's gradients are split over DP x CP,
 // its weights stay whole.
