@@ -9,6 +9,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog/frameworks.h"
+#include "catalog/hardware.h"
+#include "catalog/parts.h"
+#include "catalog/prices.h"
+#include "core/platform.h"
 #include "server/api.h"
 #include "support/run_cli.h"
 
@@ -288,6 +293,125 @@ TEST(Lang, JsonStaysEnglish) {
   EXPECT_EQ(Output(job + " --lang zh"), Output(job));
   const std::string review = "review " + std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-b.json --json";
   EXPECT_EQ(Output(review + " --lang zh"), Output(review));
+}
+
+/// What a Chinese report quotes from the catalogs as written: names (GPUs, links, CPUs, drives, stacks, storage
+/// services, platforms), citations (every `source`), and the prose of the rental offers and export rulings, which
+/// data/prices.json and data/parts.json `regions` hold in English only so far.
+std::vector<std::string> CatalogTexts() {
+  using namespace trainplan;
+  std::vector<std::string> out;
+  auto add = [&](const std::string& text) {
+    if (!text.empty()) out.push_back(text);
+  };
+  for (const auto& g : GpuCatalog()) {
+    add(g.name);
+    for (const auto& source : g.sources) add(source);
+  }
+  for (const auto& board : Parts().boards) add(board.name);
+  add(Parts().power.workstation_platform_source);
+  for (const auto& s : StackCatalog()) {
+    add(s.name);
+    for (const auto& f : s.features) add(f.source), add(f.note);
+  }
+  for (const auto& l : LinkCatalog()) add(l.name), add(l.source);
+  for (const auto& c : CpuCatalog()) add(c.name), add(c.source);
+  for (const auto& g : Parts().purchase.gpus) add(g.source);
+  for (const auto& sys : Parts().purchase.systems) add(sys.source);
+  for (const auto& d : DriveCatalog()) add(d.name), add(d.source);
+  for (const auto& [key, citation] : Parts().sources) add(key), add(citation);
+  for (const Framework f : kAllFrameworks) add(GetFrameworkProfile(f).name), add(GetFrameworkProfile(f).source);
+  for (const auto& g : RentalPriceCatalog())
+    for (const auto& o : g.offers)
+      for (const auto* text : {&o.provider, &o.instance, &o.price_note, &o.dedicated, &o.source_text}) add(*text);
+  for (const auto& s : StorageCatalog()) add(s.name), add(s.price_note), add(s.source_text);
+  add(ExchangeRateTable().source_text);
+  add(ExchangeRateTable().rule);
+  const Region& cn = RegionOf("cn");
+  add(cn.source);
+  add(cn.note);
+  for (const auto& part : cn.parts)
+    for (const auto& ruling : part.history) add(ruling.rule), add(ruling.source);
+  // Parts core/bom.cc names as text in a bill of materials' unpriced list (the JSON's too): a part kind on each
+  // price line would let them be written in Chinese.
+  for (const char* part : {"workstation board, case and CPU cooler", "-GPU baseboard server (GPU fabric, chassis, PSUs, fans)",
+                           "PCIe GPU server for", "cards (board, chassis, PSUs, fans)"})
+    add(part);
+  // The longest first, so a name inside a citation does not cut the citation in two.
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  return out;
+}
+
+/// The English sentences left in a Chinese report: runs of four or more ASCII words (a number, an "x" between
+/// counts and parts, or any Chinese character ends a run), once markup, URLs, flags, file paths, identifiers
+/// (snake_case, dotted keys) and the catalog's own texts are taken out.
+std::vector<std::string> EnglishRuns(std::string text) {
+  static const std::vector<std::string> kCatalog = CatalogTexts();
+  for (const auto& quoted : kCatalog) {
+    std::string rest;
+    size_t from = 0;
+    for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, from)) {
+      rest.append(text, from, at - from).append(" ");
+      from = at + quoted.size();
+    }
+    text = rest.append(text, from, std::string::npos);
+  }
+  static const std::regex kMarkup(R"(<style>[^<]*</style>|<[^>]*>|https?://\S+|--[a-z-]+|\S*[._/]\S*[a-z]\S*)");
+  text = std::regex_replace(text, kMarkup, " ");
+  static const std::regex kRun(R"([A-Za-z][A-Za-z'-]*(?:[ ,;:()/-]+[A-Za-z][A-Za-z'-]*){3,})");
+  std::vector<std::string> runs;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kRun); it != std::sregex_iterator(); ++it) {
+    std::string run = it->str();
+    int words = 0;
+    static const std::regex kWord(R"([A-Za-z][A-Za-z'-]*)");
+    for (auto w = std::sregex_iterator(run.begin(), run.end(), kWord); w != std::sregex_iterator(); ++w)
+      words += w->str() != "x";
+    if (words >= 4) runs.push_back(run);
+  }
+  return runs;
+}
+
+TEST(Lang, EnglishRunsFindsSentencesAndSkipsNamesAndIds) {
+  EXPECT_EQ(EnglishRuns("| 散热 | 风冷 | 1.3 kW under a desk or in a room: air |"),
+            std::vector<std::string>{"kW under a desk or in a room: air"});
+  EXPECT_EQ(EnglishRuns("散热 | air: one node without NVLink: collectives cross PCIe"),
+            std::vector<std::string>{"air: one node without NVLink: collectives cross PCIe"});
+  EXPECT_TRUE(EnglishRuns("8 x NVIDIA H100 SXM5 80GB，hf tp1 pp1 dp8 zero2 mb1 recompute:none，data/job_costs.json "
+                          "recommend.prices --global-batch https://example.com/a/b 1 x AMD Ryzen 9 7950X")
+                  .empty());
+}
+
+/// The jobs the issue names, in Chinese, in every report format: no English sentence may remain.
+TEST(Lang, ChineseReportsHaveNoEnglishSentence) {
+  const std::string builds = std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/";
+  const std::string cn = "recommend --model qwen2.5-14b --method lora --tokens 5e8 --usage continuous --months 12 "
+                         "--data-sensitivity high --region cn --lang zh --currency CNY --threads 2";
+  const std::vector<std::pair<std::string, int>> jobs = {
+      {cn, 0},
+      {cn + " --format markdown", 0},
+      {cn + " --format html", 0},
+      {cn + " --budget 300000", 0},
+      {"recommend --model llama-3-70b --method full --tokens 1e10 --usage continuous --months 36 --threads 2 --lang zh "
+       "--format html",
+       0},
+      {"recommend --model llama-3-8b --method qlora --tokens 1e8 --gpu rtx-4090 --threads 2 --lang zh", 0},
+      {"estimate --model qwen2.5-14b --method lora --gpu a800-80gb-sxm --gpus 1 --lang zh", 0},
+      {"estimate --model llama-3.1-70b --method full --gpu h100-sxm --gpus 16 --tokens 1e9 --lang zh",
+       0},
+      {"plan --model llama-3-70b --method full --tokens 3e9 --deadline 15d --threads 2 --lang zh", 0},
+      {"plan --model qwen2.5-14b --method full --gpu rtx-4090 --gpus 2 --host-ram 128 --threads 2 --lang zh", 0},
+      {"plan --model qwen2.5-14b --method lora --tokens 5e8 --gpu a800-80gb-sxm,ascend-910b --currency CNY --threads 2 "
+       "--lang zh",
+       0},
+      {"review " + builds + "guide-a.json --lang zh", kReviewFails},
+      {"review " + builds + "guide-a.json --lang zh --format html", kReviewFails},
+      {"review " + builds + "guide-b.json --lang zh --format markdown", 0},
+      {"review " + builds + "guide-c.json --lang zh", 0},
+  };
+  for (const auto& [job, status] : jobs) {
+    const std::string zh = Output(job, status);
+    EXPECT_EQ(EnglishRuns(zh), std::vector<std::string>{}) << job;
+  }
 }
 
 }  // namespace

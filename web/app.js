@@ -127,6 +127,10 @@ const I18N = {
   storage: {en: 'storage', zh: '存储'},
   psu: {en: 'power supply', zh: '电源'},
   cooling: {en: 'cooling', zh: '散热'},
+  node_class_workstation: {en: 'workstation', zh: '工作站'},
+  node_class_server: {en: 'server', zh: '服务器'},
+  cooling_air: {en: 'air', zh: '风冷'},
+  cooling_liquid: {en: 'liquid', zh: '液冷'},
   unknown: {en: 'unknown', zh: '未知'},
   frozen_vision: {en: 'frozen vision', zh: '冻结的视觉编码器'},
   never: {en: 'never', zh: '无'},
@@ -492,14 +496,14 @@ function optionCard(o, first) {
   add('memory_gpu', t('of', fmt.gib(o.memory.per_gpu_bytes), fmt.gib(o.memory.capacity_bytes)));
   if (o.bom) {
     const b = o.bom;
-    add('build', t('build_value', b.nodes, b.node_class, b.gpus_per_node));
+    add('build', t('build_value', b.nodes, t('node_class_' + b.node_class), b.gpus_per_node));
     if (b.cpu) add('cpu', `${b.cpu.sockets} x ${b.cpu.name}`);
     add('ram', fmt.gb(b.ram_bytes));
     if (b.storage && b.storage.tiers) {
       add('storage', b.storage.tiers.map((s) => `${s.count} x ${s.drive_name}`).join('; '));
     }
     add('psu', `${b.psu_watts} W`);
-    if (b.cooling) add('cooling', b.cooling.kind);
+    if (b.cooling) add('cooling', t('cooling_' + b.cooling.kind));
   }
   const card = el('div', {class: first ? 'option first' : 'option', 'data-kind': o.kind},
     el('h3', {text: `${t('kind_' + o.kind)}${o.dedicated ? t('dedicated') : ''}: ${o.gpus} x ${o.gpu}`}), dl);

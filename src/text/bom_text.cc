@@ -9,240 +9,238 @@ namespace trainplan {
 
 namespace {
 
-std::string StorageTermWhy(const NodeBom& b, const BomTerm& t) {
+std::string StorageTermWhy(const NodeBom& b, const BomTerm& t, Lang lang) {
   const BomInputs& in = b.inputs;
   switch (t.kind) {
     case BomTermKind::kDataset:
-      return b.storage.dataset_given ? "given"
-                                     : fmt::format("{:.3g} tokens x {:.0f} B token ids (vocabulary {})", in.tokens,
-                                                   in.token_bytes, in.vocab_size);
+      return b.storage.dataset_given
+                 ? Say(lang, "bom.why.dataset_given")
+                 : Say(lang, "bom.why.dataset", fmt::arg("tokens", in.tokens), fmt::arg("bytes", in.token_bytes),
+                       fmt::arg("vocab", in.vocab_size));
     case BomTermKind::kWeights:
-      return fmt::format("{:.4g} B parameters x {:.0f} B", in.params, in.weight_bytes);
+      return Say(lang, "bom.why.weights", fmt::arg("params", in.params), fmt::arg("bytes", in.weight_bytes));
     case BomTermKind::kCheckpointShards:
-      return fmt::format("the one being written and the last good one: 2 x {:.1f} GB / {} node(s)",
-                         b.storage.checkpoint_bytes / kGB, b.nodes);
+      return Say(lang, "bom.why.checkpoint_shards", fmt::arg("gb", b.storage.checkpoint_bytes / kGB),
+                 fmt::arg("nodes", b.nodes));
     default:
-      return "one 1 KiB metrics record per step (assumption)";
+      return Say(lang, "bom.why.logs");
   }
 }
 
-std::string LaneTermWhy(const NodeBom& b, const BomTerm& t) {
+std::string LaneTermWhy(const NodeBom& b, const BomTerm& t, Lang lang) {
   switch (t.kind) {
     case BomTermKind::kGpuLanes:
       return fmt::format("{} x{}", b.gpus_per_node, b.gpu.pcie_lanes);
     case BomTermKind::kNicLanes:
-      return b.inputs.baseboard ? "GPU baseboards pair each NIC with its GPU behind a PCIe switch"
+      return b.inputs.baseboard ? Say(lang, "bom.why.nic_baseboard")
                                 : fmt::format("{} x{}", b.network.nics, b.network.nic.pcie_lanes);
     default:
-      return fmt::format("{} drives x4", b.storage.tiers.front().count);
+      return Say(lang, "bom.why.nvme_lanes", fmt::arg("drives", b.storage.tiers.front().count));
   }
 }
 
-std::string HostTermWhy(const NodeBom& b, const BomTerm& t) {
+std::string HostTermWhy(const NodeBom& b, const BomTerm& t, Lang lang) {
   const RamPlan& r = b.ram;
   switch (t.kind) {
     case BomTermKind::kHostOffload:
-      return "the estimate's host_bytes for the node (optimizer/parameter offload, pinned buffers)";
+      return Say(lang, "bom.why.host_offload");
     case BomTermKind::kCheckpointStaging:
-      return fmt::format(
-          "the larger of the checkpoint state held on the GPUs, staged for an asynchronous save ({:.1f} GB; "
-          "offloaded state already lives in host memory), and this node's share of the weights being loaded "
-          "({:.1f} GB)",
-          r.staged_bytes / kGB, r.weights_share_bytes / kGB);
+      return Say(lang, "bom.why.checkpoint_staging", fmt::arg("staged", r.staged_bytes / kGB),
+                 fmt::arg("weights", r.weights_share_bytes / kGB));
     case BomTermKind::kProcesses:
-      return fmt::format("{} processes x {} GB ({})", b.gpus_per_node, r.process_gb_per_gpu, r.process_source);
+      return Say(lang, "bom.why.processes", fmt::arg("gpus", b.gpus_per_node), fmt::arg("gb", r.process_gb_per_gpu),
+                 fmt::arg("source", r.process_source));
     default:
-      return fmt::format("{} GPUs x {} workers x {} batches x {} x {} tokens (PyTorch prefetch_factor)",
-                         b.gpus_per_node, r.loader_workers_per_gpu, r.prefetch_factor, b.inputs.plan.micro_batch,
-                         b.inputs.seq_len);
+      return Say(lang, "bom.why.loader", fmt::arg("gpus", b.gpus_per_node),
+                 fmt::arg("workers", r.loader_workers_per_gpu), fmt::arg("prefetch", r.prefetch_factor),
+                 fmt::arg("micro", b.inputs.plan.micro_batch), fmt::arg("seq", b.inputs.seq_len));
   }
 }
 
-std::string PlatformWhy(const PlatformPowerBasis& p) {
+std::string PlatformWhy(const PlatformPowerBasis& p, Lang lang) {
   if (p.system == nullptr) return p.source;
   const PowerSystem& s = *p.system;
-  return fmt::format("{} max input {:.0f} W less {} GPUs x {:.0f} W and {} CPUs x {:.0f} W, per GPU", s.id,
-                     s.max_input_w, s.gpus, s.gpu_w, s.cpus, s.cpu_w);
+  return Say(lang, "bom.why.platform_w", fmt::arg("system", s.id), fmt::arg("max_w", s.max_input_w),
+             fmt::arg("gpus", s.gpus), fmt::arg("gpu_w", s.gpu_w), fmt::arg("cpus", s.cpus), fmt::arg("cpu_w", s.cpu_w));
+}
+
+/// The CPU's choice without the memory-capacity caveat.
+std::string CpuReasonText(const NodeBom& b, Lang lang) {
+  const CpuChoice& c = b.cpu;
+  const auto lanes = fmt::arg("lanes", c.lanes_needed);
+  const auto cores = fmt::arg("cores", c.cores_needed);
+  switch (c.reason) {
+    case CpuReason::kGiven:
+      return Say(lang, "bom.why.cpu_given", lanes, cores);
+    case CpuReason::kSmallest:
+      return Say(lang, "bom.why.cpu_smallest", fmt::arg("class", NodeClassText(b.node_class, lang)), lanes, cores,
+                 fmt::arg("gb", b.ram.needed_bytes / kGB));
+    case CpuReason::kMostLanes:
+      return Say(lang, "bom.why.cpu_most_lanes", lanes);
+    case CpuReason::kOnModule:
+      return Say(lang, "bom.why.cpu_on_module", fmt::arg("cpu", c.cpu.name),
+                 fmt::arg("per", (b.board_gpus + c.sockets - 1) / c.sockets), lanes, cores);
+    case CpuReason::kSystem:
+      return Say(lang, "bom.why.cpu_system", fmt::arg("system", b.system), lanes, cores);
+  }
+  return "";
 }
 
 }  // namespace
 
-std::string TermWhy(const NodeBom& bom, const BomTerm& term) {
+std::string TermWhy(const NodeBom& bom, const BomTerm& term, Lang lang) {
   switch (term.kind) {
     case BomTermKind::kDataset:
     case BomTermKind::kWeights:
     case BomTermKind::kCheckpointShards:
     case BomTermKind::kLogs:
-      return StorageTermWhy(bom, term);
+      return StorageTermWhy(bom, term, lang);
     case BomTermKind::kGpuLanes:
     case BomTermKind::kNicLanes:
     case BomTermKind::kNvmeLanes:
-      return LaneTermWhy(bom, term);
+      return LaneTermWhy(bom, term, lang);
     case BomTermKind::kHostOffload:
     case BomTermKind::kCheckpointStaging:
     case BomTermKind::kProcesses:
     case BomTermKind::kLoaderPrefetch:
-      return HostTermWhy(bom, term);
+      return HostTermWhy(bom, term, lang);
   }
   return "";
 }
 
-std::string CpuWhy(const NodeBom& b) {
-  const CpuChoice& c = b.cpu;
-  std::string why;
-  switch (c.reason) {
-    case CpuReason::kGiven:
-      why = fmt::format("as given; {} PCIe lanes and {} cores wanted", c.lanes_needed, c.cores_needed);
-      break;
-    case CpuReason::kSmallest:
-      why = fmt::format("smallest {} CPU with {} PCIe lanes, {} cores and {:.0f} GB of memory capacity",
-                        b.inputs.workstation ? "workstation" : "server", c.lanes_needed, c.cores_needed,
-                        b.ram.needed_bytes / kGB);
-      break;
-    case CpuReason::kMostLanes:
-      why = fmt::format("no catalog CPU gives {} lanes: the most lanes; a PCIe switch must fan out the rest",
-                        c.lanes_needed);
-      break;
-    case CpuReason::kOnModule:
-      why = fmt::format("{} on the GPU modules, one per {} GPUs; {} PCIe lanes and {} cores wanted", c.cpu.name,
-                        (b.board_gpus + c.sockets - 1) / c.sockets, c.lanes_needed, c.cores_needed);
-      break;
-    case CpuReason::kSystem:
-      why = fmt::format("the CPUs {} ships with, as priced; {} PCIe lanes and {} cores wanted", b.system,
-                        c.lanes_needed, c.cores_needed);
-      break;
-  }
+std::string CpuWhy(const NodeBom& b, Lang lang) {
+  std::string why = CpuReasonText(b, lang);
   if (b.ram.total_bytes < b.ram.needed_bytes)
-    why += fmt::format("; its {:.0f} GB maximum population falls short of the {:.0f} GB needed",
-                       b.ram.total_bytes / kGB, b.ram.needed_bytes / kGB);
+    why += Say(lang, "bom.why.cpu_ram_short", fmt::arg("total", b.ram.total_bytes / kGB),
+               fmt::arg("needed", b.ram.needed_bytes / kGB));
   return why;
 }
 
-std::string RamWhy(const NodeBom& b) {
+std::string RamWhy(const NodeBom& b, Lang lang) {
   const RamPlan& r = b.ram;
+  // fmt::arg keeps a reference: the figures live here, not in temporaries.
+  const double needed_gb = r.needed_bytes / kGB, total_gb = r.total_bytes / kGB, vram_gb = r.vram_bytes / kGB;
+  const double vram_ratio = r.total_bytes / r.vram_bytes;
+  const auto needed = fmt::arg("needed", needed_gb);
+  const auto total = fmt::arg("total", total_gb);
+  const auto ratio = fmt::arg("ratio", vram_ratio);
+  const auto vram = fmt::arg("vram", vram_gb);
   if (b.cpu.cpu.on_module)
-    return fmt::format("{:.0f} GB needed; {} x {:.0f} GB {} soldered beside the CPUs = {:.0f} GB, no DIMMs; {:.2f}x the "
-                       "node's {:.0f} GB of GPU memory",
-                       r.needed_bytes / kGB, b.cpu.sockets, b.cpu.cpu.max_memory_bytes / kGB, b.cpu.cpu.memory_type,
-                       r.total_bytes / kGB, r.total_bytes / r.vram_bytes, r.vram_bytes / kGB);
-  return fmt::format(
-      "{:.0f} GB needed -> {} x {:.0f} GB {} ({} channels, {} per channel) = {:.0f} GB; "
-      "{:.2f}x the node's {:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
-      r.needed_bytes / kGB, r.dimms, r.dimm_bytes / kGB, r.ddr5 ? "DDR5" : "DDR4", r.channels, r.dimms / r.channels,
-      r.total_bytes / kGB, r.total_bytes / r.vram_bytes, r.vram_bytes / kGB);
+    return Say(lang, "bom.why.ram_on_module", needed, fmt::arg("sockets", b.cpu.sockets),
+               fmt::arg("gb", b.cpu.cpu.max_memory_bytes / kGB), fmt::arg("type", b.cpu.cpu.memory_type), total, ratio,
+               vram);
+  return Say(lang, "bom.why.ram", needed, fmt::arg("dimms", r.dimms), fmt::arg("gb", r.dimm_bytes / kGB),
+             fmt::arg("ddr", r.ddr5 ? "DDR5" : "DDR4"), fmt::arg("channels", r.channels),
+             fmt::arg("per_channel", r.dimms / r.channels), total, ratio, vram);
 }
 
-std::string TierWhy(const NodeBom& b, const StorageTier& tier) {
+std::string TierWhy(const NodeBom& b, const StorageTier& tier, Lang lang) {
   const StoragePlan& s = b.storage;
   if (tier.kind == StorageTierKind::kBulk)
-    return fmt::format(
-        "{} full checkpoints x {:.1f} GB + dataset + weights = {:.0f} GB: the least costly priced drive set that "
-        "holds it ({:.1f} TB)",
-        s.checkpoints_kept, s.checkpoint_bytes / kGB, s.bulk_bytes / kGB, tier.capacity_bytes / 1e12);
-  return fmt::format(
-      "{:.0f} GB per node; write a {:.1f} GB shard in {:.0f} s ({:.2f} GB/s, {:.0f}% of the interval); dataset "
-      "reads {:.1f} MB/s",
-      s.hot_bytes / kGB, s.shard_bytes / kGB, s.checkpoint_write_target_s, s.write_needed_bytes_per_s / kGB,
-      s.checkpoint_write_fraction * 100, s.read_needed_bytes_per_s / 1e6);
+    return Say(lang, "bom.why.bulk", fmt::arg("kept", s.checkpoints_kept), fmt::arg("gb", s.checkpoint_bytes / kGB),
+               fmt::arg("total", s.bulk_bytes / kGB), fmt::arg("tb", tier.capacity_bytes / 1e12));
+  return Say(lang, "bom.why.hot", fmt::arg("hot", s.hot_bytes / kGB), fmt::arg("shard", s.shard_bytes / kGB),
+             fmt::arg("target_s", s.checkpoint_write_target_s), fmt::arg("gbs", s.write_needed_bytes_per_s / kGB),
+             fmt::arg("pct", s.checkpoint_write_fraction * 100), fmt::arg("mbs", s.read_needed_bytes_per_s / 1e6));
 }
 
-std::string NetworkWhy(const NodeBom& b) {
+std::string TierRoleText(const NodeBom& b, const StorageTier& tier, Lang lang) {
+  if (tier.kind == StorageTierKind::kBulk) return Say(lang, "bom.role.bulk");
+  return Say(lang, b.inputs.workstation ? "bom.role.hot_workstation" : "bom.role.hot_server");
+}
+
+std::string NetworkWhy(const NodeBom& b, Lang lang) {
   const NetworkPlan& n = b.network;
   switch (n.kind) {
     case NetworkCase::kOneGpu:
-      return "one GPU: no GPU-to-GPU traffic";
+      return Say(lang, "bom.why.one_gpu");
     case NetworkCase::kOneNode:
-      return n.nvlink ? "one node: GPUs talk over " + n.intra_link
-                      : "one node without NVLink: collectives cross " + n.intra_link;
+      return Say(lang, n.nvlink ? "bom.why.one_node" : "bom.why.one_node_no_nvlink", fmt::arg("link", n.intra_link));
     case NetworkCase::kAcrossNodes:
       break;
   }
-  return fmt::format(
-      "{:.2f} GB of gradients and {:.2f} GB of pipeline activations per GPU per {:.2f} s step need {:.2f} GB/s per "
-      "GPU to hide behind compute; {} gives {:.2f} GB/s (the plan's time was estimated on {})",
-      n.dp_bytes_per_step / kGB, n.pp_bytes_per_step / kGB, n.step_s, n.needed_bytes_per_s / kGB, n.inter_link,
-      n.available_bytes_per_s / kGB, n.estimated_link);
+  return Say(lang, "bom.why.across_nodes", fmt::arg("dp_gb", n.dp_bytes_per_step / kGB),
+             fmt::arg("pp_gb", n.pp_bytes_per_step / kGB), fmt::arg("step_s", n.step_s),
+             fmt::arg("needed_gbs", n.needed_bytes_per_s / kGB), fmt::arg("link", n.inter_link),
+             fmt::arg("available_gbs", n.available_bytes_per_s / kGB), fmt::arg("estimated", n.estimated_link));
 }
 
-std::string RedundancyText(const std::string& redundancy) {
-  return redundancy == "none" ? "no redundancy" : redundancy;
+std::string RedundancyText(const std::string& redundancy, Lang lang) {
+  return redundancy == "none" ? Say(lang, "bom.no_redundancy") : redundancy;
 }
 
-std::string PowerWhy(const NodeBom& b) {
+std::string PowerWhy(const NodeBom& b, Lang lang) {
   const PowerPlan& p = b.power;
-  return fmt::format(
-      "GPUs {:.0f} W ({:.0f} W peak{}), CPU {:.0f} W, platform {:.0f} W ({}), drives {:.0f} W: "
-      "peak {:.0f} W -> {} x {:.0f} W PSU{} ({})",
-      p.gpu_w, p.gpu_peak_w,
-      b.inputs.workstation ? fmt::format(", x{:.3f} millisecond transients", p.transient_ratio) : "", p.cpu_w,
-      p.platform_w, PlatformWhy(p.platform), p.drives_w, p.peak_w, p.psus, p.psu_rating_w, p.psus > 1 ? "s" : "",
-      RedundancyText(p.redundancy));
+  return Say(lang, "bom.why.power", fmt::arg("gpu_w", p.gpu_w), fmt::arg("gpu_peak_w", p.gpu_peak_w),
+             fmt::arg("transients", b.inputs.workstation
+                                        ? Say(lang, "bom.why.transients", fmt::arg("ratio", p.transient_ratio))
+                                        : ""),
+             fmt::arg("cpu_w", p.cpu_w), fmt::arg("platform_w", p.platform_w),
+             fmt::arg("basis", PlatformWhy(p.platform, lang)), fmt::arg("drives_w", p.drives_w),
+             fmt::arg("peak_w", p.peak_w), fmt::arg("psus", p.psus), fmt::arg("rating_w", p.psu_rating_w),
+             fmt::arg("plural", p.psus > 1 ? "s" : ""),
+             fmt::arg("redundancy", RedundancyText(p.redundancy, lang)));
 }
 
-std::string CoolingWhy(const NodeBom& b) {
+std::string CoolingWhy(const NodeBom& b, Lang lang) {
   const CoolingFigures& figures = Parts().cooling;
   const PowerPlan& pw = b.power;
   const CoolingPlan& cool = b.cooling;
   if (cool.kind == "liquid")
-    return fmt::format("{:.1f} kW per node{}: liquid ({})", pw.peak_w / 1000,
-                       cool.gpu_sold_liquid ? " and GPUs sold liquid-cooled" : "", figures.air_rack_source);
+    return Say(lang, "bom.why.liquid", fmt::arg("kw", pw.peak_w / 1000),
+               fmt::arg("sold", cool.gpu_sold_liquid ? Say(lang, "bom.why.sold_liquid") : ""),
+               fmt::arg("source", figures.air_rack_source));
   if (b.inputs.workstation)
-    return fmt::format("{:.1f} kW under a desk or in a room: air; the room must remove {:.0f} BTU/h",
-                       pw.wall_w / 1000, cool.room_btu_per_h);
-  return fmt::format(
-      "{:.1f} kW per node, {} per rack = {:.1f} kW within the {:.0f} kW an air-cooled rack takes: air, {} rack(s), "
-      "{:.0f} BTU/h to remove",
-      pw.peak_w / 1000, cool.nodes_per_rack, cool.rack_kw, figures.air_rack_kw_max, cool.racks, cool.room_btu_per_h);
+    return Say(lang, "bom.why.air_desk", fmt::arg("kw", pw.wall_w / 1000), fmt::arg("btu", cool.room_btu_per_h));
+  return Say(lang, "bom.why.air_rack", fmt::arg("kw", pw.peak_w / 1000), fmt::arg("per_rack", cool.nodes_per_rack),
+             fmt::arg("rack_kw", cool.rack_kw), fmt::arg("max_kw", figures.air_rack_kw_max),
+             fmt::arg("racks", cool.racks), fmt::arg("btu", cool.room_btu_per_h));
 }
 
-std::string PlatformText(const NodeBom& b) {
+std::string CoolingKindText(const std::string& kind, Lang lang) { return Say(lang, "bom.cooling." + kind); }
+
+std::string NodeClassText(const std::string& node_class, Lang lang) { return Say(lang, "bom.class." + node_class); }
+
+std::string PlatformText(const NodeBom& b, Lang lang) {
   if (!b.system.empty()) return b.system;
-  if (b.inputs.workstation) return "workstation";
-  if (!b.inputs.board.empty()) return fmt::format("{} {}-GPU baseboard server", b.inputs.board, b.board_gpus);
-  return fmt::format("PCIe GPU server ({} cards)", b.board_gpus);
+  if (b.inputs.workstation) return Say(lang, "bom.platform.workstation");
+  if (!b.inputs.board.empty())
+    return Say(lang, "bom.platform.baseboard", fmt::arg("board", b.inputs.board), fmt::arg("gpus", b.board_gpus));
+  return Say(lang, "bom.platform.pcie", fmt::arg("cards", b.board_gpus));
 }
 
-std::string WarningText(const NodeBom& b, const BomWarning& w) {
+std::string WarningText(const NodeBom& b, const BomWarning& w, Lang lang) {
   const WallCircuits& wall = Parts().circuits;
   switch (w.code) {
     case BomWarningCode::kBoardPartlyUsed:
-      return fmt::format(
-          "{} is sold only as whole {}-GPU boards ({}): the smallest {} system is a {}-GPU board; {:.0f} of its "
-          "{:.0f} GPUs used by this plan",
-          b.gpu.name, b.board_gpus, b.inputs.board, b.gpu.name, b.board_gpus, w.value, w.limit);
+      return Say(lang, "bom.warn.board_partly_used", fmt::arg("gpu", b.gpu.name), fmt::arg("board_gpus", b.board_gpus),
+                 fmt::arg("board", b.inputs.board), fmt::arg("used", w.value), fmt::arg("limit", w.limit));
     case BomWarningCode::kCircuitUs:
-      return fmt::format(
-          "{:.2f} kW at the wall for hours is more than a 120 V / 15 A circuit carries continuously ({:.0f} W nominal, "
-          "{:.0f}% = {:.0f} W for loads of 3 h or more; {}): in North America give it a dedicated 20 A or 240 V "
-          "circuit, or split it over separate circuits",
-          w.value / 1000, wall.us_120v_15a_w, wall.us_continuous_fraction * 100, w.limit,
-          Parts().SourceText(wall.us_source));
+      return Say(lang, "bom.warn.circuit_us", fmt::arg("kw", w.value / 1000), fmt::arg("nominal_w", wall.us_120v_15a_w),
+                 fmt::arg("pct", wall.us_continuous_fraction * 100), fmt::arg("limit_w", w.limit),
+                 fmt::arg("source", Parts().SourceText(wall.us_source)));
     case BomWarningCode::kCircuitEu:
-      return fmt::format(
-          "{:.2f} kW at the wall is more than even a 230 V / 16 A socket circuit carries ({:.0f} W; {}): this is a "
-          "server-room load, on a 32 A or three-phase feed",
-          w.value / 1000, w.limit, Parts().SourceText(wall.eu_source));
+      return Say(lang, "bom.warn.circuit_eu", fmt::arg("kw", w.value / 1000), fmt::arg("limit_w", w.limit),
+                 fmt::arg("source", Parts().SourceText(wall.eu_source)));
     case BomWarningCode::kCardSpacing:
-      return fmt::format(
-          "{} x {} take {:.0f} slot widths; a workstation board has {} slots and a tower {:.0f} positions ({}): "
-          "use blower or water-cooled cards, riser cables in an open frame, or a server chassis",
-          b.board_gpus, b.gpu.name, w.value, Parts().card_slots.board_slots, w.limit,
-          Parts().SourceText("atx-slots"));
+      return Say(lang, "bom.warn.card_spacing", fmt::arg("cards", b.board_gpus), fmt::arg("gpu", b.gpu.name),
+                 fmt::arg("widths", w.value), fmt::arg("board_slots", Parts().card_slots.board_slots),
+                 fmt::arg("positions", w.limit), fmt::arg("source", Parts().SourceText("atx-slots")));
   }
   return "";
 }
 
-NodeBom WithSentences(NodeBom b) {
-  for (auto& t : b.storage.capacity) t.why = TermWhy(b, t);
-  for (auto& t : b.cpu.lanes) t.why = TermWhy(b, t);
-  for (auto& t : b.ram.terms) t.why = TermWhy(b, t);
-  for (auto& t : b.storage.tiers) t.why = TierWhy(b, t);
-  b.cpu.why = CpuWhy(b);
-  b.ram.why = RamWhy(b);
-  b.network.why = NetworkWhy(b);
-  b.power.why = PowerWhy(b);
-  b.cooling.why = CoolingWhy(b);
-  for (auto& w : b.warnings) w.text = WarningText(b, w);
+NodeBom WithSentences(NodeBom b, Lang lang) {
+  for (auto& t : b.storage.capacity) t.why = TermWhy(b, t, lang);
+  for (auto& t : b.cpu.lanes) t.why = TermWhy(b, t, lang);
+  for (auto& t : b.ram.terms) t.why = TermWhy(b, t, lang);
+  for (auto& t : b.storage.tiers) t.why = TierWhy(b, t, lang);
+  b.cpu.why = CpuWhy(b, lang);
+  b.ram.why = RamWhy(b, lang);
+  b.network.why = NetworkWhy(b, lang);
+  b.power.why = PowerWhy(b, lang);
+  b.cooling.why = CoolingWhy(b, lang);
+  for (auto& w : b.warnings) w.text = WarningText(b, w, lang);
   return b;
 }
 

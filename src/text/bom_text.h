@@ -1,29 +1,37 @@
 #pragma once
-// The sentences that explain a bill of materials (core/bom.h), from its reason codes and figures.
+// The sentences that explain a bill of materials (core/bom.h), from its reason codes and figures, in English or
+// Chinese; the JSON writers take the English ones.
 #include <string>
 
 #include "core/bom.h"
+#include "text/i18n.h"
 
 namespace trainplan {
 
 /// Where one derivation line's amount comes from.
-std::string TermWhy(const NodeBom& bom, const BomTerm& term);
-std::string CpuWhy(const NodeBom& bom);
-std::string RamWhy(const NodeBom& bom);
-std::string TierWhy(const NodeBom& bom, const StorageTier& tier);
-std::string NetworkWhy(const NodeBom& bom);
-std::string PowerWhy(const NodeBom& bom);
+std::string TermWhy(const NodeBom& bom, const BomTerm& term, Lang lang = Lang::kEn);
+std::string CpuWhy(const NodeBom& bom, Lang lang = Lang::kEn);
+std::string RamWhy(const NodeBom& bom, Lang lang = Lang::kEn);
+std::string TierWhy(const NodeBom& bom, const StorageTier& tier, Lang lang = Lang::kEn);
+/// What a storage tier is for: "local NVMe (hot)", "bulk HDD, SATA SSD or object store (whole job)".
+std::string TierRoleText(const NodeBom& bom, const StorageTier& tier, Lang lang = Lang::kEn);
+std::string NetworkWhy(const NodeBom& bom, Lang lang = Lang::kEn);
+std::string PowerWhy(const NodeBom& bom, Lang lang = Lang::kEn);
 /// Air while a rack stays within what air handles, liquid beyond, with the heat the room must remove.
-std::string CoolingWhy(const NodeBom& bom);
+std::string CoolingWhy(const NodeBom& bom, Lang lang = Lang::kEn);
+/// "air" or "liquid" (a CoolingPlan's or a build's kind) in `lang`.
+std::string CoolingKindText(const std::string& kind, Lang lang = Lang::kEn);
+/// "workstation" or "server" (NodeBom::node_class) in `lang`.
+std::string NodeClassText(const std::string& node_class, Lang lang = Lang::kEn);
 /// What the build asks of its site: a partly used baseboard, the wall circuit, the cards' slot widths.
-std::string WarningText(const NodeBom& bom, const BomWarning& warning);
+std::string WarningText(const NodeBom& bom, const BomWarning& warning, Lang lang = Lang::kEn);
 /// The platform the node is, as bought: "DGX H100", "HGX H100/H200 4-GPU baseboard server", "PCIe GPU server",
 /// "workstation".
-std::string PlatformText(const NodeBom& bom);
+std::string PlatformText(const NodeBom& bom, Lang lang = Lang::kEn);
 /// "no redundancy", "N+1", "N+N".
-std::string RedundancyText(const std::string& redundancy);
+std::string RedundancyText(const std::string& redundancy, Lang lang = Lang::kEn);
 
-/// `bom` with every sentence DeriveBom leaves empty written, for the renderers and writers that carry them.
-NodeBom WithSentences(NodeBom bom);
+/// `bom` with every sentence DeriveBom leaves empty written in `lang`, for the renderers and writers that carry them.
+NodeBom WithSentences(NodeBom bom, Lang lang = Lang::kEn);
 
 }  // namespace trainplan

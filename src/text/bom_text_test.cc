@@ -129,5 +129,60 @@ TEST(BomText, CoolingSentences) {
             "BTU/h to remove");
 }
 
+// The bill of materials in Chinese: the same figures, the terms used in China (散热, 机柜, 风冷/液冷, 电源).
+TEST(BomText, CoolingNetworkAndCpuInChinese) {
+  NodeBom b;
+  b.power.peak_w = 3460;
+  b.cooling.kind = "air";
+  b.cooling.nodes_per_rack = 5;
+  b.cooling.rack_kw = 17.3;
+  b.cooling.racks = 2;
+  b.cooling.room_btu_per_h = 64810;
+  EXPECT_EQ(CoolingWhy(b, Lang::kZh),
+            "每节点 3.5 kW，每机柜 5 台 = 17.3 kW，在风冷机柜可承受的 20 kW 以内：风冷，2 个机柜，需排出 64810 BTU/h 的热量");
+  b.power.peak_w = 13730;
+  b.cooling.kind = "liquid";
+  b.cooling.gpu_sold_liquid = true;
+  EXPECT_EQ(CoolingWhy(b, Lang::kZh).rfind("每节点 13.7 kW，且该 GPU 只有液冷版本：液冷（", 0), 0u) << CoolingWhy(b, Lang::kZh);
+  EXPECT_EQ(CoolingKindText("liquid", Lang::kZh), "液冷");
+  EXPECT_EQ(CoolingKindText("air"), "air");
+  b.network.kind = NetworkCase::kOneNode;
+  b.network.intra_link = "PCIe 4.0 x16";
+  EXPECT_EQ(NetworkWhy(b, Lang::kZh), "单节点，没有 NVLink：集合通信走 PCIe 4.0 x16");
+  b.cpu.reason = CpuReason::kMostLanes;
+  b.cpu.lanes_needed = 300;
+  b.ram.needed_bytes = 3000 * kGB;
+  b.ram.total_bytes = 2048 * kGB;
+  EXPECT_EQ(CpuWhy(b, Lang::kZh),
+            "目录中没有 CPU 能提供 300 条 PCIe 通道：选通道最多的；其余要靠 PCIe 交换芯片扩展；它最多只能插满 2048 GB 内存，"
+            "不足所需的 3000 GB");
+  EXPECT_EQ(RedundancyText("none", Lang::kZh), "无冗余");
+}
+
+// Every why line of a derived bill of materials in Chinese, with the figures of the English one.
+TEST(BomText, WithSentencesInChinese) {
+  BomOptions o;
+  o.cpu_id = "ryzen-9-7950x";
+  const NodeBom derived = DeriveBom(Job("llama-3-8b", "qlora", 1e8), HandPlan("rtx-4090", 4, 4), o);
+  const NodeBom en = WithSentences(derived), zh = WithSentences(derived, Lang::kZh);
+  EXPECT_EQ(PlatformText(zh, Lang::kZh), "工作站");
+  EXPECT_EQ(en.cpu.why, "as given; 68 PCIe lanes and 20 cores wanted");
+  EXPECT_EQ(zh.cpu.why, "按指定；需要 68 条 PCIe 通道和 20 个 CPU 核");
+  EXPECT_EQ(zh.power.why.rfind("GPU 1800 W（峰值 2475 W，毫秒级瞬态 x1.375），CPU 170 W，平台 99 W（", 0), 0u) << zh.power.why;
+  EXPECT_NE(zh.power.why.find("，硬盘 11 W：峰值 2755 W -> 2 x 1500 W 电源（无冗余）"), std::string::npos) << zh.power.why;
+  EXPECT_EQ(zh.storage.capacity[3].why, "每步一条 1 KiB 的指标记录（假设）");
+  EXPECT_EQ(zh.storage.tiers.back().why.rfind("3 个完整检查点 x ", 0), 0u) << zh.storage.tiers.back().why;
+  EXPECT_EQ(zh.ram.why,
+            "需要 32 GB -> 2 x 32 GB DDR5（2 个内存通道，每通道 1 条）= 64 GB；是本节点 103 GB 显存的 0.62 倍（指南建议 "
+            "1.5-2 倍或 2-4 倍）");
+  ASSERT_EQ(zh.warnings.size(), 2u);
+  EXPECT_EQ(zh.warnings[1].text.rfind("4 x NVIDIA GeForce RTX 4090 共占 12 个槽位宽度；工作站主板只有 7 个插槽，塔式机箱 8 个位置", 0),
+            0u)
+      << zh.warnings[1].text;
+  // The tier roles the Markdown table shows are the ones DeriveBom records for JSON.
+  for (const auto& t : en.storage.tiers) EXPECT_EQ(TierRoleText(en, t), t.role);
+  EXPECT_EQ(TierRoleText(zh, zh.storage.tiers.front(), Lang::kZh), "本地 NVMe（热数据）");
+}
+
 }  // namespace
 }  // namespace trainplan

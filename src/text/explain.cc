@@ -424,7 +424,7 @@ std::string AlternativeChangeText(const Alternative& a, Lang lang) {
 namespace {
 
 std::string NotRentableText(const NoPlanReason& r, Lang lang) {
-  const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer) : "";
+  const std::string terms = r.offer != nullptr ? OfferTermsText(*r.offer, lang) : "";
   if (r.rent_limit_gpus > 0)
     return Say(lang, "noplan.rent_limit", fmt::arg("gpus", GroupedCount(r.gpus)),
                fmt::arg("terms", r.offer != nullptr && r.rent_limit_gpus == r.offer->max_gpus

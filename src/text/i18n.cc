@@ -187,11 +187,18 @@ constexpr Entry kPhrases[] = {
      "- 每 {interval} 保存一次检查点（Daly；Young：{young}）；预计损失时间 {lost}，有效训练时间占比 {goodput:.2f}%"},
     {"rec.charts", "## Charts", "## 图表"},
     {"rec.assumptions", "## Assumptions", "## 假设"},
+    {"chart.memory_title", "Memory per GPU by term (GiB); black line: the GPU's capacity",
+     "每卡显存按项分解（GiB）；黑线：GPU 显存容量"},
+    {"chart.time_cost_title", "Training time against total cost, every GPU type (log scales); numbered: the options above",
+     "训练时间与总成本，所有 GPU 型号（对数坐标）；带编号的是上面的方案"},
+    {"chart.no_priced_option", "no priced option", "没有有单价的方案"},
+    {"chart.time_axis", "training time, days (with failures and checkpoints)", "训练时间，天（含故障与检查点）"},
+    {"chart.cost_axis", "total cost", "总成本"},
     {"rec.html_title", "trainplan recommendation: {model}", "trainplan 推荐方案：{model}"},
     // an option's reasons
     {"rec.at_least", "at least ", "至少 "},
     {"rec.why.buy_fewest", "buy the fewest GPUs that meet the deadline: {gpus} in {nodes} node(s), done in {done}",
-     "购买满足截止时间的最少 GPU：{gpus}，共 {nodes} 个节点，{done} 完成"},
+     "购买满足截止时间的最少 GPU：{gpus}，共 {nodes} 个节点，{done}完成"},
     {"rec.why.no_purchase_price", "no citable purchase price for {gpu}: give one in recommend.purchase_prices",
      "{gpu} 没有可引用的采购单价：请在 recommend.purchase_prices 中给出"},
     {"rec.why.pays_back",
@@ -219,10 +226,10 @@ constexpr Entry kPhrases[] = {
     {"rec.why.shared_price", " (the catalog price is for shared instances, a lower bound)",
      "（目录单价是共享实例的价格，只是下限）"},
     {"rec.why.dedicated_offer", ": {provider} offers {offer}", "：{provider} 提供 {offer}"},
-    {"rec.why.rent", "rent {gpus} at {rate}, done in {done}", "云上租用 {gpus}，单价 {rate}，{done} 完成"},
+    {"rec.why.rent", "rent {gpus} at {rate}, done in {done}", "云上租用 {gpus}，单价 {rate}，{done}完成"},
     {"rec.why.rent_unpriced",
      "rent {gpus}, done in {done}; price unknown: no citable rental price, give one in recommend.prices (in {code})",
-     "云上租用 {gpus}，{done} 完成；单价未知：没有可引用的租用单价，请在 recommend.prices 中给出（以 {code} 计）"},
+     "云上租用 {gpus}，{done}完成；单价未知：没有可引用的租用单价，请在 recommend.prices 中给出（以 {code} 计）"},
     {"rec.why.one_off", "a one-off run: {done} of rental, nothing bought to amortize",
      "一次性任务：租用 {done}，无需购买硬件来摊销"},
     {"rec.why.recurring", "{runs:.4g} runs over {months:.0f} months: {how}",
@@ -315,7 +322,7 @@ constexpr Entry kPhrases[] = {
     {"rec.assume.currency", "amounts in {code} at {rate:.4f} {code} per USD ({source})",
      "金额以 {code} 计，汇率 {rate:.4f} {code}/USD（{source}）"},
     {"bom.title", "**Bill of materials** ({nodes} x {node_class} node, {gpus} GPUs each; break-even {break_even})",
-     "**物料清单**（{nodes} 台 {node_class} 节点，每台 {gpus} 张卡；盈亏平衡 {break_even}）"},
+     "**物料清单**（{nodes} 台{node_class}节点，每台 {gpus} 张卡；盈亏平衡 {break_even}）"},
     {"bom.platform", "Platform: {text}.", "平台：{text}。"},
     {"bom.table_head", "| part | choice | why |", "| 部件 | 选型 | 原因 |"},
     {"bom.network", "network", "网络"},
@@ -325,6 +332,129 @@ constexpr Entry kPhrases[] = {
     {"bom.price_once", "price, once", "一次性价格"},
     {"bom.not_priced", "not priced", "未定价"},
     {"bom.no_citable_price", "no citable price", "没有可引用的公开价格"},
+    {"bom.ram", "RAM", "内存"},
+    {"bom.cpu_choice", "{sockets} x {cpu} ({cores} cores, {lanes} lanes)", "{sockets} x {cpu}（{cores} 核，{lanes} 条 PCIe 通道）"},
+    {"bom.no_gpu_link", "none between GPUs", "GPU 之间无互联"},
+    {"bom.psu_choice", "{psus} x {rating_w:.0f} W PSU ({redundancy}), {kw:.1f} kW per node",
+     "{psus} x {rating_w:.0f} W 电源（{redundancy}），每节点 {kw:.1f} kW"},
+    {"bom.class.workstation", "workstation", "工作站"},
+    {"bom.class.server", "server", "服务器"},
+    {"bom.cooling.air", "air", "风冷"},
+    {"bom.cooling.liquid", "liquid", "液冷"},
+    {"bom.no_redundancy", "no redundancy", "无冗余"},
+    {"bom.role.hot_workstation", "local NVMe (hot)", "本地 NVMe（热数据）"},
+    {"bom.role.hot_server", "local U.2/E3.S NVMe (hot)", "本地 U.2/E3.S NVMe（热数据）"},
+    {"bom.role.bulk", "bulk HDD, SATA SSD or object store (whole job)", "大容量 HDD、SATA SSD 或对象存储（整个任务共用）"},
+    // a bill of materials: where each derivation line's amount comes from
+    {"bom.why.dataset_given", "given", "按指定"},
+    {"bom.why.dataset", "{tokens:.3g} tokens x {bytes:.0f} B token ids (vocabulary {vocab})",
+     "{tokens:.3g} tokens x 每个 token id {bytes:.0f} B（词表 {vocab}）"},
+    {"bom.why.weights", "{params:.4g} B parameters x {bytes:.0f} B", "{params:.4g} B 参数 x {bytes:.0f} B"},
+    {"bom.why.checkpoint_shards", "the one being written and the last good one: 2 x {gb:.1f} GB / {nodes} node(s)",
+     "正在写入的一份和上一份完好的：2 x {gb:.1f} GB / {nodes} 个节点"},
+    {"bom.why.logs", "one 1 KiB metrics record per step (assumption)", "每步一条 1 KiB 的指标记录（假设）"},
+    {"bom.why.nic_baseboard", "GPU baseboards pair each NIC with its GPU behind a PCIe switch",
+     "GPU 基板经 PCIe 交换芯片把每块网卡与其 GPU 配对"},
+    {"bom.why.nvme_lanes", "{drives} drives x4", "{drives} 块盘 x4"},
+    {"bom.why.host_offload", "the estimate's host_bytes for the node (optimizer/parameter offload, pinned buffers)",
+     "估算中该节点的 host_bytes（优化器/参数卸载、锁页缓冲区）"},
+    {"bom.why.checkpoint_staging",
+     "the larger of the checkpoint state held on the GPUs, staged for an asynchronous save ({staged:.1f} GB; "
+     "offloaded state already lives in host memory), and this node's share of the weights being loaded "
+     "({weights:.1f} GB)",
+     "取两者中较大者：GPU 上的检查点状态，为异步保存暂存到主机内存（{staged:.1f} GB；已卸载的状态本就在主机内存中），"
+     "以及本节点加载权重时分到的部分（{weights:.1f} GB）"},
+    {"bom.why.processes", "{gpus} processes x {gb} GB ({source})", "{gpus} 个进程 x {gb} GB（{source}）"},
+    {"bom.why.loader",
+     "{gpus} GPUs x {workers} workers x {prefetch} batches x {micro} x {seq} tokens (PyTorch prefetch_factor)",
+     "{gpus} 张 GPU x {workers} 个 worker x {prefetch} 个批 x {micro} x {seq} tokens（PyTorch prefetch_factor）"},
+    {"bom.why.platform_w", "{system} max input {max_w:.0f} W less {gpus} GPUs x {gpu_w:.0f} W and {cpus} CPUs x "
+     "{cpu_w:.0f} W, per GPU",
+     "{system} 最大输入功率 {max_w:.0f} W，减去 {gpus} 张 GPU x {gpu_w:.0f} W 和 {cpus} 颗 CPU x {cpu_w:.0f} W，"
+     "按每张 GPU 计"},
+    {"bom.why.cpu_given", "as given; {lanes} PCIe lanes and {cores} cores wanted",
+     "按指定；需要 {lanes} 条 PCIe 通道和 {cores} 个 CPU 核"},
+    {"bom.why.cpu_smallest", "smallest {class} CPU with {lanes} PCIe lanes, {cores} cores and {gb:.0f} GB of memory "
+     "capacity",
+     "满足 {lanes} 条 PCIe 通道、{cores} 个核和 {gb:.0f} GB 内存容量的最小{class} CPU"},
+    {"bom.why.cpu_most_lanes", "no catalog CPU gives {lanes} lanes: the most lanes; a PCIe switch must fan out the rest",
+     "目录中没有 CPU 能提供 {lanes} 条 PCIe 通道：选通道最多的；其余要靠 PCIe 交换芯片扩展"},
+    {"bom.why.cpu_on_module", "{cpu} on the GPU modules, one per {per} GPUs; {lanes} PCIe lanes and {cores} cores wanted",
+     "GPU 模组上自带的 {cpu}，每 {per} 张 GPU 一颗；需要 {lanes} 条 PCIe 通道和 {cores} 个 CPU 核"},
+    {"bom.why.cpu_system", "the CPUs {system} ships with, as priced; {lanes} PCIe lanes and {cores} cores wanted",
+     "{system} 整机自带的 CPU（按整机报价）；需要 {lanes} 条 PCIe 通道和 {cores} 个 CPU 核"},
+    {"bom.why.cpu_ram_short", "; its {total:.0f} GB maximum population falls short of the {needed:.0f} GB needed",
+     "；它最多只能插满 {total:.0f} GB 内存，不足所需的 {needed:.0f} GB"},
+    {"bom.why.ram_on_module",
+     "{needed:.0f} GB needed; {sockets} x {gb:.0f} GB {type} soldered beside the CPUs = {total:.0f} GB, no DIMMs; "
+     "{ratio:.2f}x the node's {vram:.0f} GB of GPU memory",
+     "需要 {needed:.0f} GB；CPU 旁焊接 {sockets} x {gb:.0f} GB {type} = {total:.0f} GB，没有内存条；是本节点 "
+     "{vram:.0f} GB 显存的 {ratio:.2f} 倍"},
+    {"bom.why.ram",
+     "{needed:.0f} GB needed -> {dimms} x {gb:.0f} GB {ddr} ({channels} channels, {per_channel} per channel) = "
+     "{total:.0f} GB; {ratio:.2f}x the node's {vram:.0f} GB of GPU memory (guides: 1.5-2x or 2-4x)",
+     "需要 {needed:.0f} GB -> {dimms} x {gb:.0f} GB {ddr}（{channels} 个内存通道，每通道 {per_channel} 条）= {total:.0f} "
+     "GB；是本节点 {vram:.0f} GB 显存的 {ratio:.2f} 倍（指南建议 1.5-2 倍或 2-4 倍）"},
+    {"bom.why.bulk",
+     "{kept} full checkpoints x {gb:.1f} GB + dataset + weights = {total:.0f} GB: the least costly priced drive set "
+     "that holds it ({tb:.1f} TB)",
+     "{kept} 个完整检查点 x {gb:.1f} GB + 数据集 + 权重 = {total:.0f} GB：装得下它的最便宜的有价硬盘组合（{tb:.1f} TB）"},
+    {"bom.why.hot",
+     "{hot:.0f} GB per node; write a {shard:.1f} GB shard in {target_s:.0f} s ({gbs:.2f} GB/s, {pct:.0f}% of the "
+     "interval); dataset reads {mbs:.1f} MB/s",
+     "每节点 {hot:.0f} GB；{target_s:.0f} s 内写完一个 {shard:.1f} GB 的检查点分片（{gbs:.2f} GB/s，占保存间隔的 "
+     "{pct:.0f}%）；数据集读取 {mbs:.1f} MB/s"},
+    {"bom.why.one_gpu", "one GPU: no GPU-to-GPU traffic", "单卡：没有卡间通信"},
+    {"bom.why.one_node", "one node: GPUs talk over {link}", "单节点：卡间经 {link} 通信"},
+    {"bom.why.one_node_no_nvlink", "one node without NVLink: collectives cross {link}",
+     "单节点，没有 NVLink：集合通信走 {link}"},
+    {"bom.why.across_nodes",
+     "{dp_gb:.2f} GB of gradients and {pp_gb:.2f} GB of pipeline activations per GPU per {step_s:.2f} s step need "
+     "{needed_gbs:.2f} GB/s per GPU to hide behind compute; {link} gives {available_gbs:.2f} GB/s (the plan's time was "
+     "estimated on {estimated})",
+     "每张 GPU 每个 {step_s:.2f} s 的训练步有 {dp_gb:.2f} GB 梯度（数据并行）和 {pp_gb:.2f} GB 流水线并行激活值，"
+     "要被计算掩盖需要每卡 {needed_gbs:.2f} GB/s；{link} 提供 {available_gbs:.2f} GB/s（方案时间按 {estimated} 估算）"},
+    {"bom.why.power",
+     "GPUs {gpu_w:.0f} W ({gpu_peak_w:.0f} W peak{transients}), CPU {cpu_w:.0f} W, platform {platform_w:.0f} W "
+     "({basis}), drives {drives_w:.0f} W: peak {peak_w:.0f} W -> {psus} x {rating_w:.0f} W PSU{plural} ({redundancy})",
+     "GPU {gpu_w:.0f} W（峰值 {gpu_peak_w:.0f} W{transients}），CPU {cpu_w:.0f} W，平台 {platform_w:.0f} W（{basis}），"
+     "硬盘 {drives_w:.0f} W：峰值 {peak_w:.0f} W -> {psus} x {rating_w:.0f} W 电源（{redundancy}）"},
+    {"bom.why.transients", ", x{ratio:.3f} millisecond transients", "，毫秒级瞬态 x{ratio:.3f}"},
+    {"bom.why.liquid", "{kw:.1f} kW per node{sold}: liquid ({source})", "每节点 {kw:.1f} kW{sold}：液冷（{source}）"},
+    {"bom.why.sold_liquid", " and GPUs sold liquid-cooled", "，且该 GPU 只有液冷版本"},
+    {"bom.why.air_desk", "{kw:.1f} kW under a desk or in a room: air; the room must remove {btu:.0f} BTU/h",
+     "{kw:.1f} kW，放在桌下或房间里：风冷；房间须排出 {btu:.0f} BTU/h 的热量"},
+    {"bom.why.air_rack",
+     "{kw:.1f} kW per node, {per_rack} per rack = {rack_kw:.1f} kW within the {max_kw:.0f} kW an air-cooled rack "
+     "takes: air, {racks} rack(s), {btu:.0f} BTU/h to remove",
+     "每节点 {kw:.1f} kW，每机柜 {per_rack} 台 = {rack_kw:.1f} kW，在风冷机柜可承受的 {max_kw:.0f} kW 以内：风冷，"
+     "{racks} 个机柜，需排出 {btu:.0f} BTU/h 的热量"},
+    {"bom.platform.workstation", "workstation", "工作站"},
+    {"bom.platform.baseboard", "{board} {gpus}-GPU baseboard server", "{board} {gpus} 卡基板服务器"},
+    {"bom.platform.pcie", "PCIe GPU server ({cards} cards)", "PCIe GPU 服务器（{cards} 张卡）"},
+    // what a bill of materials asks of its site
+    {"bom.warn.board_partly_used",
+     "{gpu} is sold only as whole {board_gpus}-GPU boards ({board}): the smallest {gpu} system is a {board_gpus}-GPU "
+     "board; {used:.0f} of its {limit:.0f} GPUs used by this plan",
+     "{gpu} 只以整块 {board_gpus} 卡基板（{board}）出售：最小的 {gpu} 系统就是一块 {board_gpus} 卡基板；本方案只用了其 "
+     "{limit:.0f} 张 GPU 中的 {used:.0f} 张"},
+    {"bom.warn.circuit_us",
+     "{kw:.2f} kW at the wall for hours is more than a 120 V / 15 A circuit carries continuously ({nominal_w:.0f} W "
+     "nominal, {pct:.0f}% = {limit_w:.0f} W for loads of 3 h or more; {source}): in North America give it a dedicated "
+     "20 A or 240 V circuit, or split it over separate circuits",
+     "墙插处连续数小时 {kw:.2f} kW，超过 120 V / 15 A 电路的持续承载能力（额定 {nominal_w:.0f} W，3 h 以上的负载按 "
+     "{pct:.0f}% = {limit_w:.0f} W 计；{source}）：在北美请为它接一路专用的 20 A 或 240 V 电路，或分到几路电路上"},
+    {"bom.warn.circuit_eu",
+     "{kw:.2f} kW at the wall is more than even a 230 V / 16 A socket circuit carries ({limit_w:.0f} W; {source}): "
+     "this is a server-room load, on a 32 A or three-phase feed",
+     "墙插处 {kw:.2f} kW，连 230 V / 16 A 插座回路也带不动（{limit_w:.0f} W；{source}）：这是机房级负载，需要 32 A "
+     "或三相供电"},
+    {"bom.warn.card_spacing",
+     "{cards} x {gpu} take {widths:.0f} slot widths; a workstation board has {board_slots} slots and a tower "
+     "{positions:.0f} positions ({source}): use blower or water-cooled cards, riser cables in an open frame, or a "
+     "server chassis",
+     "{cards} x {gpu} 共占 {widths:.0f} 个槽位宽度；工作站主板只有 {board_slots} 个插槽，塔式机箱 {positions:.0f} 个"
+     "位置（{source}）：请用涡轮散热或水冷版显卡、开放式机架加 PCIe 延长线，或改用服务器机箱"},
     {"rev.title", "# Review: {build}", "# 配置评审：{build}"},
     {"rev.job", "Job: {model} ({method}).", "任务：{model}（{method}）。"},
     {"rev.job_line", "Job: {model} ({method})", "任务：{model}（{method}）"},
@@ -500,7 +630,18 @@ constexpr Entry kPhrases[] = {
     {"colon", ": ", "："},
     // a plan's rental price
     {"unit.gpu_h", "GPU-h", "卡时"},
+    {"unit.gpu_hour", "GPU-hour", "卡时"},
+    {"unit.gpu_month", "GPU-month", "卡月"},
+    {"unit.gb_month", "GB-month", "GB·月"},
     {"price.none", "no rental price", "无租用单价"},
+    {"price.offer_terms", "{provider} rents {gpu} in instances of {sizes} GPUs, at most {max} without a contract{assumption}",
+     "{provider} 按 {sizes} 卡的实例出租 {gpu}，不签合同最多 {max} 张{assumption}"},
+    {"price.assumption", " (assumption)", "（假设）"},
+    {"list.or", " or ", " 或 "},
+    {"billing.per-hour", "per-hour", "按小时"},
+    {"billing.per-minute", "per-minute", "按分钟"},
+    {"billing.per-second", "per-second", "按秒"},
+    {"billing.per-second-min-60", "per-second-min-60", "按秒（最少 60 秒）"},
     {"price.yours", "{rate}, your price, billed by the second", "{rate}，你给的单价，按秒计费"},
     {"price.offer", "{rate}, {provider}, {date}, billed {billing}", "{rate}，{provider}，{date}，计费方式 {billing}"},
     // build review findings
@@ -555,6 +696,21 @@ constexpr Entry kPhrases[] = {
     {"rev.fix.storage_speed", "faster NVMe, or several striped (RAID 0)", "更快的 NVMe，或多块做条带（RAID 0）"},
     {"rev.fix.psu_no_spare", "add one PSU (N+1)", "加一个电源（N+1 冗余）"},
     {"rev.fix.cooling", "liquid cooling", "液冷"},
+    {"rev.f.cooling", "{build}: {why}", "配置：{build}；所需：{why}"},
+    // a review finding's area and level (their English names are the JSON values)
+    {"rev.area.gpu-memory", "gpu-memory", "显存"},
+    {"rev.area.ram", "ram", "内存"},
+    {"rev.area.nvlink", "nvlink", "NVLink"},
+    {"rev.area.pcie-lanes", "pcie-lanes", "PCIe 通道"},
+    {"rev.area.cpu-cores", "cpu-cores", "CPU 核数"},
+    {"rev.area.storage-capacity", "storage-capacity", "存储容量"},
+    {"rev.area.storage-speed", "storage-speed", "存储速度"},
+    {"rev.area.psu", "psu", "电源"},
+    {"rev.area.cooling", "cooling", "散热"},
+    {"rev.area.network", "network", "网络"},
+    {"rev.level.ok", "ok", "通过"},
+    {"rev.level.warn", "warn", "警告"},
+    {"rev.level.fail", "fail", "不通过"},
     {"rev.fix.offload_ram", "at least {ram} of RAM", "内存至少 {ram}"},
     {"rev.fix.offload_fallback", "{ram} of RAM allows the offloading plan ({plan})", "内存达到 {ram} 即可用卸载方案（{plan}）"},
     {"rev.fix.ram", "at least {gb:.0f} GB", "至少 {gb:.0f} GB"},
@@ -741,11 +897,17 @@ Lang ParseLang(const std::string& value, const std::string& field) {
   throw InputError(field, value, "en, zh or zh-CN");
 }
 
-std::string_view Phrase(Lang lang, std::string_view key) {
+std::string_view PhraseOr(Lang lang, std::string_view key, std::string_view fallback) {
   const auto* end = std::end(kPhrases);
   const auto* it = std::find_if(std::begin(kPhrases), end, [&](const Entry& e) { return e.key == key; });
-  if (it == end) throw InternalError(fmt::format("no phrase under the key '{}'", key));
+  if (it == end) return fallback;
   return lang == Lang::kZh ? it->zh : it->en;
+}
+
+std::string_view Phrase(Lang lang, std::string_view key) {
+  const std::string_view found = PhraseOr(lang, key, {});
+  if (found.data() == nullptr) throw InternalError(fmt::format("no phrase under the key '{}'", key));
+  return found;
 }
 
 std::vector<std::string_view> PhraseKeys() {

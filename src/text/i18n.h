@@ -18,6 +18,10 @@ Lang ParseLang(const std::string& value, const std::string& field = "lang");
 /// key translated; an unknown key is our defect (InternalError).
 std::string_view Phrase(Lang lang, std::string_view key);
 
+/// The template under `key`, or `fallback` where the table has none: for names that catalogs (user ones
+/// included) may add, such as billing rules.
+std::string_view PhraseOr(Lang lang, std::string_view key, std::string_view fallback);
+
 /// Phrase(lang, key) formatted with `args`; templates use named arguments (fmt::arg) so a language may
 /// put them in its own order.
 template <typename... Args>

@@ -25,10 +25,10 @@ const char* FixedTermKey(FixedTerm term) {
 }
 
 /// "1, 2, 4 or 8".
-std::string Sizes(const std::vector<int>& sizes) {
+std::string Sizes(const std::vector<int>& sizes, Lang lang) {
   std::string out;
   for (size_t i = 0; i < sizes.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == sizes.size() ? " or " : ", ") + std::to_string(sizes[i]);
+    out += (i == 0 ? "" : Say(lang, i + 1 == sizes.size() ? "list.or" : "list.comma")) + std::to_string(sizes[i]);
   return out;
 }
 
@@ -63,13 +63,18 @@ std::string PriceText(const Plan& p, const Currency& cur, Lang lang) {
   const std::string rate = FormatRate(p.price_per_gpu_hour, cur, Say(lang, "unit.gpu_h").c_str());
   if (p.offer == nullptr) return Say(lang, "price.yours", fmt::arg("rate", rate));
   return Say(lang, "price.offer", fmt::arg("rate", rate), fmt::arg("provider", p.offer->provider),
-             fmt::arg("date", p.offer->date), fmt::arg("billing", p.offer->billing->id));
+             fmt::arg("date", p.offer->date), fmt::arg("billing", BillingText(p.offer->billing->id, lang)));
 }
 
-std::string OfferTermsText(const RentalOffer& offer) {
-  return fmt::format("{} rents {} in instances of {} GPUs, at most {} without a contract{}", offer.provider, offer.gpu,
-                     Sizes(offer.gpus_per_instance), offer.max_gpus,
-                     offer.max_gpus_source == "assumption" ? " (assumption)" : "");
+std::string BillingText(const std::string& id, Lang lang) {
+  // A billing rule a user catalog adds has no phrase: its id is shown as written.
+  return std::string(PhraseOr(lang, "billing." + id, id));
+}
+
+std::string OfferTermsText(const RentalOffer& offer, Lang lang) {
+  return Say(lang, "price.offer_terms", fmt::arg("provider", offer.provider), fmt::arg("gpu", offer.gpu),
+             fmt::arg("sizes", Sizes(offer.gpus_per_instance, lang)), fmt::arg("max", offer.max_gpus),
+             fmt::arg("assumption", offer.max_gpus_source == "assumption" ? Say(lang, "price.assumption") : ""));
 }
 
 }  // namespace trainplan

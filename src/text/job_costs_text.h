@@ -18,6 +18,9 @@ std::string FixedCostsAssumption(Lang lang = Lang::kEn);
 std::string PriceText(const Plan& p, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// "rents instances of 1, 2, 4 or 8 GPUs, at most 64 without a contract (assumption)".
-std::string OfferTermsText(const RentalOffer& offer);
+std::string OfferTermsText(const RentalOffer& offer, Lang lang = Lang::kEn);
+
+/// A billing rule of data/job_costs.json ("per-second-min-60") in `lang`; an id without a phrase as written.
+std::string BillingText(const std::string& id, Lang lang = Lang::kEn);
 
 }  // namespace trainplan

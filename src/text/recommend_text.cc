@@ -48,12 +48,12 @@ std::string PlatformText(const PlatformOption& o, const Currency& cur, Lang lang
     out += Say(lang, "rec.platform_unpriced", fmt::arg("note", offer.price_note), fmt::arg("source", offer.source),
                fmt::arg("date", offer.date));
   else if (offer.per_gpu_month > 0)
-    out += Say(lang, "rec.platform_monthly", fmt::arg("rate", FormatRate(offer.usd_per_gpu_month, cur, "GPU-month")));
+    out += Say(lang, "rec.platform_monthly", fmt::arg("rate", FormatRate(offer.usd_per_gpu_month, cur, Say(lang, "unit.gpu_month").c_str())));
   if (const StorageService* s = offer.storage) {
     const double gb = o.bom.storage.checkpoint_bytes / 1e9;
     out += Say(lang, "rec.storage", fmt::arg("name", s->name));
     out += s->usd_per_gb_month > 0
-               ? Say(lang, "rec.storage_priced", fmt::arg("rate", FormatRate(s->usd_per_gb_month, cur, "GB-month")),
+               ? Say(lang, "rec.storage_priced", fmt::arg("rate", FormatRate(s->usd_per_gb_month, cur, Say(lang, "unit.gb_month").c_str())),
                      fmt::arg("gb", gb), fmt::arg("month", FormatMoney(gb * s->usd_per_gb_month, cur)),
                      fmt::arg("source", s->source_text), fmt::arg("date", s->date))
                : Say(lang, "rec.storage_unpriced", fmt::arg("note", s->price_note));
@@ -84,7 +84,7 @@ std::string RentalText(const PlatformOption& o, const OptionReason& r, const std
   switch (r.code) {
     case OptionReasonCode::kRent:
       return Say(lang, "rec.why.rent", fmt::arg("gpus", gpus),
-                 fmt::arg("rate", FormatRate(o.plan.price_per_gpu_hour, cur, "GPU-hour")), fmt::arg("done", done));
+                 fmt::arg("rate", FormatRate(o.plan.price_per_gpu_hour, cur, Say(lang, "unit.gpu_hour").c_str())), fmt::arg("done", done));
     case OptionReasonCode::kRentUnpriced:
       return Say(lang, "rec.why.rent_unpriced", fmt::arg("gpus", gpus), fmt::arg("done", done),
                  fmt::arg("code", cur.code));

@@ -42,8 +42,12 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string OptionTitle(const PlatformOption& o, Lang lang = Lang::kEn) {
-  return Say(lang, "rec.option_title", fmt::arg("kind", Say(lang, std::string("kind.") + ToString(o.kind))),
+std::string KindText(OptionKind kind, Lang lang) { return Say(lang, std::string("kind.") + ToString(kind)); }
+
+std::string MemTermText(MemTerm term, Lang lang) { return Say(lang, std::string("mem.") + MemTermName(term)); }
+
+std::string OptionTitle(const PlatformOption& o, Lang lang) {
+  return Say(lang, "rec.option_title", fmt::arg("kind", KindText(o.kind, lang)),
              fmt::arg("dedicated", o.dedicated ? Say(lang, "rec.dedicated") : ""), fmt::arg("gpus", o.plan.gpus),
              fmt::arg("gpu", FindGpu(o.plan.gpu_id).name));
 }
@@ -51,26 +55,32 @@ std::string OptionTitle(const PlatformOption& o, Lang lang = Lang::kEn) {
 /// An on-premises option's bill of materials as a Markdown table.
 std::string BomMarkdown(const PlatformOption& o, const Currency& cur, Lang lang) {
   std::string md;
-  const NodeBom b = WithSentences(o.bom);
+  const NodeBom b = WithSentences(o.bom, lang);
   md += "\n";
-  md += Say(lang, "bom.title", fmt::arg("nodes", b.nodes), fmt::arg("node_class", b.node_class),
+  md += Say(lang, "bom.title", fmt::arg("nodes", b.nodes), fmt::arg("node_class", NodeClassText(b.node_class, lang)),
             fmt::arg("gpus", b.gpus_per_node), fmt::arg("break_even", BreakEvenText(o.break_even, lang)));
-  md += "\n\n" + Say(lang, "bom.platform", fmt::arg("text", PlatformText(b))) + "\n\n";
+  md += "\n\n" + Say(lang, "bom.platform", fmt::arg("text", PlatformText(b, lang))) + "\n\n";
   for (const auto& w : b.warnings) md += "- " + Say(lang, "warning", fmt::arg("text", w.text)) + "\n";
   if (!b.warnings.empty()) md += "\n";
   md += Say(lang, "bom.table_head") + "\n|---|---|---|\n";
-  md += fmt::format("| CPU | {} x {} ({} cores, {} lanes) | {} |\n", b.cpu.sockets, b.cpu.cpu.name,
-                    b.cpu.cpu.cores * b.cpu.sockets, b.cpu.lanes_available, b.cpu.why);
-  md += fmt::format("| RAM | {:.0f} GB | {} |\n", b.ram.total_bytes / kGB, b.ram.why);
+  md += fmt::format("| CPU | {} | {} |\n",
+                    Say(lang, "bom.cpu_choice", fmt::arg("sockets", b.cpu.sockets), fmt::arg("cpu", b.cpu.cpu.name),
+                        fmt::arg("cores", b.cpu.cpu.cores * b.cpu.sockets), fmt::arg("lanes", b.cpu.lanes_available)),
+                    b.cpu.why);
+  md += fmt::format("| {} | {:.0f} GB | {} |\n", Say(lang, "bom.ram"), b.ram.total_bytes / kGB, b.ram.why);
   for (const auto& t : b.storage.tiers)
-    md += fmt::format("| {} | {} x {} | {} |\n", t.role, t.count, t.drive.name, t.why);
-  md += fmt::format("| {} | {}{} | {} |\n", Say(lang, "bom.network"), b.gpus_per_node > 1 ? b.network.intra_link : "none between GPUs",
+    md += fmt::format("| {} | {} x {} | {} |\n", TierRoleText(b, t, lang), t.count, t.drive.name, t.why);
+  md += fmt::format("| {} | {}{} | {} |\n", Say(lang, "bom.network"),
+                    b.gpus_per_node > 1 ? b.network.intra_link : Say(lang, "bom.no_gpu_link"),
                     b.network.nics > 0 ? fmt::format(" + {} x {}", b.network.nics, b.network.nic.name) : "",
                     b.network.why);
-  md += fmt::format("| {} | {} x {:.0f} W PSU ({}), {:.1f} kW per node | {} |\n", Say(lang, "bom.power"), b.power.psus,
-                    b.power.psu_rating_w, RedundancyText(b.power.redundancy),
-                    b.power.peak_w / 1000, b.power.why);
-  md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.cooling"), b.cooling.kind, b.cooling.why);
+  md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.power"),
+                    Say(lang, "bom.psu_choice", fmt::arg("psus", b.power.psus), fmt::arg("rating_w", b.power.psu_rating_w),
+                        fmt::arg("redundancy", RedundancyText(b.power.redundancy, lang)),
+                        fmt::arg("kw", b.power.peak_w / 1000)),
+                    b.power.why);
+  md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.cooling"), CoolingKindText(b.cooling.kind, lang),
+                    b.cooling.why);
   for (const auto& line : b.prices)
     md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_per_node"), line.item, FormatMoney(line.usd, cur), line.source);
   for (const auto& line : b.shared_prices)
@@ -142,7 +152,7 @@ std::string MarkdownBody(const Recommendation& r, bool with_charts, Lang lang) {
             fmt::arg("lost", FormatDuration(rel.expected_lost_s, lang)), fmt::arg("goodput", rel.goodput * 100)) +
         "\n\n";
   if (with_charts) {
-    md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r) + "\n\n" + TimeCostSvg(r, lang) + "\n\n";
+    md += Say(lang, "rec.charts") + "\n\n" + MemorySvg(r, lang) + "\n\n" + TimeCostSvg(r, lang) + "\n\n";
   }
   md += Say(lang, "rec.assumptions") + "\n\n";
   for (const auto& a : AssumptionLines(r.assumptions, cur, lang)) md += "- " + a + "\n";
@@ -262,7 +272,7 @@ ReportFormat ParseReportFormat(const std::string& s, const std::string& field) {
   throw InputError(field, s, "text | json | markdown | html");
 }
 
-std::string MemorySvg(const Recommendation& r) {
+std::string MemorySvg(const Recommendation& r, Lang lang) {
   const int width = 780, row = 34, left = 190, right = 110, legend_h = 58;
   const int height = legend_h + row * static_cast<int>(r.options.size()) + 10;
   double scale_max = 1;
@@ -272,19 +282,19 @@ std::string MemorySvg(const Recommendation& r) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"11\">"
-      "<text x=\"0\" y=\"14\" font-size=\"14\">Memory per GPU by term (GiB); black line: the GPU's capacity</text>",
-      width, height);
+      "<text x=\"0\" y=\"14\" font-size=\"14\">{}</text>",
+      width, height, Escape(Say(lang, "chart.memory_title")));
   constexpr int kPerRow = 5;
   for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
     const int x = static_cast<int>(i % kPerRow) * 150, y = 24 + static_cast<int>(i / kPerRow) * 16;
     svg +=
         fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
-                    x, y, kTermColors[i], x + 14, y + 9, MemTermName(static_cast<MemTerm>(i)));
+                    x, y, kTermColors[i], x + 14, y + 9, MemTermText(static_cast<MemTerm>(i), lang));
   }
   for (size_t k = 0; k < r.options.size(); ++k) {
     const auto& o = r.options[k];
     const int y = legend_h + static_cast<int>(k) * row;
-    svg += fmt::format("<text x=\"0\" y=\"{}\">{}. {} {} x {}</text>", y + 14, k + 1, ToString(o.kind), o.plan.gpus,
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}. {} {} x {}</text>", y + 14, k + 1, KindText(o.kind, lang), o.plan.gpus,
                        Escape(o.plan.gpu_id));
     double x = left;
     for (size_t i = 0; i < static_cast<size_t>(MemTerm::kCount); ++i) {
@@ -292,7 +302,7 @@ std::string MemorySvg(const Recommendation& r) {
       if (w <= 0) continue;
       svg += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"20\" fill=\"{}\"><title>{}: {:.2f} GiB</title></rect>",
-          x, y, w, kTermColors[i], MemTermName(static_cast<MemTerm>(i)), o.plan.memory.bytes[i] / kGiB);
+          x, y, w, kTermColors[i], MemTermText(static_cast<MemTerm>(i), lang), o.plan.memory.bytes[i] / kGiB);
       x += w;
     }
     const double cap = left + o.plan.memory.capacity_bytes * px;
@@ -317,10 +327,10 @@ std::string TimeCostSvg(const Recommendation& r, Lang lang) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"11\">"
-      "<text x=\"0\" y=\"14\" font-size=\"14\">Training time against total cost, every GPU type (log scales); "
-      "numbered: the options above</text>",
-      width, height);
-  if (points.empty()) return svg + "<text x=\"20\" y=\"60\">no priced option</text></svg>";
+      "<text x=\"0\" y=\"14\" font-size=\"14\">{}</text>",
+      width, height, Escape(Say(lang, "chart.time_cost_title")));
+  if (points.empty())
+    return svg + "<text x=\"20\" y=\"60\">" + Escape(Say(lang, "chart.no_priced_option")) + "</text></svg>";
   double tmin = INFINITY, tmax = 0, cmin = INFINITY, cmax = 0;
   for (const auto* o : points) {
     tmin = std::min(tmin, o->reliability.wall_s / 86400);
@@ -351,15 +361,15 @@ std::string TimeCostSvg(const Recommendation& r, Lang lang) {
         "<text x=\"{3}\" y=\"{4:.0f}\" text-anchor=\"end\">{5}</text>",
         left, width - right, Y(std::pow(10, d)), left - 6, Y(std::pow(10, d)) + 4, money(std::pow(10, d)));
   svg += fmt::format(
-      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">training time, days (with failures and "
-      "checkpoints)</text><text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" "
-      "text-anchor=\"middle\">total cost</text>",
-      (left + width) / 2, height - 12, (top + height - bottom) / 2, (top + height - bottom) / 2);
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text x=\"14\" y=\"{}\" "
+      "transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>",
+      (left + width) / 2, height - 12, Escape(Say(lang, "chart.time_axis")), (top + height - bottom) / 2,
+      (top + height - bottom) / 2, Escape(Say(lang, "chart.cost_axis")));
   for (const auto* o : points) {
     svg += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"><title>{}: {}, {}"
         "</title></circle>",
-        X(o->reliability.wall_s / 86400), Y(cost(*o)), KindColor(o->kind), Escape(OptionTitle(*o)),
+        X(o->reliability.wall_s / 86400), Y(cost(*o)), KindColor(o->kind), Escape(OptionTitle(*o, lang)),
         FormatDuration(o->reliability.wall_s, lang), CostTotalText(o->cost, cur, lang));
   }
   for (size_t k = 0; k < r.options.size(); ++k) {
@@ -375,7 +385,7 @@ std::string TimeCostSvg(const Recommendation& r, Lang lang) {
   const OptionKind kinds[] = {OptionKind::kOnPrem, OptionKind::kCloud, OptionKind::kHybrid};
   for (int i = 0; i < 3; ++i)
     svg += fmt::format("<circle cx=\"{}\" cy=\"30\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"34\">{}</text>",
-                       width - 230 + i * 75, KindColor(kinds[i]), width - 222 + i * 75, ToString(kinds[i]));
+                       width - 230 + i * 75, KindColor(kinds[i]), width - 222 + i * 75, KindText(kinds[i], lang));
   return svg + "</svg>";
 }
 
@@ -406,14 +416,16 @@ std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang, c
                    Say(lang, "rev.job", model, method) + " " + verdict + "\n\n";
   md += Say(lang, "rev.table_head") + "\n|---|---|---|---|\n";
   for (const auto& f : r.findings)
-    md += fmt::format("| {} | {} | {} | {} |\n", f.area, f.level, FindingMessage(r, f, cur, lang), FindingFix(r, f, cur, lang));
+    md += fmt::format("| {} | {} | {} | {} |\n", FindingAreaText(f, lang), FindingLevelText(f, lang),
+                      FindingMessage(r, f, cur, lang), FindingFix(r, f, cur, lang));
   if (format == ReportFormat::kMarkdown) return md;
   if (format == ReportFormat::kHtml)
     return HtmlPage(Say(lang, "rev.html_title", fmt::arg("build", r.build.name)), MarkdownToHtml(md), lang);
   std::string text = Say(lang, "rev.text_title", fmt::arg("build", r.build.name)) + "\n" +
                      Say(lang, "rev.job_line", model, method) + "\n" + verdict + "\n\n";
   for (const auto& f : r.findings) {
-    text += fmt::format("[{:4}] {:16} {}\n", f.level, f.area, FindingMessage(r, f, cur, lang));
+    text += fmt::format("[{:4}] {:16} {}\n", FindingLevelText(f, lang), FindingAreaText(f, lang),
+                        FindingMessage(r, f, cur, lang));
     const std::string fix = FindingFix(r, f, cur, lang);
     if (!fix.empty()) text += fmt::format("{:24}-> {}\n", "", fix);
   }

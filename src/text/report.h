@@ -23,7 +23,7 @@ std::string RenderReview(const BuildReview& r, ReportFormat format, Lang lang = 
 std::string PlanSummary(const Plan& plan);
 
 /// Stacked horizontal bars of each option's memory terms per GPU against its capacity.
-std::string MemorySvg(const Recommendation& r);
+std::string MemorySvg(const Recommendation& r, Lang lang = Lang::kEn);
 /// Training time against total cost of every option considered, log-log, by kind.
 std::string TimeCostSvg(const Recommendation& r, Lang lang = Lang::kEn);
 

@@ -97,7 +97,8 @@ std::string FacilityMessage(const BuildReview& r, const BuildFinding& f, const C
     case FindingCode::kPsuNoSpare:
       return Say(lang, "rev.f.psu_no_spare");
     case FindingCode::kCooling:
-      return b.cooling + ": " + CoolingWhy(r.needed);
+      return Say(lang, "rev.f.cooling", fmt::arg("build", CoolingKindText(b.cooling, lang)),
+                 fmt::arg("why", CoolingWhy(r.needed, lang)));
     default: {
       std::string names;
       for (const auto& l : b.links) names += (names.empty() ? "" : ", ") + FindLink(l).name;
@@ -173,6 +174,10 @@ std::string FindingFix(const BuildReview& r, const BuildFinding& f, const Curren
       return "";
   }
 }
+
+std::string FindingAreaText(const BuildFinding& f, Lang lang) { return Say(lang, "rev.area." + f.area); }
+
+std::string FindingLevelText(const BuildFinding& f, Lang lang) { return Say(lang, "rev.level." + f.level); }
 
 std::string ReviewReasonText(const BuildReview& r, const Currency& cur, Lang lang) {
   return r.figures.offload_ram_bytes > 0

@@ -153,10 +153,26 @@ TEST(ReviewText, FacilityFindings) {
   EXPECT_EQ(Message(r, FindingCode::kCooling, "ok"),
             "air: 1.3 kW under a desk or in a room: air; the room must remove 4444 BTU/h");
   EXPECT_EQ(Fix(r, FindingCode::kCooling, "fail"), "liquid cooling");
+  EXPECT_EQ(FindingMessage(r, {"cooling", "ok", FindingCode::kCooling}, UsdCurrency(), Lang::kZh),
+            "配置：风冷；所需：1.3 kW，放在桌下或房间里：风冷；房间须排出 4444 BTU/h 的热量");
+  EXPECT_EQ(FindingFix(r, {"cooling", "fail", FindingCode::kCooling}, UsdCurrency(), Lang::kZh), "液冷");
+  r.build.cooling = "liquid";
+  EXPECT_EQ(FindingMessage(r, {"cooling", "ok", FindingCode::kCooling}, UsdCurrency(), Lang::kZh).rfind("配置：液冷；", 0),
+            0u);
   r.build.links = {"ib-ndr400"};
   EXPECT_EQ(Message(r, FindingCode::kNetwork, "ok"),
             "one node: InfiniBand NDR 400 Gb/s (one port per GPU) carry data and management, not this job's "
             "collectives");
+}
+
+// The area and level columns of a review in Chinese; JSON keeps the English names.
+TEST(ReviewText, AreaAndLevelInChinese) {
+  const BuildFinding f{"storage-speed", "warn", FindingCode::kStorageSpeed};
+  EXPECT_EQ(FindingAreaText(f), "storage-speed");
+  EXPECT_EQ(FindingLevelText(f), "warn");
+  EXPECT_EQ(FindingAreaText(f, Lang::kZh), "存储速度");
+  EXPECT_EQ(FindingLevelText(f, Lang::kZh), "警告");
+  EXPECT_EQ(FindingLevelText({"cooling", "fail", FindingCode::kCooling}, Lang::kZh), "不通过");
 }
 
 }  // namespace
