@@ -2,6 +2,7 @@
 // stays English.
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -18,6 +19,14 @@
 #include "support/run_cli.h"
 
 namespace {
+
+/// UTF-8 for U+4E00..U+9FFF starts with a byte 0xE4..0xE9.
+bool HasChinese(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b >= 0xE4 && b <= 0xE9;
+  });
+}
 
 using trainplan::test_support::CliRun;
 using trainplan::test_support::RunCli;
@@ -267,6 +276,21 @@ TEST(Lang, ApiRecommendAndReviewSentencesInChinese) {
       << j["options"][0]["plan"]["why"];
   EXPECT_NE(j["scenario"]["usage_text"].get<std::string>().find("一次性"), std::string::npos) << j["scenario"]["usage_text"];
   EXPECT_EQ(j["currency"]["code"], "CNY");  // keys and codes stay English
+  // Every derivation line of every bill of materials is in Chinese too.
+  int why_lines = 0;
+  const std::function<void(const json&)> expect_chinese_why = [&](const json& node) {
+    if (!node.is_structured()) return;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (node.is_object() && it.key() == "why" && it->is_string() && !it->get<std::string>().empty()) {
+        ++why_lines;
+        EXPECT_TRUE(HasChinese(it->get<std::string>())) << it->get<std::string>();
+      }
+      expect_chinese_why(*it);
+    }
+  };
+  for (const json& option : j["options"])
+    if (option.contains("bom")) expect_chinese_why(option["bom"]);
+  EXPECT_GT(why_lines, 0);
 
   std::ifstream file(std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json");
   json build = json::parse(file);

@@ -109,7 +109,7 @@ json OptionJson(const PlatformOption& o, const Currency& cur, Lang lang) {
             {"why", OptionWhy(o, cur, lang)},
             {"reliability", ReliabilityJson(o.reliability)}};
   if (o.kind == OptionKind::kOnPrem) {
-    j["bom"] = BomToJson(o.bom, cur);
+    j["bom"] = BomToJson(o.bom, cur, lang);
     BreakEvenJson(o.break_even, j, lang);
     auto known = [&](double usd) { return usd > 0 ? json(FromUsd(usd, cur)) : json(); };
     j["usd_per_month_owned"] = o.usd_per_month_owned;
@@ -129,8 +129,8 @@ json OptionJson(const PlatformOption& o, const Currency& cur, Lang lang) {
 
 }  // namespace
 
-nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur) {
-  const NodeBom b = WithSentences(derived);  // the why lines are text's
+nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur, Lang lang) {
+  const NodeBom b = WithSentences(derived, lang);  // the why lines are text's
   auto terms = [](const std::vector<BomTerm>& list) {
     json out = json::array();
     for (const auto& t : list) out.push_back({{"name", t.name}, {"value", t.value}, {"why", t.why}});
@@ -314,7 +314,7 @@ json ReviewToJson(const BuildReview& r, Lang lang, const Currency& cur) {
                    {"per_gpu_bytes", r.plan.memory.per_gpu_bytes},
                    {"total_s", r.plan.time.total_s},
                    {"why", PlanWhy(r.plan, cur, lang)}};
-    out["needed"] = BomToJson(r.needed, cur);
+    out["needed"] = BomToJson(r.needed, cur, lang);
     // Amounts without a _usd suffix are in `cur`: the rate that converted them (a USD review has none to state).
     if (cur.code != "USD") out["currency"] = CurrencyJson(cur);
   } else {

@@ -30,7 +30,7 @@ nlohmann::json PlanResultToJson(const Scenario& job, const PlanResult& result,
 nlohmann::json AlternativesToJson(const std::vector<Alternative>& alternatives, Lang lang = Lang::kEn);
 
 /// A node's bill of materials with each derivation's terms and reasons.
-nlohmann::json BomToJson(const NodeBom& bom, const Currency& currency = UsdCurrency());
+nlohmann::json BomToJson(const NodeBom& bom, const Currency& currency = UsdCurrency(), Lang lang = Lang::kEn);
 
 /// The recommendation with the contract keys: options[] (kind, dedicated, time.total_s, cost {total_usd,
 /// complete, unpriced[], price_source, runs}, on-prem bom with cpu, ram_bytes, storage, network, psu_watts,
