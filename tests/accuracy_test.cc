@@ -61,6 +61,8 @@ double Mean(const Group& g) {
 
 // Tolerances are what the model meets today, with little slack; tighten them when it improves.
 
+double SignedMedian(const std::string& source);
+
 TEST(Accuracy, KorthikantiTable5IterationTimes) {
   // The best published analytical model (Calculon) averages 3.65% on these rows.
   // Calculon (the best published analytical model) averages 3.65% on these rows.
@@ -88,8 +90,17 @@ TEST(Accuracy, MegatronLargeRunsWaitForTheirSlowestGpu) {
 TEST(Accuracy, MegatronTable2) {
   ExpectWithin("Megatron-LM 2021, Table 2 PTD-P", "tflops_per_gpu", 6, 0.04, 0.06);
   // ZeRO-3 without model parallelism falls from 144 to 44 TFLOP/s as GPUs grow at fixed batch: each
-  // per-module ring gather's latency grows with the ring. The model reproduces the fall, not every row.
-  ExpectWithin("Megatron-LM 2021, Table 2 ZeRO-3", "tflops_per_gpu", 6, 0.23, 0.36);
+  // per-module ring gather's latency grows with the ring. Run as DeepSpeed v0.3.13 (per-parameter gathers with
+  // copies and a device synchronisation, gradient buckets all-reduced) the rows read +9.9% at the median, was
+  // +18.8% with today's collectives; the 530B rows stay 15-20% fast (docs/performance.md "ZeRO-3").
+  ExpectWithin("Megatron-LM 2021, Table 2 ZeRO-3", "tflops_per_gpu", 6, 0.125, 0.21);
+  EXPECT_LT(SignedMedian("Megatron-LM 2021, Table 2 ZeRO-3"), 0.11);
+}
+
+// torchtitan's FSDP2 runs of Llama 2 and 3 on 64 A100s, the rows whose activation checkpointing trainplan can
+// state (none or full); its 'selective op' policy recomputes every second matmul, which no recompute mode models.
+TEST(Accuracy, TorchtitanA100) {
+  ExpectWithin("torchtitan A100 FSDP2 (64 GPUs)", "tokens_per_s_per_gpu", 3, 0.07, 0.12);
 }
 
 // The 131k-token CP-16 row reads +12%: attention at FlashAttention-2's H100 rate dominates it.

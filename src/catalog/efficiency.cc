@@ -52,6 +52,10 @@ EngineTiming ReadEngineTiming(const Field& e) {
   t.zero3_prefetch = e.At("zero3_prefetch").Bool();
   t.zero3_host_s_per_module = e.At("zero3_host_s_per_module").Number(0, 1, true);
   e.At("zero3_host_source").String();
+  if (const auto legacy = e.Get("zero3_legacy_before")) {
+    t.zero3_legacy_before = legacy->String();
+    e.At("zero3_legacy_source").String();
+  }
   t.dataloader_workers = static_cast<int>(e.At("dataloader_workers").Number(0, 1024, true));
   e.At("dataloader_source").String();
   t.fp8_weight_cache = e.At("fp8_weight_cache").Bool();

@@ -2,6 +2,7 @@
 // Achieved-efficiency constants of the time model (data/efficiency.json), per GPU generation and per
 // training engine; each value in the file names the measurement it was calibrated on.
 #include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct EngineTiming {
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer
   bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
   double zero3_host_s_per_module = 0;    // ZeRO-3 fetch/release hooks, per weight-holding module per pass
+  // Releases before this one (training.framework_version; empty: none) gathered each ZeRO-3 parameter with a
+  // list-output all-gather after a device synchronisation and all-reduced flattened gradient buckets.
+  std::string zero3_legacy_before;
   int dataloader_workers = 0;            // default DataLoader worker processes (0: the training process)
   bool fp8_weight_cache = false;         // FP8 weight copies made once per step, not per micro-batch
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told

@@ -51,7 +51,8 @@ bool OnOff(const std::string& value) {
 /// flags and scenario files go through one parser and one validator.
 struct JobFlags {
   std::string scenario_path;
-  std::string model, method, precision, optimizer, framework, gpu, recompute, offload, intra_link, inter_link;
+  std::string model, method, precision, optimizer, framework, framework_version, gpu, recompute, offload, intra_link,
+      inter_link;
   std::string loss, optimizer_in_backward, pipeline_schedule, optimizer_state_dtype;
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::string attention, quantization;
@@ -83,6 +84,8 @@ struct JobFlags {
     cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
     cmd->add_option("--quantization", quantization, "QLoRA base: nf4 (bitsandbytes, default) | gptq (4-bit, group 128)");
     cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron | litgpt");
+    cmd->add_option("--framework-version", framework_version,
+                    "the engine's release (0.3.13); earlier DeepSpeed releases run ZeRO-3 as they did");
     cmd->add_option("--seq-len", seq_len, "tokens per sequence");
     cmd->add_option("--global-batch", global_batch, "sequences per optimizer step");
     cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
@@ -163,6 +166,7 @@ struct JobFlags {
     set("training", "precision", precision);
     set("training", "optimizer", optimizer);
     set("training", "framework", framework);
+    set("training", "framework_version", framework_version);
     set("training", "attention", attention);
     set("training", "micro_batch", micro_batch);
     set("training", "global_batch", global_batch);

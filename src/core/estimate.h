@@ -316,6 +316,7 @@ struct TimeRates {
   double elementwise_traffic = 1;
   bool zero3_gather_per_module = false;
   bool zero3_prefetch = true;
+  bool zero3_legacy = false;  // the job's engine release gathers per parameter and all-reduces gradients (ZeRO-3)
   double zero3_host_s_per_module = 0;  // ZeRO-3 hooks per module per pass (with zero 3), even on one GPU
   double dataloader_s_per_row = 0;     // host time to build one row
   double gptq_dequant_host_s_per_module = 0;  // host ops unpacking a GPTQ weight, per module and pass

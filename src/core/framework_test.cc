@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "catalog/efficiency.h"
 #include "core/estimate.h"
 #include "core/model.h"
 #include "io/hf_config.h"
@@ -133,6 +134,37 @@ TEST(FrameworkTest, LitGptRunsPurelyInBf16) {
   EXPECT_DOUBLE_EQ(m[MemTerm::kGradients], 2 * lora);
   EXPECT_DOUBLE_EQ(m[MemTerm::kOptimizerStates], 4 * lora);
   EXPECT_EQ(EffectiveLoss(job.training), Loss::kChunked);
+}
+
+}  // namespace
+}  // namespace trainplan
+
+namespace trainplan {
+namespace {
+
+TEST(FrameworkTest, ReleaseNumbersCompareFieldByField) {
+  EXPECT_TRUE(VersionBefore("0.3.13", "0.6.0"));
+  EXPECT_TRUE(VersionBefore("0.5.10", "0.6.0"));
+  EXPECT_FALSE(VersionBefore("0.6.0", "0.6.0"));
+  EXPECT_FALSE(VersionBefore("0.6", "0.6.0"));    // a missing field reads 0
+  EXPECT_FALSE(VersionBefore("0.10.0", "0.6.0"));  // numbers, not text
+  EXPECT_TRUE(VersionBefore("0.6.0", "0.6.1"));
+  EXPECT_FALSE(VersionBefore("24.07", "0.6.0"));
+  for (const char* good : {"0.3.13", "24.07", "1"}) EXPECT_TRUE(IsVersion(good)) << good;
+  for (const char* bad : {"", ".1", "1.", "1..2", "v0.3", "0.3.13rc1", "1.2.-3", "1234567890"})
+    EXPECT_FALSE(IsVersion(bad)) << bad;
+}
+
+// Every engine release named in data/efficiency.json is a release number the comparison reads.
+TEST(FrameworkTest, CatalogReleaseBoundsAreReleaseNumbers) {
+  size_t named = 0;
+  for (const Framework f : kAllFrameworks) {
+    const std::string& bound = Efficiency().Engine(f).zero3_legacy_before;
+    if (bound.empty()) continue;
+    ++named;
+    EXPECT_TRUE(IsVersion(bound)) << FrameworkKey(f) << ": " << bound;
+  }
+  EXPECT_EQ(named, 1u);  // DeepSpeed's ZeRO-3 before 0.6.0
 }
 
 }  // namespace

@@ -520,6 +520,8 @@ TimeRates RatesOf(const Scenario& sc) {
   r.host_s_per_layer_pass *= host_factor;
   r.zero3_gather_per_module = engine.zero3_gather_per_module;
   r.zero3_prefetch = engine.zero3_prefetch;
+  r.zero3_legacy = !engine.zero3_legacy_before.empty() && !sc.training.framework_version.empty() &&
+                   VersionBefore(sc.training.framework_version, engine.zero3_legacy_before);
   r.zero3_host_s_per_module = engine.zero3_host_s_per_module;
   r.dataloader_s_per_row = eff.dataloader_s_per_row;
   r.gptq_dequant_host_s_per_module = eff.gptq_dequant_host_s_per_module;
@@ -733,7 +735,11 @@ double PrefetchedExposure(double comm, double busy, double units) {
 /// (the same bytes). ZeRO-3 gathers the parameters in every micro-batch's forward and backward (and
 /// again for a recomputed forward when the engine releases them per module) and reduce-scatters the
 /// gradients. Each collective is a ring (NCCL has no tree all-gather): d-1 latency steps. With prefetch
-/// a pass's collectives hide behind its compute; engines without it wait for every one.
+/// a pass's collectives hide behind its compute; engines without it wait for every one. Engine releases
+/// before the batched collectives (zero3_legacy: DeepSpeed before 0.6.0) synchronise the device around every
+/// gather, which also zero-fills its full-size buffer and copies the result out of NCCL's flat staging buffer
+/// (three passes over the gathered bytes), and flatten each gradient bucket, all-reduce it whole and copy it
+/// back (four passes, twice a reduce-scatter's network bytes).
 /// `mb_fwd_busy` and `mb_bwd_busy`: one micro-batch's forward and backward time on the slowest stage.
 double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout& l, double stage_params,
                            double stage_trainable, double grad_bytes, double stage_collectives,
@@ -748,8 +754,12 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   if (st.zero >= 3) {
     const Training& tr = sc.training;
     const double weight_bytes = LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant);
-    const double gather = AllReduceTime(r, hw, stage_params * weight_bytes, d, dp_local, 0.5);
-    const double scatter = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 0.5);
+    const double param_bytes = stage_params * weight_bytes, grad_total = stage_trainable * grad_bytes;
+    const double gather = AllReduceTime(r, hw, param_bytes, d, dp_local, 0.5) +
+                          (r.zero3_legacy ? HbmSeconds(r, 3 * param_bytes) : 0);
+    const double scatter = r.zero3_legacy
+                               ? AllReduceTime(r, hw, grad_total, d, dp_local, 1.0) + HbmSeconds(r, 4 * grad_total)
+                               : AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
     const double gathers = 2 + (r.zero3_gather_per_module && st.recompute == Recompute::kFull ? 1 : 0);
     // Ring latency of one pass's collectives: d-1 steps each.
     const LinkSpec& ring = d > dp_local ? hw.inter_node : hw.intra_node;
@@ -757,9 +767,10 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
     const double fwd_comm = gather + latency;
     const double bwd_comm = (gathers - 1) * (gather + latency) + scatter + latency;
     const double units = std::max(1.0, stage_collectives);
-    const double exposed = r.zero3_prefetch ? PrefetchedExposure(fwd_comm, mb_fwd_busy, units) +
-                                                  PrefetchedExposure(bwd_comm, mb_bwd_busy, units)
-                                            : fwd_comm + bwd_comm;
+    const bool overlapped = r.zero3_prefetch && !r.zero3_legacy;
+    const double exposed = overlapped ? PrefetchedExposure(fwd_comm, mb_fwd_busy, units) +
+                                            PrefetchedExposure(bwd_comm, mb_bwd_busy, units)
+                                      : fwd_comm + bwd_comm;
     return micro_batches * exposed;
   }
   const double reduce = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 1.0);

@@ -294,6 +294,59 @@ TEST(PerfZero3, PrefetchLeavesOneUnitExposedPerPass) {
   EXPECT_NEAR(waits(16) / waits(8), 2.0, 0.05);
 }
 
+// DeepSpeed releases before 0.6.0 (training.framework_version) gather per parameter with copies around each
+// list-output all-gather and all-reduce whole gradient buckets: the same job's gathers and reductions take
+// longer, by the HBM passes and the doubled gradient bytes, and nothing else in the step changes.
+Scenario LegacyZero3Job() {
+  Scenario sc = Base(Gpt(8192, 64, 16, 51200), 64);
+  sc.training.framework = Framework::kDeepSpeed;
+  sc.strategy.zero = 3;
+  sc.training.global_batch = 64;
+  return sc;
+}
+
+TEST(PerfZero3, EarlyDeepSpeedReleasesAllReduceAndCopyAroundEachGather) {
+  Scenario sc = LegacyZero3Job();
+  const TimeEstimate current = Time(sc);
+  sc.training.framework_version = "0.3.13";
+  const TimeEstimate legacy = Time(sc);
+  EXPECT_GT(legacy[TimeTerm::kDpComm], current[TimeTerm::kDpComm]);
+  EXPECT_DOUBLE_EQ(legacy[TimeTerm::kCompute], current[TimeTerm::kCompute]);
+  // One micro-batch, no recomputation: two gathers (forward, backward) each pass over the 16-bit weights three
+  // times and the gradients four times, besides the all-reduce's second half: at least ten passes over the
+  // linears' weights at the achieved HBM rate (efficiency 0.8).
+  const double weights_bytes = LinearParams(sc.model) * 2;
+  const double hbm = weights_bytes / (sc.hardware.gpu.memory_bw_bytes_per_s * 0.8);
+  EXPECT_GT(legacy[TimeTerm::kDpComm] - current[TimeTerm::kDpComm], (2 * 3 + 4) * hbm * 0.99);
+  // Release 0.6.0 and later run the batched collectives: the current estimate.
+  sc.training.framework_version = "0.6.0";
+  EXPECT_DOUBLE_EQ(Time(sc)[TimeTerm::kDpComm], current[TimeTerm::kDpComm]);
+  sc.training.framework_version = "0.16.4";
+  EXPECT_DOUBLE_EQ(Time(sc)[TimeTerm::kDpComm], current[TimeTerm::kDpComm]);
+}
+
+TEST(PerfZero3, EngineReleasesOnlyMatterWhereTheEngineNamesThem) {
+  Scenario sc = LegacyZero3Job();
+  sc.training.framework = Framework::kFsdp;
+  const double current = Time(sc).step_s;
+  sc.training.framework_version = "0.3.13";
+  EXPECT_DOUBLE_EQ(Time(sc).step_s, current);
+}
+
+// Overlap can only lower a step: an engine that prefetches gathers exposes no more than one that waits.
+TEST(PerfProperties, Zero3PrefetchNeverRaisesAStep) {
+  for (const int gpus : {16, 64, 256}) {
+    Scenario sc = Base(Gpt(4096, 32, 16, 32000), gpus);
+    sc.training.framework = Framework::kFsdp;
+    sc.strategy.zero = 3;
+    sc.training.global_batch = gpus;
+    const TimeEstimate prefetched = Time(sc);
+    sc.training.framework = Framework::kDeepSpeed;  // per-module gathers, each waited for
+    const TimeEstimate waiting = Time(sc);
+    EXPECT_LE(prefetched[TimeTerm::kDpComm], waiting[TimeTerm::kDpComm]) << gpus;
+  }
+}
+
 TEST(PerfProperties, OffloadAddsHostTime) {
   Scenario sc = Base(Gpt(4096, 32, 32, 32000), 1);
   const TimeEstimate gpu = Time(sc);

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "catalog/efficiency.h"
+#include "core/framework.h"
 #include "core/limits.h"
 #include "core/units.h"
 
@@ -387,6 +388,9 @@ void ValidateScenario(Scenario& s) {
   CheckExpertSplit(m, sg);
   CheckExpertTensorSplit(m, sg);
   CheckMoeTrainingOptions(s.training);
+  if (!s.training.framework_version.empty() && !IsVersion(s.training.framework_version))
+    throw InputError("training.framework_version", s.training.framework_version,
+                     "a release number of digits and dots, such as \"0.3.13\"");
   CheckSequenceSplit(s.training, sg);
   // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine, and Megatron shards no gradients;
   // PyTorch FSDP does: torch.distributed.pipelining runs FSDP-wrapped stages (PipelineStage's

@@ -62,6 +62,9 @@ struct Training {
   // decoder block like the model's last, a 2h x h projection and two norms on the last stage, sharing the
   // embedding and the output head; 0: none.
   int64_t mtp_layers = 0;
+  // The engine's release ("0.3.13"); empty: its current one. An engine whose implementation changed names the
+  // releases before the change in data/efficiency.json (DeepSpeed's ZeRO-3 collectives before 0.6.0).
+  std::string framework_version;
 };
 
 /// The order micro-batches run through the pipeline stages. 1F1B: Megatron-Core's one-forward-one-backward

@@ -188,6 +188,12 @@ Mapped MegatronRecord(const json& rec, const std::string& source) {
   sc.training.precision = Has(Text(st, "precision"), "fp16") ? Precision::kFp16 : Precision::kBf16;
   const bool zero3 = ReadZero(st) == 3;
   sc.training.framework = zero3 ? Framework::kDeepSpeed : Framework::kMegatron;
+  if (zero3) {
+    // The paper (April 2021) names no release; ZeRO-3 first shipped in DeepSpeed v0.3.13 (2021-03-16), and every
+    // release before 0.6.0 gathers and reduces as it does (data/efficiency.json zero3_legacy_source).
+    sc.training.framework_version = "0.3.13";
+    m.note += "DeepSpeed v0.3.13 (ZeRO-3's first release; the paper names none); ";
+  }
   sc.training.seq_len = static_cast<int64_t>(Required(st, "seq_len", "strategy"));
   sc.training.global_batch = static_cast<int64_t>(Required(st, "global_batch_seqs", "strategy"));
   sc.strategy.tp = static_cast<int>(Number(st, "tp").value_or(1));

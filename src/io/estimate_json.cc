@@ -122,6 +122,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
   training["optimizer_state_dtype"] = s.training.bf16_optimizer_states ? "bf16" : "fp32";
   training["fp8_swiglu_input"] = s.training.fp8_swiglu_input;
   training["mtp_layers"] = s.training.mtp_layers;
+  if (!s.training.framework_version.empty()) training["framework_version"] = s.training.framework_version;
   // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.
   if (!s.training.sample_lengths.empty()) {
     training["sample_lengths"] = s.training.sample_lengths;

@@ -223,7 +223,8 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "quantization",
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
-               "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers"});
+               "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers",
+               "framework_version"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
@@ -248,6 +249,10 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   }
   if (const auto v = t.Get("fp8_swiglu_input")) tr.fp8_swiglu_input = v->Bool();
   if (const auto v = t.Get("mtp_layers")) tr.mtp_layers = v->Int(limits::kMtpLayers);
+  if (const auto v = t.Get("framework_version")) {
+    if (!IsVersion(v->String())) v->Fail("a release number of digits and dots, such as \"0.3.13\"");
+    tr.framework_version = v->String();
+  }
   if (const auto v = t.Get("optimizer")) tr.optimizer = ParseOptimizer(v->String(), v->path());
   if (const auto v = t.Get("seq_len")) tr.seq_len = v->Int(limits::kSeqLen);
   if (const auto v = t.Get("micro_batch")) tr.micro_batch = v->Int(limits::kMicroBatch);

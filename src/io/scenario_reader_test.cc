@@ -222,6 +222,21 @@ TEST(ScenarioFromJson, ReadsMoeTrainingOptions) {
   EXPECT_EQ(ErrorOf(doc).field(), "training.mtp_layers");
 }
 
+// The engine's release: kept as given, a malformed one named with what is allowed.
+TEST(ScenarioFromJson, ReadsTheFrameworkRelease) {
+  json doc = {{"model", "llama-3-8b"},
+              {"training", {{"method", "pretrain"}, {"framework", "deepspeed"}, {"framework_version", "0.3.13"}}},
+              {"hardware", {{"gpus", 8}}},
+              {"strategy", {{"zero", 3}}}};
+  EXPECT_EQ(ScenarioFromJson(doc, false).training.framework_version, "0.3.13");
+  doc["training"]["framework_version"] = "v0.3";
+  EXPECT_EQ(ErrorOf(doc).field(), "training.framework_version");
+  EXPECT_EQ(ErrorOf(doc).value(), "v0.3");
+  EXPECT_EQ(ErrorOf(doc).allowed(), "a release number of digits and dots, such as \"0.3.13\"");
+  doc["training"]["framework_version"] = 3;
+  EXPECT_EQ(ErrorOf(doc).field(), "training.framework_version");
+}
+
 TEST(ScenarioFromJson, UnknownKeysNameTheKeyAndWhatIsAllowed) {
   json doc = Doc();
   doc["strategy"]["tensor_parallel"] = 2;
