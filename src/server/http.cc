@@ -28,6 +28,9 @@ std::string_view Trim(std::string_view s) {
 
 std::string_view PathOf(const Request& request) {
   const std::string_view target = request.target();
+  // Only an origin-form target ("/path?query") has a path of ours; any other ("?x", "*", an absolute URI) is
+  // looked up whole and not found, never read as an empty path.
+  if (!target.starts_with('/')) return target;
   return target.substr(0, target.find('?'));
 }
 
