@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -400,7 +401,42 @@ MachineProbe ProbeMachine(const ProbeOptions& options) {
 
 nlohmann::json ProbeToJson(const MachineProbe& probe) { return probe; }
 
+namespace {
+
+/// Every integer field of a probe must hold a whole number an `int` can: the generated readers cast whatever
+/// number they find, and a float outside the target's range is undefined behaviour. `shape` is a probe written
+/// by ProbeToJson with one element in each list, so its integer-typed values mark the integer fields.
+void RequireIntegersFit(const nlohmann::json& value, const nlohmann::json& shape, const std::string& path) {
+  if (shape.is_object() && value.is_object()) {
+    for (const auto& [key, field_shape] : shape.items())
+      if (value.contains(key)) RequireIntegersFit(value.at(key), field_shape, path + "." + key);
+  } else if (shape.is_array() && value.is_array() && !shape.empty()) {
+    for (size_t i = 0; i < value.size(); ++i) RequireIntegersFit(value[i], shape[0], fmt::format("{}[{}]", path, i));
+  } else if ((shape.is_number_integer() || shape.is_number_unsigned()) && value.is_number()) {
+    const double number = value.get<double>();
+    if (std::trunc(number) != number || number < std::numeric_limits<int>::min() ||
+        number > std::numeric_limits<int>::max())
+      throw InputError(path, value.dump(), fmt::format("a whole number from {} to {}", std::numeric_limits<int>::min(),
+                                                       std::numeric_limits<int>::max()));
+  }
+}
+
+const nlohmann::json& ProbeShape() {
+  static const nlohmann::json shape = [] {
+    MachineProbe probe;
+    probe.disks.emplace_back();
+    probe.paths.emplace_back();
+    probe.network.emplace_back();
+    probe.gpus.emplace_back();
+    return ProbeToJson(probe);
+  }();
+  return shape;
+}
+
+}  // namespace
+
 MachineProbe ProbeFromJson(const nlohmann::json& doc, const std::string& source) {
+  RequireIntegersFit(doc, ProbeShape(), source);
   try {
     return doc.get<MachineProbe>();
   } catch (const nlohmann::json::exception& e) {

@@ -98,9 +98,10 @@ std::string PlanSummary(const json& essence) {
   const json hw = essence.value("hardware", json::object());
   const json st = essence.value("strategy", json::object());
   const json tr = essence.value("training", json::object());
-  return fmt::format("{}x {}, {} tp{} pp{} dp{} zero{}", hw.value("gpus", 0), hw.value("gpu", "?"),
-                     tr.value("framework", "?"), st.value("tp", 0), st.value("pp", 0), st.value("dp", 0),
-                     st.value("zero", 0));
+  // Read as doubles: a hand-edited number too large for an int must not be cast to one.
+  return fmt::format("{}x {}, {} tp{} pp{} dp{} zero{}", hw.value("gpus", 0.0), hw.value("gpu", "?"),
+                     tr.value("framework", "?"), st.value("tp", 0.0), st.value("pp", 0.0), st.value("dp", 0.0),
+                     st.value("zero", 0.0));
 }
 
 /// Libraries whose version changes kernels or numerics, and why.
@@ -172,7 +173,10 @@ Snapshot SnapshotFromJson(const json& doc, const std::string& source) {
                      "a snapshot written by `trainplan snapshot`");
   Snapshot s;
   try {
-    s.format_version = doc.at("trainplan_snapshot").get<int>();
+    const json& format = doc.at("trainplan_snapshot");
+    if (!format.is_number_integer())
+      throw InputError(source + ": trainplan_snapshot", format.dump(), fmt::format("format {}", Snapshot::kFormatVersion));
+    s.format_version = format.get<int>();
     if (s.format_version != Snapshot::kFormatVersion)
       throw InputError(source, fmt::format("snapshot format {}", s.format_version),
                        fmt::format("format {}", Snapshot::kFormatVersion));

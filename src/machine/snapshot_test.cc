@@ -142,6 +142,28 @@ TEST(Snapshot, MalformedFilesAreBadInput) {
   bad = good;
   bad.erase("machine");
   EXPECT_THROW(SnapshotFromJson(bad, "x.json"), InputError);
+  bad = good;
+  bad["trainplan_snapshot"] = 1e300;
+  EXPECT_THROW(SnapshotFromJson(bad, "x.json"), InputError);
+}
+
+// An integer field holding a number no int can (found by make fuzz): refused by name, never cast.
+TEST(Snapshot, IntegerFieldsOutOfRangeAreBadInput) {
+  const nlohmann::json good = SnapshotToJson(Take(Machine("NVIDIA H200", "topo_2xrtx4090_pcie.txt"), {}));
+  for (const auto& [pointer, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"/machine/cpu/sockets", 2551906304.0}, {"/machine/cpu/cores", 1.5}, {"/machine/gpus/0/nvml/index", -1e30}}) {
+    nlohmann::json bad = good;
+    bad[nlohmann::json::json_pointer(pointer)] = value;
+    try {
+      SnapshotFromJson(bad, "x.json");
+      ADD_FAILURE() << pointer << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("whole number"), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json plan = good;
+  plan["plan"] = {{"hardware", {{"gpus", 1e300}, {"gpu", "h100-sxm"}}}};
+  EXPECT_NO_THROW(DiffSnapshots(SnapshotFromJson(plan, "b"), SnapshotFromJson(good, "a")));
 }
 
 }  // namespace
