@@ -42,11 +42,15 @@ accuracy: build
 	@$(BUILD_DIR)/trainplan accuracy --reference tests/reference/measurements.jsonl -o docs/accuracy.md
 
 # Load on `trainplan serve`: twice its search workers in clients, mixing estimates, plans and recommendations
-# of small and huge models for LOAD_SECONDS; prints p50/p99 and statuses per endpoint and the server's peak
+# of small and huge models for LOAD_SECONDS, first with every request new (the server's answer cache never
+# answers), then the same requests repeated; prints p50/p99 and statuses per endpoint and the server's peak
 # memory, and fails on any answer but 200 and the documented 503 with Retry-After.
 LOAD_SECONDS ?= 60
 load: build
 	@cmake --build $(BUILD_DIR) --target trainplan_load -j $(JOBS)
+	@echo "every request new (no answer from the server's cache):"
+	@scripts/load-test.sh $(BUILD_DIR) $(LOAD_SECONDS) "" --fresh
+	@echo "the same requests repeated (answered from the cache after the first):"
 	@scripts/load-test.sh $(BUILD_DIR) $(LOAD_SECONDS)
 
 # libFuzzer over the API's request handler, then over the file readers (scenario, config.json, build), for

@@ -5,11 +5,14 @@
 // memory before and after. Loopback only. Exit status 1 when any such other answer or a transport error
 // appeared.
 //
-//   trainplan_load --port N [--clients 4] [--seconds 30] [--server-pid PID] [--request PATH FILE]...
+//   trainplan_load --port N [--clients 4] [--seconds 30] [--server-pid PID] [--fresh] [--request PATH FILE]...
 //
 // `--request` (repeatable) replaces the built-in mix with the body in FILE posted to PATH, equal weights.
+// `--fresh` makes every request one the server has not seen (its `training.tokens` raised by under a part in 10^3),
+// so the server's answer cache never answers and every search is computed.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -115,8 +118,20 @@ std::string StatusOf(const httplib::Response& res) {
   return fmt::format("{} {}", res.status, error["code"].get<std::string>());
 }
 
+/// `body` with its token count raised by `sequence` parts in 10^12: unequal to every earlier request, the same
+/// job otherwise.
+/// A body without `training.tokens` is sent as it is.
+std::string Fresh(const std::string& body, uint64_t sequence) {
+  nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("training") || !doc["training"].is_object() ||
+      !doc["training"].contains("tokens") || !doc["training"]["tokens"].is_number())
+    return body;
+  doc["training"]["tokens"] = doc["training"]["tokens"].get<double>() * (1 + static_cast<double>(sequence) * 1e-12);
+  return doc.dump();
+}
+
 /// One client: draws from the mix (its own seed) and posts until `end`, over one keep-alive connection.
-std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsigned seed,
+std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsigned seed, bool fresh,
                                std::chrono::steady_clock::time_point end) {
   httplib::Client client("127.0.0.1", port);
   client.set_keep_alive(true);
@@ -127,10 +142,11 @@ std::vector<Outcome> RunClient(int port, const std::vector<Request>& mix, unsign
   std::discrete_distribution<size_t> draw(weights.begin(), weights.end());
   std::mt19937 random(seed);
   std::vector<Outcome> outcomes;
-  while (std::chrono::steady_clock::now() < end) {
+  for (uint64_t sent = 0; std::chrono::steady_clock::now() < end; ++sent) {
     const size_t i = draw(random);
+    const std::string body = fresh ? Fresh(mix[i].body, uint64_t{seed} * 1000000 + sent) : mix[i].body;
     const auto t0 = std::chrono::steady_clock::now();
-    auto res = client.Post(mix[i].path, mix[i].body, "application/json");
+    auto res = client.Post(mix[i].path, body, "application/json");
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!res) {
       outcomes.push_back({i, ms, httplib::to_string(res.error()), false});
@@ -148,6 +164,7 @@ int main(int argc, char** argv) {
   int port = 0, clients = 4;
   double seconds = 30;
   std::string server_pid;
+  bool fresh = false;
   std::vector<Request> mix;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -160,6 +177,8 @@ int main(int argc, char** argv) {
       seconds = std::clamp(std::atof(next().c_str()), 0.1, 3600.0);
     } else if (flag == "--server-pid") {
       server_pid = next();
+    } else if (flag == "--fresh") {
+      fresh = true;
     } else if (flag == "--request") {
       const std::string path = next(), file = next();
       mix.push_back({path + " " + file, path, ReadFile(file), 1});
@@ -170,7 +189,7 @@ int main(int argc, char** argv) {
   }
   if (port <= 0) {
     std::cerr << "usage: trainplan_load --port N [--clients N] [--seconds S] [--server-pid PID] "
-                 "[--request PATH FILE]...\n";
+                 "[--fresh] [--request PATH FILE]...\n";
     return 2;
   }
   if (mix.empty()) mix = DefaultMix();
@@ -184,7 +203,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      std::vector<Outcome> mine = RunClient(port, mix, static_cast<unsigned>(c + 1), end);
+      std::vector<Outcome> mine = RunClient(port, mix, static_cast<unsigned>(c + 1), fresh, end);
       std::lock_guard lock(mu);
       outcomes.insert(outcomes.end(), mine.begin(), mine.end());
     });
@@ -201,6 +220,7 @@ int main(int argc, char** argv) {
   const long undocumented = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.documented; });
   nlohmann::json report = Summary(outcomes, [](const Outcome&) { return true; });
   report["clients"] = clients;
+  report["fresh"] = fresh;
   report["seconds"] = elapsed_s;
   report["requests_per_s"] = static_cast<double>(outcomes.size()) / elapsed_s;
   report["undocumented_answers"] = undocumented;  // neither 200 nor 503 with Retry-After, or no answer at all
