@@ -153,12 +153,9 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
   EXPECT_EQ(j["break_even_reason"], "no_purchase_price");
 }
 
-// The example: a Chinese lab's LoRA job in region cn with sensitive data, in yuan. Options with a price
-// come first in CNY; an unknown price reads "price unknown", never "¥0" or "$0"; among unpriced options the
-// 23.6-hour H800 ranks above the 4.7-day Ascend 910B (a domestic part ranks first only while competitive, or when
-// asked for); each cloud option names its platform, a provider renting in China; the output states the rate and
-// the ranking rule.
-TEST(RecommendEndToEnd, ChinaLabInYuan) {
+/// The example: qwen2.5-14b LoRA on 5e8 tokens, continuous for 12 months, sensitive data, region cn, in
+/// yuan, on 2026-12-01; `prefer_domestic`: domestic parts first within each price tier.
+Recommendation ChinaLabRecommendation(bool prefer_domestic = false) {
   const Scenario job =
       JobOf({{"model", "qwen2.5-14b"}, {"training", {{"method", "lora"}, {"tokens", 5e8}}}}, "h100-sxm");
   PlatformPolicy p;
@@ -168,7 +165,17 @@ TEST(RecommendEndToEnd, ChinaLabInYuan) {
   p.region = "cn";
   p.as_of = "2026-12-01";
   p.currency = "CNY";
-  const Recommendation r = Recommend(job, p, 1);
+  p.prefer_domestic = prefer_domestic;
+  return Recommend(job, p, 1);
+}
+
+// The example: a Chinese lab's LoRA job in region cn with sensitive data, in yuan. Options with a price
+// come first in CNY; an unknown price reads "price unknown", never "¥0" or "$0"; among unpriced options the
+// 23.6-hour H800 ranks above the 4.7-day Ascend 910B (a domestic part ranks first only while competitive, or when
+// asked for); each cloud option names its platform, a provider renting in China; the output states the rate and
+// the ranking rule.
+TEST(RecommendEndToEnd, ChinaLabInYuan) {
+  const Recommendation r = ChinaLabRecommendation();
   ASSERT_TRUE(r.feasible);
   auto position = [&](const std::string& gpu) {
     for (size_t i = 0; i < r.options.size(); ++i)
@@ -201,8 +208,7 @@ TEST(RecommendEndToEnd, ChinaLabInYuan) {
   EXPECT_NEAR(first["total"].get<double>(), first["total_usd"].get<double>() * 6.9858, 1e-6);
   EXPECT_NEAR(first["per_gpu_hour"].get<double>(), 12, 1e-9);
 
-  p.prefer_domestic = true;  // asked for: domestic parts first within each price tier
-  const Recommendation domestic = Recommend(job, p, 1);
+  const Recommendation domestic = ChinaLabRecommendation(/*prefer_domestic=*/true);
   int h800 = -1, ascend = -1;
   for (size_t i = 0; i < domestic.options.size(); ++i) {
     const auto& o = domestic.options[i];
@@ -219,16 +225,7 @@ TEST(RecommendEndToEnd, ChinaLabInYuan) {
 // mainland object store priced at its CNY list price; no option is priced zero: a cost is a positive amount or
 // null (unknown).
 TEST(RecommendEndToEnd, ChinaPricesElectricityStorageNeverZero) {
-  const Scenario job =
-      JobOf({{"model", "qwen2.5-14b"}, {"training", {{"method", "lora"}, {"tokens", 5e8}}}}, "h100-sxm");
-  PlatformPolicy p;
-  p.usage = ParseUsage("continuous");
-  p.months = 12;
-  p.sensitivity = Sensitivity::kHigh;
-  p.region = "cn";
-  p.as_of = "2026-12-01";
-  p.currency = "CNY";
-  const Recommendation r = Recommend(job, p, 1);
+  const Recommendation r = ChinaLabRecommendation();
   ASSERT_TRUE(r.feasible);
   EXPECT_DOUBLE_EQ(r.policy.electricity_usd_per_kwh, 0.088);  // China Briefing, 2024, not the US 0.1194
   const std::string text = RecommendationReport(r, ReportFormat::kText);
