@@ -430,6 +430,41 @@ TEST(Server, AFullQueueIs503WithRetryAfterAndAbandonedRequestsAreSkipped) {
   EXPECT_LT(next.seconds, 2.5 * first.seconds);
 }
 
+// A plan of milliseconds: one GPU type, one count.
+constexpr const char* kQuickPlan =
+    R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e8},"plan":{"gpu":["h100-sxm"],"gpus":1}})";
+
+TEST(Server, ASearchAnswered503AtTheTimeLimitStopsAndFreesItsWorker) {
+  Served s({"--workers", "1", "--time-limit", "0.5"});
+  ASSERT_GT(s.port(), 0) << s.log();
+  const Reply slow = Exchange(s.port(), Post("/api/plan", kSlowPlan, s.port()), 30);
+  ExpectJsonError(slow, 503, "search_too_long");
+  // Had the slow search kept the one worker (about a second more), this plan would wait past its own
+  // half-second limit and be answered 503 too.
+  const Reply quick = Exchange(s.port(), Post("/api/plan", kQuickPlan, s.port()), 30);
+  EXPECT_EQ(quick.status, 200) << quick.body.substr(0, 300);
+}
+
+TEST(Server, AClientThatHangsUpMidSearchFreesItsWorker) {
+  Served s({"--workers", "1", "--time-limit", "120"});
+  ASSERT_GT(s.port(), 0) << s.log();
+  const int p = s.port();
+  // How long the slow search takes here, answered whole (a different top, so the cache does not answer below).
+  std::string whole_plan = kSlowPlan;
+  whole_plan.replace(whole_plan.find("\"top\":50"), 8, "\"top\":49");
+  const Reply whole = Exchange(p, Post("/api/plan", whole_plan, p), 60);
+  ASSERT_EQ(whole.status, 200) << whole.body.substr(0, 300);
+  // A client starts the slow search and hangs up once it is computing.
+  const int fd = Connect(p);
+  SendAll(fd, Post("/api/plan", kSlowPlan, p));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  close(fd);
+  const Reply quick = Exchange(p, Post("/api/plan", kQuickPlan, p), 60);
+  EXPECT_EQ(quick.status, 200) << quick.body.substr(0, 300);
+  // Behind a search that went on, it would wait for most of one.
+  EXPECT_LT(quick.seconds, 0.5 * whole.seconds) << "whole search " << whole.seconds << " s";
+}
+
 TEST(Server, ConnectionsBeyondTheCapAre503) {
   Served s({"--max-connections", "4"});
   ASSERT_GT(s.port(), 0) << s.log();

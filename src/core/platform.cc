@@ -159,8 +159,9 @@ bool IsForeign(const std::string& gpu_id, const Region& region) {
 
 std::string RunsAllowed() { return fmt::format("runs a month above 0 and at most {:g}", kMaxRunsPerMonth); }
 
-PlanConstraints BaseConstraints(const PlatformPolicy& p) {
+PlanConstraints BaseConstraints(const PlatformPolicy& p, std::stop_token stop) {
   PlanConstraints base;
+  base.stop = std::move(stop);
   base.deadline_s = p.deadline_s;
   base.max_gpus = p.max_gpus;
   base.gpus = p.gpus;
@@ -552,13 +553,13 @@ std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const R
   return out;
 }
 
-Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads) {
+Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads, std::stop_token stop) {
   Recommendation rec;
   rec.job = job;
   rec.policy = ResolvePolicy(policy, rec.assumptions);
   const PlatformPolicy& p = rec.policy;
   const Region& region = RegionOf(p.region);
-  const PlanConstraints base = BaseConstraints(p);
+  const PlanConstraints base = BaseConstraints(p, std::move(stop));
   // A GPU listed by name, or by the region, gets its build even without a purchase price.
   const bool listed = !policy.gpu_types.empty() || !region.parts.empty();
   for (const auto& gpu_id : p.gpu_types) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -229,7 +230,7 @@ std::vector<PlatformOption> RankOptions(std::vector<PlatformOption> all, const R
 
 /// Searches each GPU type's plans (SearchPlans) for renting (cheapest) and buying (fewest GPUs) within
 /// the deadline, derives each purchase's build, its reliability and costs, applies the policy, and ranks
-/// the options. Throws InputError for an invalid policy.
-Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads = 0);
+/// the options. Throws InputError for an invalid policy, SearchCancelled when `stop` stops its searches.
+Recommendation Recommend(const Scenario& job, const PlatformPolicy& policy, int threads = 0, std::stop_token stop = {});
 
 }  // namespace trainplan

@@ -136,7 +136,8 @@ void CheckPowerAndCooling(const BuildSpec& build, const NodeBom& need, BuildFigu
 
 }  // namespace
 
-BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed, int threads) {
+BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed, int threads,
+                        std::stop_token stop) {
   BuildReview r;
   r.build = build;
   r.job = job;
@@ -151,6 +152,7 @@ BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framew
   c.objective = Objective::kTime;
   c.top = 1;
   c.framework_fixed = framework_fixed;
+  c.stop = std::move(stop);
   BomOptions options;
   options.psu_spares = 0;
   options.cpu_id = build.cpu.id;

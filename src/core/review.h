@@ -1,4 +1,5 @@
 #pragma once
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,9 @@ struct BuildReview {
 };
 
 /// Checks a build against a job: what fits, what bottlenecks, what to change.
-/// `framework_fixed`: the job names its framework, search only its strategies.
-BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed = false, int threads = 0);
+/// `framework_fixed`: the job names its framework, search only its strategies. Throws SearchCancelled when
+/// `stop` stops its searches.
+BuildReview ReviewBuild(const BuildSpec& build, const Scenario& job, bool framework_fixed = false, int threads = 0,
+                        std::stop_token stop = {});
 
 }  // namespace trainplan

@@ -640,7 +640,8 @@ NoPlanReason RentalBlock(const PlanConstraints& c) {
   return why;
 }
 
-/// Searches the tasks on `threads` threads (0: one per core); returns the threads used.
+/// Searches the tasks on `threads` threads (0: one per core); returns the threads used. Once a stop is
+/// requested no task starts: the caller finds the stop and throws.
 int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threads, std::vector<TaskResult>& results) {
   const PlanConstraints& c = *space.constraints;
   results.assign(tasks.size(), TaskResult{});
@@ -648,7 +649,7 @@ int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threa
   std::atomic<size_t> done{0};
   auto worker = [&](bool reports) {
     WorkerState state{.scenario = *space.job, .gpu = nullptr, .prepared = {}};
-    for (size_t i = next++; i < tasks.size(); i = next++) {
+    for (size_t i = next++; i < tasks.size() && !c.stop.stop_requested(); i = next++) {
       results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].quote);
       size_t finished = ++done;
       if (reports && c.progress) c.progress(finished, tasks.size());
@@ -764,6 +765,7 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
     const SearchSpace space = MakeSpace(job, c);
     std::vector<TaskResult> results;
     out.threads = RunTasks(space, MakeTasks(c), threads, results);
+    if (c.stop.stop_requested()) throw SearchCancelled();
     const NearMisses near = MergeTasks(results, c, out);
     if (out.plans.empty() && !near.searched && !out.skipped.empty())
       out.reason = {.code = NoPlanCode::kUnsupportedOnStack, .stack_gap = out.skipped.front()};

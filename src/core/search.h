@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,15 @@ struct PlanConstraints {
   bool find_alternatives = true;
   /// Called from the calling thread as (GPU type and count) tasks finish: (done, total). Optional.
   std::function<void(size_t, size_t)> progress;
+  /// Asks the search to stop: no task starts after a stop is requested, and the search throws
+  /// SearchCancelled. Default-constructed: never stops.
+  std::stop_token stop;
+};
+
+/// A search stopped through PlanConstraints::stop before it finished: there is no answer, not a partial one.
+class SearchCancelled : public std::exception {
+ public:
+  const char* what() const noexcept override { return "the search was stopped before it finished"; }
 };
 
 /// The Pareto knee of a search ranked by time: walking the front from its cheapest plan (within the deadline
@@ -198,7 +209,8 @@ double BilledGpuHours(double total_s, int gpus, const BillingRule* billing);
 
 /// Searches GPU types, counts and every valid strategy (tp, pp, dp, cp, ep, ZeRO, offload, recompute,
 /// micro-batch, interleave, sequence parallelism) for the job, using the estimator as the oracle.
-/// Deterministic whatever the thread count. Throws InputError for invalid constraints.
+/// Deterministic whatever the thread count. Throws InputError for invalid constraints, SearchCancelled when
+/// constraints.stop asks it to stop.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
 
 /// The job as `plan` runs it: its GPUs, links, strategy, framework and micro-batch; a global batch left at 0

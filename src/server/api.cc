@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "catalog/load.h"
 #include "core/estimate.h"
+#include "core/search.h"
 #include "io/requests.h"
 #include "io/writers.h"
 #include "core/review.h"
@@ -65,31 +66,32 @@ bool Given(const json& doc, const char* section, const char* key) {
   return it != doc.end() && it->is_object() && it->contains(key);
 }
 
-json Plan(const json& doc, const ApiLimits& limits, Lang lang) {
+json Plan(const json& doc, const ApiLimits& limits, Lang lang, std::stop_token stop) {
   PlanRequest r = PlanRequestFromJson(doc, /*allow_paths=*/false);
   PlanConstraints& c = r.constraints;
   c.max_gpus = CappedGpus(c.max_gpus, Given(doc, "plan", "max_gpus"), "plan.max_gpus", limits);
   if (c.gpus > limits.max_gpus) CappedGpus(c.gpus, true, "plan.gpus", limits);
   if (c.top > limits.max_top)
     throw InputError("plan.top", std::to_string(c.top), fmt::format("at most {} on this server", limits.max_top));
+  c.stop = std::move(stop);
   return PlanResultToJson(r.job, SearchPlans(r.job, c, limits.search_threads), *r.currency, lang);
 }
 
-json RecommendJson(const json& doc, const ApiLimits& limits, Lang lang) {
+json RecommendJson(const json& doc, const ApiLimits& limits, Lang lang, std::stop_token stop) {
   RecommendRequest r = RecommendRequestFromJson(doc, /*allow_paths=*/false);
   PlatformPolicy& p = r.policy;
   p.max_gpus = CappedGpus(p.max_gpus, Given(doc, "recommend", "max_gpus"), "recommend.max_gpus", limits);
   if (p.gpus > limits.max_gpus) CappedGpus(p.gpus, true, "recommend.gpus", limits);
-  return RecommendationToJson(Recommend(r.job, p, limits.search_threads), lang);
+  return RecommendationToJson(Recommend(r.job, p, limits.search_threads, std::move(stop)), lang);
 }
 
-json Review(const json& doc, const ApiLimits& limits, Lang lang) {
+json Review(const json& doc, const ApiLimits& limits, Lang lang, std::stop_token stop) {
   BuildRequest request = BuildFromJson(doc);
   BuildSpec& build = request.build;
   if (build.gpus > limits.max_gpus) CappedGpus(build.gpus, true, "gpus", limits);
   bool framework_fixed = false;
   Scenario job = JobFromDocument(Field(request.job, "job"), /*allow_paths=*/false, framework_fixed);
-  return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads), lang);
+  return ReviewToJson(ReviewBuild(build, job, framework_fixed, limits.search_threads, std::move(stop)), lang);
 }
 
 json EstimateJson(const json& doc, Lang lang) {
@@ -119,17 +121,19 @@ std::string SearchKey(std::string_view name, const json& doc, Lang lang, const A
                      limits.max_gpus, limits.max_top, TodayUtc(), CatalogIdentity(), Dump(doc));
 }
 
-json Search(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang) {
-  if (name == "plan") return Plan(doc, limits, lang);
-  if (name == "recommend") return RecommendJson(doc, limits, lang);
-  return Review(doc, limits, lang);
+json Search(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang, std::stop_token stop) {
+  if (name == "plan") return Plan(doc, limits, lang, std::move(stop));
+  if (name == "recommend") return RecommendJson(doc, limits, lang, std::move(stop));
+  return Review(doc, limits, lang, std::move(stop));
 }
 
-/// A search's answer from the cache, else computed and kept.
-ApiResponse CachedSearch(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang) {
+/// A search's answer from the cache, else computed and kept. A stopped search throws SearchCancelled past the
+/// store: only complete answers are kept.
+ApiResponse CachedSearch(std::string_view name, const json& doc, const ApiLimits& limits, Lang lang,
+                         std::stop_token stop) {
   std::string key = SearchKey(name, doc, lang, limits);
   if (std::optional<std::string> body = SearchAnswers().Find(key)) return {200, "application/json", std::move(*body), {}};
-  ApiResponse r = Json(200, Search(name, doc, limits, lang));
+  ApiResponse r = Json(200, Search(name, doc, limits, lang, std::move(stop)));
   SearchAnswers().Store(std::move(key), r.body);
   return r;
 }
@@ -141,7 +145,8 @@ const char* ContentType(std::string_view name) {
   return "text/html; charset=utf-8";
 }
 
-ApiResponse Route(std::string_view method, std::string_view path, std::string_view body, const ApiLimits& limits) {
+ApiResponse Route(std::string_view method, std::string_view path, std::string_view body, const ApiLimits& limits,
+                  std::stop_token stop) {
   const bool get = method == "GET" || method == "HEAD";
   const bool post = method == "POST";
   if (path == "/healthz") return get ? ApiResponse{200, "application/json", R"({"status":"ok"})", {}}
@@ -162,7 +167,7 @@ ApiResponse Route(std::string_view method, std::string_view path, std::string_vi
     json doc = ParseDocument(body, "body");
     const Lang lang = TakeLang(doc);
     if (name == "estimate") return Json(200, EstimateJson(doc, lang));
-    return CachedSearch(name, doc, limits, lang);
+    return CachedSearch(name, doc, limits, lang, std::move(stop));
   }
   if (!get) return WrongMethod(method, "use GET", "GET, HEAD");
   const std::string_view asset = path == "/" ? std::string_view("index.html") : path.substr(1);
@@ -180,11 +185,13 @@ ApiResponse ErrorResponse(int status, std::string_view code, const std::string& 
 }
 
 ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
-                          const ApiLimits& limits) {
+                          const ApiLimits& limits, std::stop_token stop) {
   try {
-    return Route(method, path, body, limits);
+    return Route(method, path, body, limits, std::move(stop));
   } catch (const InputError& e) {
     return ErrorResponse(400, "invalid_input", e.what(), e.field(), e.value(), e.allowed());
+  } catch (const SearchCancelled& e) {
+    return ErrorResponse(503, "search_cancelled", e.what());
   } catch (const std::exception& e) {
     return ErrorResponse(500, "internal_error", fmt::format("internal error: {}", e.what()));
   } catch (...) {

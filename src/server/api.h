@@ -1,6 +1,7 @@
 #pragma once
 // The HTTP API and the page as one pure function from a request to a response, so that the server, the
 // tests and the fuzzer drive exactly the same code. The network side lives in server.h.
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -31,8 +32,10 @@ ApiResponse ErrorResponse(int status, std::string_view code, const std::string& 
 /// Never throws: bad input (InputError, including a malformed or too deeply nested body) is a 400
 /// (code invalid_input); an unknown path 404 (not_found); a wrong method 405 (method_not_allowed, with
 /// `allow`); anything else, an InternalError included, 500 (internal_error). Errors are ErrorResponse's.
+/// A search that `stop` stops (its client went away or was answered at the time limit) ends early as a 503
+/// (search_cancelled), never cached.
 ApiResponse HandleRequest(std::string_view method, std::string_view path, std::string_view body,
-                          const ApiLimits& limits = {});
+                          const ApiLimits& limits = {}, std::stop_token stop = {});
 
 /// A page asset compiled into the binary from web/ (index.html, app.js, style.css); empty when unknown.
 std::string_view WebAsset(std::string_view name);

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdio>
+#include <stop_token>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -173,6 +175,23 @@ TEST(Api, EachSearchIsBoundedByTheServer) {
 
 namespace trainplan {
 namespace {
+
+TEST(Api, AStoppedSearchIs503AndNeverCached) {
+  const json job = {{"model", "llama-3-8b"}, {"training", {{"method", "lora"}, {"tokens", 3e8}}}};
+  json plan_doc = job;
+  plan_doc["plan"] = {{"max_gpus", 16}};
+  std::stop_source source;
+  source.request_stop();
+  for (const auto& [path, doc] : {std::pair{"/api/plan", plan_doc}, std::pair{"/api/recommend", job}}) {
+    const ApiResponse stopped = HandleRequest("POST", path, doc.dump(), {}, source.get_token());
+    EXPECT_EQ(stopped.status, 503) << path << " " << stopped.body;
+    EXPECT_EQ(json::parse(stopped.body)["code"], "search_cancelled") << path;
+  }
+  // The same request again finds no stored answer from the stopped one: it searches and answers whole.
+  const json plan = Post("/api/plan", plan_doc);
+  EXPECT_FALSE(plan["plans"].empty());
+  EXPECT_GT(plan["search"]["evaluated"].get<int64_t>(), 0);
+}
 
 TEST(Api, ErrorsNameDocumentPathsNeverFlags) {
   for (const char* endpoint : {"/api/estimate", "/api/plan", "/api/recommend"}) {

@@ -133,9 +133,9 @@ Cost CostOf(const Request& request) {
   return path == "/api/estimate" ? Cost::kCheap : Cost::kInline;
 }
 
-ApiResponse Handle(const Request& request, const ApiLimits& limits) {
+ApiResponse Handle(const Request& request, const ApiLimits& limits, std::stop_token stop) {
   const std::string_view method = request.method_string();
-  return HandleRequest(method, PathOf(request), request.body(), limits);
+  return HandleRequest(method, PathOf(request), request.body(), limits, std::move(stop));
 }
 
 ApiResponse AnswerNow(const Request& request, const ServeOptions& options, const ApiLimits& limits) {

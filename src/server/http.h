@@ -4,6 +4,7 @@
 // type), which capacity a request needs, and every answer's headers. The server (server.cc) and the HTTP
 // fuzzer (http_fuzz.cc) both go through these, so the fuzzer drives the server's own parsing and answers.
 #include <optional>
+#include <stop_token>
 #include <string_view>
 
 #include <boost/beast/core/error.hpp>
@@ -38,8 +39,8 @@ std::optional<ApiResponse> Refuse(const Request& request, const ServeOptions& op
 enum class Cost { kInline, kCheap, kExpensive };
 Cost CostOf(const Request& request);
 
-/// HandleRequest for a parsed request (the target's query is not part of the path).
-ApiResponse Handle(const Request& request, const ApiLimits& limits = {});
+/// HandleRequest for a parsed request (the target's query is not part of the path); `stop` stops its search.
+ApiResponse Handle(const Request& request, const ApiLimits& limits = {}, std::stop_token stop = {});
 
 /// Refuse, then Handle: the whole answer of one request, for the fuzzer (the server queues by cost between).
 ApiResponse AnswerNow(const Request& request, const ServeOptions& options, const ApiLimits& limits);

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -147,36 +148,38 @@ class Session : public std::enable_shared_from_this<Session> {
       return Send(http::TooManyRequests(shared_->options.max_per_client), request_.get(), false);
     holds_slot_ = true;
     answered_ = std::make_shared<std::atomic<bool>>(false);
-    auto gone = std::make_shared<std::atomic<bool>>(false);
-    auto job = [self = shared_from_this(), request = request_, answered = answered_, gone] {
-      // A client that went away, or one already answered at the time limit, costs no search.
-      if (*gone || *answered) return;
-      ApiResponse answer = http::Handle(*request);
+    // Stopped when the client hangs up or is answered at the time limit: a job not started never runs, a
+    // running search stops between its tasks and frees its worker for the next job.
+    std::stop_source stop;
+    auto job = [self = shared_from_this(), request = request_, answered = answered_, stop = stop.get_token()] {
+      ApiResponse answer = http::Handle(*request, {}, stop);
       net::post(self->stream_.get_executor(), [self, request, answered, answer = std::move(answer)]() mutable {
         if (!answered->exchange(true)) self->Send(std::move(answer), request.get(), false);
       });
     };
     WorkPool& pool = cost == http::Cost::kCheap ? shared_->cheap : shared_->expensive;
-    if (!pool.TrySubmit(std::move(job), gone))
+    if (!pool.TrySubmit(std::move(job), stop.get_token()))
       return Send(http::Busy("the server is busy: every search worker is taken and the queue is full; retry shortly"),
                   request_.get(), false);
     timer_.expires_after(Seconds(shared_->options.compute_timeout_s));
-    timer_.async_wait([self = shared_from_this(), request = request_, answered = answered_,
-                       phase = ++phase_](beast::error_code ec) {
-      if (!ec && phase == self->phase_ && !answered->exchange(true))
-        self->Send(http::SearchTooLong(self->shared_->options.compute_timeout_s), request.get(), false);
+    timer_.async_wait([self = shared_from_this(), request = request_, answered = answered_, stop,
+                       phase = ++phase_](beast::error_code ec) mutable {
+      if (ec || phase != self->phase_ || answered->exchange(true)) return;
+      stop.request_stop();
+      self->Send(http::SearchTooLong(self->shared_->options.compute_timeout_s), request.get(), false);
     });
-    WatchForHangUp(gone);
+    WatchForHangUp(std::move(stop));
   }
 
-  // While a request waits or computes, a client that closes its connection marks it gone: a peek that
-  // reads end-of-stream. Bytes of a next request are left for the next read.
-  void WatchForHangUp(const std::shared_ptr<std::atomic<bool>>& gone) {
-    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(), gone](beast::error_code ec) {
+  // While a request waits or computes, a client that closes its connection stops it: a peek that reads
+  // end-of-stream. Bytes of a next request are left for the next read.
+  void WatchForHangUp(std::stop_source stop) {
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this(),
+                                                         stop](beast::error_code ec) mutable {
       if (ec) return;
       char byte;
       const ssize_t n = ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) *gone = true;
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) stop.request_stop();
     });
   }
 

@@ -8,10 +8,10 @@ WorkPool::WorkPool(int threads, size_t max_queued) : max_queued_(max_queued) {
 
 WorkPool::~WorkPool() { Stop(); }
 
-bool WorkPool::TrySubmit(std::function<void()> job, std::shared_ptr<const std::atomic<bool>> abandoned) {
+bool WorkPool::TrySubmit(std::function<void()> job, std::stop_token abandoned) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.size() >= max_queued_) std::erase_if(queue_, [](const Job& j) { return j.abandoned->load(); });
+    if (queue_.size() >= max_queued_) std::erase_if(queue_, [](const Job& j) { return j.abandoned.stop_requested(); });
     if (stopped_ || queue_.size() >= max_queued_) return false;
     queue_.push_back({std::move(job), std::move(abandoned)});
   }
@@ -41,7 +41,7 @@ void WorkPool::Work() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
-    if (!job.abandoned->load()) job.run();
+    if (!job.abandoned.stop_requested()) job.run();
   }
 }
 

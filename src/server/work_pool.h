@@ -1,11 +1,10 @@
 #pragma once
-#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -20,9 +19,10 @@ class WorkPool {
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
 
-  /// Queues the job; false when the queue is full or the pool stopped. A job whose `abandoned` turned true
-  /// (its client went away) is never run, and gives its place in the queue to the next one submitted.
-  bool TrySubmit(std::function<void()> job, std::shared_ptr<const std::atomic<bool>> abandoned);
+  /// Queues the job; false when the queue is full or the pool stopped. A job whose `abandoned` was stopped
+  /// (its client went away, or was answered at the time limit) is never run, and gives its place in the
+  /// queue to the next one submitted.
+  bool TrySubmit(std::function<void()> job, std::stop_token abandoned);
   /// Drops the jobs not started and waits for those running.
   void Stop();
 
@@ -33,7 +33,7 @@ class WorkPool {
   std::condition_variable ready_;
   struct Job {
     std::function<void()> run;
-    std::shared_ptr<const std::atomic<bool>> abandoned;
+    std::stop_token abandoned;
   };
   std::deque<Job> queue_;
   const size_t max_queued_;
