@@ -323,13 +323,17 @@ TEST(Lang, JsonStaysEnglish) {
 }
 
 /// What a Chinese report quotes from the catalogs as written: names (GPUs, links, CPUs, drives, stacks, storage
-/// services, platforms), citations (every `source`), and the prose of the rental offers and export rulings, which
-/// data/prices.json and data/parts.json `regions` hold in English only so far.
+/// services, platforms), citations (every `source`), and the catalog prose (offers, storage, export rulings, stack
+/// notes) that has no Chinese variant (`_zh`) yet.
 std::vector<std::string> CatalogTexts() {
   using namespace trainplan;
   std::vector<std::string> out;
   auto add = [&](const std::string& text) {
     if (!text.empty()) out.push_back(text);
+  };
+  // Prose with a Chinese variant must show it in a Chinese report: only the English of prose without one is skipped.
+  auto add_prose = [&](const std::string& text, const std::string& zh) {
+    if (zh.empty()) add(text);
   };
   for (const auto& g : GpuCatalog()) {
     add(g.name);
@@ -339,7 +343,7 @@ std::vector<std::string> CatalogTexts() {
   add(Parts().power.workstation_platform_source);
   for (const auto& s : StackCatalog()) {
     add(s.name);
-    for (const auto& f : s.features) add(f.source), add(f.note);
+    for (const auto& f : s.features) add(f.source), add_prose(f.note, f.note_zh);
   }
   for (const auto& l : LinkCatalog()) add(l.name), add(l.source);
   for (const auto& c : CpuCatalog()) add(c.name), add(c.source);
@@ -349,16 +353,19 @@ std::vector<std::string> CatalogTexts() {
   for (const auto& [key, citation] : Parts().sources) add(key), add(citation);
   for (const Framework f : kAllFrameworks) add(GetFrameworkProfile(f).name), add(GetFrameworkProfile(f).source);
   for (const auto& g : RentalPriceCatalog())
-    for (const auto& o : g.offers)
-      for (const auto* text : {&o.provider, &o.instance, &o.price_note, &o.dedicated, &o.source_text}) add(*text);
-  for (const auto& s : StorageCatalog()) add(s.name), add(s.price_note), add(s.source_text);
+    for (const auto& o : g.offers) {
+      add_prose(o.provider, o.provider_zh), add_prose(o.instance, o.instance_zh);
+      add_prose(o.price_note, o.price_note_zh), add_prose(o.dedicated, o.dedicated_zh), add(o.source_text);
+    }
+  for (const auto& s : StorageCatalog())
+    add_prose(s.name, s.name_zh), add_prose(s.price_note, s.price_note_zh), add(s.source_text);
   add(ExchangeRateTable().source_text);
   add(ExchangeRateTable().rule);
   const Region& cn = RegionOf("cn");
   add(cn.source);
-  add(cn.note);
+  add_prose(cn.note, cn.note_zh);
   for (const auto& part : cn.parts)
-    for (const auto& ruling : part.history) add(ruling.rule), add(ruling.source);
+    for (const auto& ruling : part.history) add_prose(ruling.rule, ruling.rule_zh), add(ruling.source);
   // Parts core/bom.cc names as text in a bill of materials' unpriced list (the JSON's too): a part kind on each
   // price line would let them be written in Chinese.
   for (const char* part : {"workstation board, case and CPU cooler", "-GPU baseboard server (GPU fabric, chassis, PSUs, fans)",

@@ -254,6 +254,47 @@ TEST(RentalPrices, BrokenDocumentsNameFileEntryAndKey) {
             std::string::npos);
 }
 
+// Catalog prose a Chinese report shows: the `_zh` variant where the data gives one, none (so the English is shown)
+// where it does not.
+TEST(RentalPrices, ChineseVariantsReadBesideTheEnglish) {
+  const RentalOffer* cn = PlatformOffer("ascend-910b", "cn");
+  ASSERT_NE(cn, nullptr);
+  EXPECT_EQ(cn->provider, "Huawei Cloud ModelArts");
+  EXPECT_EQ(cn->provider_zh, "华为云 ModelArts");
+  EXPECT_EQ(cn->instance_zh, "昇腾 910B 节点专属资源池");
+  EXPECT_EQ(cn->price_note_zh, "节点单价见 ModelArts 价格页，所查资料中未列出");
+  EXPECT_EQ(cn->dedicated_zh, "专属资源池本身（节点只供一个租户使用）");
+  ASSERT_NE(cn->storage, nullptr);
+  EXPECT_EQ(cn->storage->name_zh, "华为云 OBS 标准存储（单可用区）");
+  const RentalOffer* us = DefaultRentalOffer("h100-sxm");
+  ASSERT_NE(us, nullptr);
+  EXPECT_FALSE(us->provider.empty());
+  EXPECT_EQ(us->provider_zh, "");
+  EXPECT_EQ(us->instance_zh, "");
+  for (const Region& region : Parts().regions) {
+    if (region.id != "cn") {
+      EXPECT_EQ(region.note_zh, "") << region.id;
+      continue;
+    }
+    EXPECT_EQ(region.note_zh, "按所问日期的美国出口管制状态判断能否在中国销售；受限型号只能租用管制生效前已部署的算力");
+    for (const RegionPart& part : region.parts) {
+      if (part.gpu != "h20") continue;
+      const ExportRuling* h20 = part.On("2025-05-01");
+      ASSERT_NE(h20, nullptr);
+      EXPECT_EQ(h20->rule_zh, "美国政府通知 NVIDIA：自 2025-04-14 起向中国出口 H20 需要许可证，且“无限期”有效");
+    }
+  }
+  EXPECT_EQ(FindGpu("ascend-910b").stack->Of(StackFeature::kFp8).note_zh,
+            "昇腾 910B/910C 没有 FP8 矩阵乘；FP8 要到昇腾 950 系列才有");
+  EXPECT_EQ(FindGpu("h100-sxm").stack->Of(StackFeature::kFp8).note_zh, "");
+  // A Chinese note is a note: it cannot stand beside a published price either.
+  EXPECT_NE(InternalErrorOf([] {
+              const std::string price = "\"per_gpu_hour\": 5.5,";
+              LoadRentalPrices(Edited("prices.json", price, price + " \"price_note_zh\": \"x\","), "prices.json");
+            }).find("price_note_zh: 'x'; no price note beside a price"),
+            std::string::npos);
+}
+
 // Offers for the cards fine-tuners rent: AWS G instances (one shape per offer, priced per GPU) and RunPod.
 TEST(RentalPrices, FineTuningCardsAsCited) {
   EXPECT_DOUBLE_EQ(DefaultRentalPrice("t4"), 0.526);      // g4dn.xlarge, the cheaper middle of two

@@ -122,7 +122,8 @@ SoftwareStack ReadStack(const Field& e) {
   const Field features = e.At("features");
   for (int i = 0; i < kStackFeatures; ++i) {
     const Field f = features.At(kStackFeatureKeys[i]);
-    s.features[static_cast<size_t>(i)] = {f.At("supported").Bool(), f.At("note").String(), f.At("source").String()};
+    s.features[static_cast<size_t>(i)] = {f.At("supported").Bool(), f.At("note").String(), f.At("source").String(),
+                                          ZhVariant(f, "note")};
   }
   return s;
 }

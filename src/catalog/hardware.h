@@ -34,6 +34,7 @@ struct StackSupport {
   bool supported = true;
   std::string note;
   std::string source;
+  std::string note_zh;  // for Chinese readers; empty: `note` is shown
 };
 
 /// An accelerator's training software stack (CUDA, ROCm, CANN with torch_npu, ...): the engines that run on it and

@@ -50,6 +50,18 @@ std::string DidYouMean(std::string_view key, const std::vector<std::string>& nam
   return closest.empty() ? "" : fmt::format(" (did you mean: {}?)", fmt::join(closest, ", "));
 }
 
+/// A prose member's Chinese variant ("provider_zh") may be set wherever the member itself may: entries the
+/// built-in file gives no variant still take the user's.
+bool Allowed(const std::set<std::string>& allowed, const std::string& key) {
+  static const std::set<std::string, std::less<>> kProse = {"provider", "instance", "price_note", "dedicated", "rule",
+                                                            "note"};
+  constexpr std::string_view kZh = "_zh";
+  if (allowed.count(key)) return true;
+  if (key.size() <= kZh.size() || !key.ends_with(kZh)) return false;
+  const std::string stem = key.substr(0, key.size() - kZh.size());
+  return kProse.count(stem) > 0 && allowed.count(stem) > 0;
+}
+
 [[noreturn]] void UnknownKey(const Field& user, const std::string& key, const std::set<std::string>& allowed) {
   const std::vector<std::string> names(allowed.begin(), allowed.end());
   throw InputError(user.path() + "." + key, key,
@@ -68,7 +80,7 @@ void MergeObject(json& base, const Field& user, const std::set<std::string>* all
     allowed = &own;
   }
   for (const auto& [key, field] : user.Members()) {
-    if (allowed != nullptr && !allowed->count(key)) UnknownKey(user, key, *allowed);
+    if (allowed != nullptr && !Allowed(*allowed, key)) UnknownKey(user, key, *allowed);
     auto it = base.find(key);
     if (it == base.end()) {
       base[key] = field.value();
@@ -224,6 +236,11 @@ double Positive(const Field& entry, std::string_view key, double hi) { return en
 
 int Count(const Field& entry, std::string_view key, int hi) {
   return static_cast<int>(entry.At(key).Int({0, hi}));
+}
+
+std::string ZhVariant(const Field& entry, std::string_view key) {
+  const std::string zh = std::string(key) + "_zh";
+  return entry.Has(zh) ? entry.At(zh).String() : std::string();
 }
 
 }  // namespace trainplan

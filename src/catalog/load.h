@@ -69,5 +69,8 @@ double NumberOrNull(const Field& field, double hi);
 /// The member `key`: a positive number at most `hi`.
 double Positive(const Field& entry, std::string_view key, double hi);
 int Count(const Field& entry, std::string_view key, int hi);
+/// The Chinese variant of the prose member `key` (written as "<key>_zh"); empty where none is written, so a
+/// Chinese report shows the English one (Localized in text/i18n.h).
+std::string ZhVariant(const Field& entry, std::string_view key);
 
 }  // namespace trainplan

@@ -104,6 +104,7 @@ ExportRuling ReadRuling(const Field& e) {
   else if (s == "restricted") out.status = ExportStatus::kRestricted;
   else status.Fail("allowed, licence or restricted");
   out.rule = e.At("rule").String();
+  out.rule_zh = ZhVariant(e, "rule");
   out.source = e.At("source").String();
   return out;
 }
@@ -129,6 +130,7 @@ Region ReadRegion(const std::string& id, const Field& r) {
   out.id = id;
   out.source = r.At("source").String();
   out.note = r.At("note").String();
+  out.note_zh = ZhVariant(r, "note");
   for (const Field& p : r.At("parts").Items()) out.parts.push_back(ReadRegionPart(p));
   if (r.Has("foreign_vendors"))
     for (const Field& v : r.At("foreign_vendors").Items()) out.foreign_vendors.push_back(GpuVendor(v));

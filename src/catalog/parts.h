@@ -191,6 +191,7 @@ struct ExportRuling {
   std::string from;
   ExportStatus status = ExportStatus::kAllowed;
   std::string rule, source;
+  std::string rule_zh;  // for Chinese readers; empty: `rule` is shown
 };
 
 /// A part a region lists: domestic (no export rule applies), or foreign with its rulings, oldest first; before
@@ -208,6 +209,7 @@ struct Region {
   std::string id;                // "cn"
   std::vector<RegionPart> parts;  // the accelerators sold or rented there; empty: no restriction
   std::string source, note;
+  std::string note_zh;  // for Chinese readers; empty: `note` is shown
   std::vector<std::string> foreign_vendors;  // their parts rank after domestic ones
   std::string reference_gpu;                 // options are compared with as many of this GPU; empty: none
   int options_per_kind = 2;                  // on-prem and cloud options shown

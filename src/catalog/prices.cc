@@ -67,10 +67,12 @@ void ReadAmounts(const Field& o, RentalOffer& offer) {
   if (o.Has("per_gpu_hour")) {
     offer.per_gpu_hour = o.At("per_gpu_hour").Number(0, kMaxPerGpuHour);
     if (o.Has("per_gpu_month")) offer.per_gpu_month = o.At("per_gpu_month").Number(0, kMaxPerGpuMonth);
-    if (o.Has("price_note")) o.At("price_note").Fail("no price_note beside a price");
+    for (const char* note : {"price_note", "price_note_zh"})
+      if (o.Has(note)) o.At(note).Fail("no price note beside a price");
   } else {
     if (!o.Has("price_note")) o.At("per_gpu_hour").Fail("a price per GPU-hour, or a price_note saying why none");
     offer.price_note = o.At("price_note").String();
+    offer.price_note_zh = ZhVariant(o, "price_note");
   }
   offer.usd_per_gpu_hour = ToUsd(offer.per_gpu_hour, *offer.currency);
   offer.usd_per_gpu_month = ToUsd(offer.per_gpu_month, *offer.currency);
@@ -79,11 +81,13 @@ void ReadAmounts(const Field& o, RentalOffer& offer) {
 RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& gpu) {
   o.CheckKeys({"provider", "instance", "currency", "per_gpu_hour", "per_gpu_month", "price_note", "source", "date",
                "gpus_per_instance", "gpus_per_instance_source", "billing", "max_gpus", "max_gpus_source", "storage",
-               "dedicated", "market"});
+               "dedicated", "market", "provider_zh", "instance_zh", "price_note_zh", "dedicated_zh"});
   RentalOffer offer;
   offer.gpu = gpu;
   offer.provider = o.At("provider").String();
+  offer.provider_zh = ZhVariant(o, "provider");
   if (o.Has("instance")) offer.instance = o.At("instance").String();
+  offer.instance_zh = ZhVariant(o, "instance");
   if (o.Has("market")) {
     offer.market = o.At("market").String();
     std::string markets;
@@ -117,14 +121,17 @@ RentalOffer ReadOffer(const Field& o, const Field& sources, const std::string& g
     if (offer.storage == nullptr) o.At("storage").Fail("a key of the file's storage");
   }
   if (o.Has("dedicated")) offer.dedicated = o.At("dedicated").String();
+  offer.dedicated_zh = ZhVariant(o, "dedicated");
   return offer;
 }
 
 StorageService ReadStorage(const std::string& id, const Field& s, const Field& sources) {
-  s.CheckKeys({"name", "currency", "per_gb_month", "price_note", "source", "date"});
-  StorageService out{.id = id, .name = s.At("name").String(), .currency = &OfferCurrency(s)};
+  s.CheckKeys({"name", "name_zh", "currency", "per_gb_month", "price_note", "price_note_zh", "source", "date"});
+  StorageService out{
+      .id = id, .name = s.At("name").String(), .name_zh = ZhVariant(s, "name"), .currency = &OfferCurrency(s)};
   if (!s.Has("per_gb_month")) {
     out.price_note = s.At("price_note").String();
+    out.price_note_zh = ZhVariant(s, "price_note");
     return out;
   }
   out.per_gb_month = s.At("per_gb_month").Number(0, 100);

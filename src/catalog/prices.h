@@ -39,10 +39,12 @@ double FromUsd(double usd, const Currency& to);
 struct StorageService {
   std::string id;
   std::string name;
+  std::string name_zh;  // the `_zh` variants: the text for Chinese readers; empty: the English one is shown
   const Currency* currency = nullptr;
   double per_gb_month = 0;  // in `currency`; 0: unknown
   double usd_per_gb_month = 0;
   std::string price_note{};  // why there is no price
+  std::string price_note_zh{};
   std::string source_text{};
   std::string date{};
 };
@@ -50,14 +52,17 @@ struct StorageService {
 struct RentalOffer {
   std::string gpu;  // GPU catalog id
   std::string provider;  // the platform to rent on
+  std::string provider_zh;  // the `_zh` variants: the text for Chinese readers; empty: the English one is shown
   std::string market;    // where the provider rents: "cn" mainland China; empty: the international market
   std::string instance;  // the instance type or resource to ask for; empty where the source names none
+  std::string instance_zh;
   const Currency* currency = nullptr;  // as published
   double per_gpu_hour = 0;             // on demand, as published; 0: not published
   double per_gpu_month = 0;            // monthly subscription, as published; 0: not published
   double usd_per_gpu_hour = 0;         // `per_gpu_hour` in USD at the catalog rate
   double usd_per_gpu_month = 0;
   std::string price_note;  // why there is no price
+  std::string price_note_zh;
   std::string source;  // a key of the file's "sources"
   std::string date;
   std::vector<int> gpus_per_instance;  // the instance sizes on offer, ascending
@@ -68,6 +73,7 @@ struct RentalOffer {
   std::string source_text;                // the cited source in full
   const StorageService* storage = nullptr;  // where checkpoints and data go; nullptr: not named
   std::string dedicated;                    // the offer for sensitive data; empty: none known
+  std::string dedicated_zh;
   bool priced() const { return usd_per_gpu_hour > 0; }
 };
 

@@ -131,6 +131,26 @@ TEST(UserCatalog, AnEntryKeyNoBuiltInEntryHasIsRefused) {
   EXPECT_NE(e.allowed().find("did you mean: memory_gb"), std::string::npos) << e.allowed();
 }
 
+// A lab writes its own platform's prose in Chinese on an offer the built-in file gives none; the English stays.
+TEST(UserCatalog, ChineseVariantsOfProseAreTakenWhereTheProseIs) {
+  const CatalogDocument doc = Overlaid(
+      "prices.json", {{"lab.json", R"({"prices": {"gpus": [{"gpu": "h100-sxm", "offers": [
+        {"provider": "RunPod Secure Cloud", "provider_zh": "RunPod 安全云"}]}]}})"}});
+  for (const Field& offer : EntryOf(doc, "gpus", "h100-sxm", "gpu").At("offers").Items()) {
+    if (offer.At("provider").String() != "RunPod Secure Cloud") {
+      EXPECT_EQ(ZhVariant(offer, "provider"), "");
+      continue;
+    }
+    EXPECT_EQ(ZhVariant(offer, "provider"), "RunPod 安全云");
+    EXPECT_EQ(ZhVariant(offer, "instance"), "");
+  }
+  // Only prose takes a variant: a GPU's memory size has none.
+  const InputError e = InputErrorOf([] {
+    Overlaid("gpus.json", {{"lab.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "memory_gb_zh": "80"}]}})"}});
+  });
+  EXPECT_EQ(e.field(), "lab.json: gpus.gpus[h100-sxm].memory_gb_zh");
+}
+
 TEST(UserCatalog, AnUnknownSectionKeyIsRefused) {
   const InputError e =
       InputErrorOf([] { Overlaid("gpus.json", {{"lab.json", R"({"gpus": {"gpu": [{"id": "t4-lab"}]}})"}}); });

@@ -59,7 +59,7 @@ std::string WarningText(const Scenario& s, const EstimateWarning& w, Lang lang) 
     case WarningCode::kNoNvlink:
       return Say(lang, "warn.no_nvlink", fmt::arg("gpu", s.hardware.gpu.name), fmt::arg("link", s.hardware.intra_node.name));
     case WarningCode::kUnsupportedOnStack:
-      return Say(lang, "warn.unsupported", fmt::arg("gap", StackGapText(w.stack_gap)));
+      return Say(lang, "warn.unsupported", fmt::arg("gap", StackGapText(w.stack_gap, lang)));
   }
   return "";
 }
@@ -466,7 +466,7 @@ std::string NoPlanText(const NoPlanReason& r, const Currency& cur, Lang lang) {
     case NoPlanCode::kDeadlineAndBudget: return Say(lang, "noplan.deadline_and_budget");
     case NoPlanCode::kNotRentable: return NotRentableText(r, lang);
     case NoPlanCode::kUnsupportedOnStack:
-      return Say(lang, "noplan.unsupported", fmt::arg("text", StackGapText(r.stack_gap)));
+      return Say(lang, "noplan.unsupported", fmt::arg("text", StackGapText(r.stack_gap, lang)));
   }
   return "";
 }

@@ -29,6 +29,12 @@ std::string Say(Lang lang, std::string_view key, Args&&... args) {
   return fmt::format(fmt::runtime(Phrase(lang, key)), std::forward<Args>(args)...);
 }
 
+/// A catalog text in `lang`: its Chinese variant (a data file's "<key>_zh", catalog/load.h ZhVariant) where one
+/// is written, else the English.
+inline const std::string& Localized(Lang lang, const std::string& en, const std::string& zh) {
+  return lang == Lang::kZh && !zh.empty() ? zh : en;
+}
+
 /// Every key of the table, for the test that each template formats in both languages.
 std::vector<std::string_view> PhraseKeys();
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "catalog/prices.h"
 
 namespace trainplan {
 namespace {
@@ -50,6 +51,18 @@ TEST(I18n, FormatsNamedArgumentsInEachLanguagesOrder) {
   EXPECT_EQ(Say(Lang::kZh, "est.per_node", fmt::arg("amount", "128 GB")), "每节点   128 GB");
   EXPECT_EQ(Say(Lang::kZh, "mem.optimizer_states"), "优化器状态");
   EXPECT_THROW(Phrase(Lang::kZh, "no.such.key"), InternalError);
+}
+
+// Catalog prose: the Chinese variant for Chinese readers where the data gives one, the English otherwise.
+TEST(I18n, CatalogProseFallsBackToEnglish) {
+  const RentalOffer* cn = PlatformOffer("ascend-910b", "cn");
+  ASSERT_NE(cn, nullptr);
+  EXPECT_EQ(Localized(Lang::kZh, cn->provider, cn->provider_zh), "华为云 ModelArts");
+  EXPECT_EQ(Localized(Lang::kEn, cn->provider, cn->provider_zh), "Huawei Cloud ModelArts");
+  const RentalOffer* us = DefaultRentalOffer("h100-sxm");
+  ASSERT_NE(us, nullptr);
+  EXPECT_EQ(Localized(Lang::kZh, us->provider, us->provider_zh), us->provider);
+  EXPECT_FALSE(us->provider.empty());
 }
 
 }  // namespace

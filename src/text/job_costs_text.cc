@@ -62,7 +62,8 @@ std::string PriceText(const Plan& p, const Currency& cur, Lang lang) {
   if (p.price_per_gpu_hour <= 0) return Say(lang, "price.none");
   const std::string rate = FormatRate(p.price_per_gpu_hour, cur, Say(lang, "unit.gpu_h").c_str());
   if (p.offer == nullptr) return Say(lang, "price.yours", fmt::arg("rate", rate));
-  return Say(lang, "price.offer", fmt::arg("rate", rate), fmt::arg("provider", p.offer->provider),
+  return Say(lang, "price.offer", fmt::arg("rate", rate),
+             fmt::arg("provider", Localized(lang, p.offer->provider, p.offer->provider_zh)),
              fmt::arg("date", p.offer->date), fmt::arg("billing", BillingText(p.offer->billing->id, lang)));
 }
 
@@ -72,7 +73,8 @@ std::string BillingText(const std::string& id, Lang lang) {
 }
 
 std::string OfferTermsText(const RentalOffer& offer, Lang lang) {
-  return Say(lang, "price.offer_terms", fmt::arg("provider", offer.provider), fmt::arg("gpu", offer.gpu),
+  return Say(lang, "price.offer_terms", fmt::arg("provider", Localized(lang, offer.provider, offer.provider_zh)),
+             fmt::arg("gpu", offer.gpu),
              fmt::arg("sizes", Sizes(offer.gpus_per_instance, lang)), fmt::arg("max", offer.max_gpus),
              fmt::arg("assumption", offer.max_gpus_source == "assumption" ? Say(lang, "price.assumption") : ""));
 }

@@ -42,21 +42,23 @@ std::string OnPremText(const PlatformOption& o, const OptionReason& r, const std
 /// and data with its price, and its price or why it has none.
 std::string PlatformText(const PlatformOption& o, const Currency& cur, Lang lang) {
   const RentalOffer& offer = *o.platform;
-  std::string out = Say(lang, "rec.platform", fmt::arg("provider", offer.provider),
-                        fmt::arg("instance", offer.instance.empty() ? "" : Say(lang, "list.comma") + offer.instance));
+  const std::string& instance = Localized(lang, offer.instance, offer.instance_zh);
+  std::string out = Say(lang, "rec.platform", fmt::arg("provider", Localized(lang, offer.provider, offer.provider_zh)),
+                        fmt::arg("instance", instance.empty() ? "" : Say(lang, "list.comma") + instance));
   if (!offer.priced())
-    out += Say(lang, "rec.platform_unpriced", fmt::arg("note", offer.price_note), fmt::arg("source", offer.source),
+    out += Say(lang, "rec.platform_unpriced", fmt::arg("note", Localized(lang, offer.price_note, offer.price_note_zh)),
+               fmt::arg("source", offer.source),
                fmt::arg("date", offer.date));
   else if (offer.per_gpu_month > 0)
     out += Say(lang, "rec.platform_monthly", fmt::arg("rate", FormatRate(offer.usd_per_gpu_month, cur, Say(lang, "unit.gpu_month").c_str())));
   if (const StorageService* s = offer.storage) {
     const double gb = o.bom.storage.checkpoint_bytes / 1e9;
-    out += Say(lang, "rec.storage", fmt::arg("name", s->name));
+    out += Say(lang, "rec.storage", fmt::arg("name", Localized(lang, s->name, s->name_zh)));
     out += s->usd_per_gb_month > 0
                ? Say(lang, "rec.storage_priced", fmt::arg("rate", FormatRate(s->usd_per_gb_month, cur, Say(lang, "unit.gb_month").c_str())),
                      fmt::arg("gb", gb), fmt::arg("month", FormatMoney(gb * s->usd_per_gb_month, cur)),
                      fmt::arg("source", s->source_text), fmt::arg("date", s->date))
-               : Say(lang, "rec.storage_unpriced", fmt::arg("note", s->price_note));
+               : Say(lang, "rec.storage_unpriced", fmt::arg("note", Localized(lang, s->price_note, s->price_note_zh)));
   }
   return out;
 }
@@ -66,8 +68,9 @@ std::string DedicatedText(const PlatformOption& o, Lang lang) {
   const std::string base = Say(lang, "rec.why.dedicated");
   if (offer == nullptr || offer->dedicated.empty()) return base + Say(lang, "rec.why.shared_price");
   return base +
-         Say(lang, "rec.why.dedicated_offer", fmt::arg("provider", offer->provider),
-             fmt::arg("offer", offer->dedicated)) +
+         Say(lang, "rec.why.dedicated_offer",
+             fmt::arg("provider", Localized(lang, offer->provider, offer->provider_zh)),
+             fmt::arg("offer", Localized(lang, offer->dedicated, offer->dedicated_zh))) +
          (offer->priced() ? Say(lang, "rec.why.shared_price") : "");
 }
 
@@ -120,7 +123,8 @@ std::string ExportStatusText(const GpuSpec& gpu, const ExportRuling* ruling, con
   if (ruling->status == ExportStatus::kLicence) key = "rec.export.licence";
   if (ruling->status == ExportStatus::kRestricted) key = "rec.export.restricted";
   return Say(lang, key, fmt::arg("gpu", gpu.name), fmt::arg("vendor", gpu.vendor), fmt::arg("on", OnDate(as_of, lang)),
-             fmt::arg("from", ruling->from), fmt::arg("rule", ruling->rule), fmt::arg("source", ruling->source));
+             fmt::arg("from", ruling->from), fmt::arg("rule", Localized(lang, ruling->rule, ruling->rule_zh)),
+             fmt::arg("source", ruling->source));
 }
 
 std::string RegionText(const PlatformOption& o, const OptionReason& r, Lang lang) {
@@ -205,7 +209,13 @@ std::string CostPartsText(const PlatformOption& o, const Currency& cur, Lang lan
   for (const auto& p : parts) out += (out.empty() ? "" : Say(lang, "list.comma")) + p;
   if (o.runs != 1 && c.known)
     out += Say(lang, "rec.per_run", fmt::arg("amount", FormatMoney(c.total_usd / o.runs, cur)), fmt::arg("runs", o.runs));
-  if (!c.price_source.empty()) out += Say(lang, "rec.price_source", fmt::arg("source", c.price_source));
+  // A rental's source begins with the catalog offer's platform (RentalSource in core/platform.cc): named here in
+  // the reader's language.
+  std::string source = c.price_source;
+  if (const RentalOffer* offer = o.kind != OptionKind::kOnPrem ? o.plan.offer : nullptr;
+      offer != nullptr && source.starts_with(offer->provider))
+    source.replace(0, offer->provider.size(), Localized(lang, offer->provider, offer->provider_zh));
+  if (!source.empty()) out += Say(lang, "rec.price_source", fmt::arg("source", source));
   return out;
 }
 
@@ -261,7 +271,9 @@ std::string RegionPartsText(const PolicyAssumption& a, Lang lang) {
     for (const auto& n : groups[i]) names += (names.empty() ? "" : Say(lang, "list.comma")) + n;
     out += Say(lang, "rec.parts.group", fmt::arg("label", Say(lang, kLabels[i])), fmt::arg("names", names));
   }
-  return out + Say(lang, "rec.parts.source", fmt::arg("source", a.source));
+  // The assumption carries the region's note in English (JSON's); a Chinese report reads the note's variant.
+  const std::string& note = a.source == region.note ? Localized(lang, region.note, region.note_zh) : a.source;
+  return out + Say(lang, "rec.parts.source", fmt::arg("source", note));
 }
 
 }  // namespace
