@@ -259,7 +259,11 @@ TEST(Lang, ApiAnswersInTheRequestLanguage) {
     const json err = json::parse(r.body);
     EXPECT_EQ(err["field"], "lang") << r.body;
     EXPECT_EQ(err["value"], "fr") << r.body;
-    EXPECT_NE(err["allowed"].get<std::string>().find("en, zh"), std::string::npos) << r.body;
+    EXPECT_EQ(err["allowed"], "en, zh or zh-CN") << r.body;
+    bad["lang"] = 7;  // not a string: the same allowed names
+    const json not_text = json::parse(trainplan::HandleRequest("POST", path, bad.dump()).body);
+    EXPECT_EQ(not_text["field"], "lang") << not_text;
+    EXPECT_EQ(not_text["allowed"], "en, zh or zh-CN") << not_text;
   }
 }
 

@@ -55,7 +55,7 @@ int CappedGpus(int requested, bool given, const char* field, const ApiLimits& li
 Lang TakeLang(json& doc) {
   const auto it = doc.is_object() ? doc.find("lang") : doc.end();
   if (it == doc.end()) return Lang::kEn;
-  if (!it->is_string()) throw InputError("lang", Dump(*it), "en, zh");
+  if (!it->is_string()) throw InputError("lang", Dump(*it), std::string(kLangNames));
   const Lang lang = ParseLang(it->get<std::string>(), "lang");
   doc.erase(it);
   return lang;

@@ -914,7 +914,7 @@ Lang ParseLang(const std::string& value, const std::string& field) {
   for (char c : value) n += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (n == "en") return Lang::kEn;
   if (n == "zh" || n == "zh-cn") return Lang::kZh;
-  throw InputError(field, value, "en, zh or zh-CN");
+  throw InputError(field, value, std::string(kLangNames));
 }
 
 std::string_view PhraseOr(Lang lang, std::string_view key, std::string_view fallback) {

@@ -11,6 +11,9 @@ namespace trainplan {
 /// The language of text, Markdown and HTML reports. JSON is always English.
 enum class Lang { kEn, kZh };
 
+/// The language names ParseLang accepts, as error messages list them.
+inline constexpr std::string_view kLangNames = "en, zh or zh-CN";
+
 /// "en", "zh", "zh-CN" (any case, '_' or '-') as a Lang; anything else throws InputError naming `field`.
 Lang ParseLang(const std::string& value, const std::string& field = "lang");
 
