@@ -537,5 +537,26 @@ TEST(Accuracy, SummaryShowsMedianSignedErrorPerSource) {
             std::string::npos) << md;
 }
 
+// torchtune's README table of Llama 3.1 runs (batch 2, packed to 2048 tokens, torch.compile on; the two A6000 rows
+// excluded): was -24.4% at the median, the RTX 4090 rows 23-35% slow at the 0.7 GEMM ceiling assumed for Ada cards
+// (published timings put the card's large BF16 GEMMs at 0.92-1.0 of its peak) and the 70B CPU-offload row 31% slow,
+// its host step timed as DeepSpeed's fp32 states where torchtune keeps bf16 ones. The 4090 LoRA row stays 15% slow:
+// attention (SDPA with the packed mask) at the Ada attention rate, an assumption, is a fifth of its step. The 70B
+// LoRA row reads 17% fast.
+TEST(Accuracy, TorchtuneLlama31Throughput) {
+  Group g;
+  for (const auto& r : Report().rows) {
+    if (r.source != "torchtune README, Llama 3.1" || r.metric != "tokens_per_s" || !r.excluded.empty()) continue;
+    g.errors.push_back(std::abs(r.error));
+    EXPECT_EQ(r.role, "validation") << r.id;
+    const bool lora_4090 = r.id == "torchtune_readme_llama3.1_8b_lora_1x4090_tput";
+    if (r.id.find("4090") != std::string::npos || r.id.find("70b_full") != std::string::npos) {
+      EXPECT_LE(std::abs(r.error), lora_4090 ? 0.16 : 0.08) << r.id << ": " << r.error;
+    }
+  }
+  ASSERT_EQ(g.errors.size(), 6u);
+  EXPECT_LE(g.Median(), 0.08);
+}
+
 }  // namespace
 }  // namespace trainplan

@@ -793,9 +793,23 @@ LossTraffic LossBytesPerLogit(const Training& tr, const FrameworkProfile& fw, co
   return {2 + 4 + upcast, 4 + 2 + upcast};
 }
 
+/// Bytes per parameter of the host step DeepSpeed's CPU-Adam rate was measured on: ZeRO-Offload (Ren et al.
+/// 2021) trains in fp16 mixed precision with fp32 master weights and moments.
+double CpuAdamReferenceBytesPerParam() {
+  Training reference;
+  reference.precision = Precision::kFp16;
+  reference.optimizer = Optimizer::kAdamW;
+  const FrameworkProfile& ds = GetFrameworkProfile(Framework::kDeepSpeed);
+  return OptimizerBytesPerParam(reference, ds, GradientBytes(reference.precision, ds));
+}
+
 /// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
 /// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
-/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe. DeepSpeed's
+/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe. The host step streams
+/// the states through CPU memory like its GPU counterpart: an engine that keeps other dtypes there (torchtune's
+/// bf16 states under torch's fused CPU AdamW, recipes/configs/llama3_1/70B_full.yaml) moves its own bytes per
+/// parameter at CPU-Adam's rate per byte. Weights offloaded with the optimizer stay on the host and stream in
+/// for every pass instead of coming back after the step. DeepSpeed's
 /// ZeRO-Offload runs that step after the backward pass; engines that step each parameter inside the
 /// backward (optimizer_in_backward: torchtune's optimizer_in_bwd, FSDP's optimizer overlap, pytorch/pytorch
 /// PR 98667) overlap it with the layers still to run, so only what outlasts the last micro-batch's backward
@@ -813,12 +827,15 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
     return;
   }
   const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
-  const double step_s = shard * gpus_on_node * r.cpu_adam_s_per_param + shard * 2 / pcie;
+  const double host_bytes = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
+  const bool weights_on_host = st.offload == Offload::kOptimizerAndParams;
+  const double step_s =
+      shard * gpus_on_node * r.cpu_adam_s_per_param * host_bytes + (weights_on_host ? 0 : shard * 2 / pcie);
   const double layers = std::max<double>(1, sc.model.num_layers);
   // Stepping in backward needs a single micro-batch (as core/memory.cc counts it); the job may ask for it.
   const bool in_backward = EffectiveOptimizerInBackward(sc.training, sc.hardware.gpus) && micro_batches <= 1;
   out[TimeTerm::kOffload] = in_backward ? std::max(step_s / layers, step_s - mb_bwd_busy) : step_s;
-  if (st.offload == Offload::kOptimizerAndParams) {  // weights stream in for every forward and backward
+  if (weights_on_host) {  // weights stream in for every forward and backward
     const double param_shard = stage_params / (st.zero >= 3 ? l.d : 1);
     out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
   }
