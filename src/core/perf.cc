@@ -827,10 +827,10 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
     return;
   }
   const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
-  const double host_bytes = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
+  const double bytes_ratio = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
   const bool weights_on_host = st.offload == Offload::kOptimizerAndParams;
   const double step_s =
-      shard * gpus_on_node * r.cpu_adam_s_per_param * host_bytes + (weights_on_host ? 0 : shard * 2 / pcie);
+      shard * gpus_on_node * r.cpu_adam_s_per_param * bytes_ratio + (weights_on_host ? 0 : shard * 2 / pcie);
   const double layers = std::max<double>(1, sc.model.num_layers);
   // Stepping in backward needs a single micro-batch (as core/memory.cc counts it); the job may ask for it.
   const bool in_backward = EffectiveOptimizerInBackward(sc.training, sc.hardware.gpus) && micro_batches <= 1;
