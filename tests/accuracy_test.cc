@@ -171,13 +171,14 @@ TEST(Accuracy, KorthikantiFigure1Memory) {
 
 // GPU-hours of whole runs: steps, start-up and the expected cost of interruptions; evaluation and batch
 // ramp-up are not modelled. The goal is 15%.
-// Llama 2 reads fast (-12% median) since A100 attention runs at FlashAttention-2's rate (was a Triton blend).
-// 13B stays at -15.8%: its published figure implies 42.6% MFU against 45% (7B) and 46% (70B) with no
-// published layout or cluster to tell it apart (tests/reference/measurements.jsonl, llama2_13B_gpu_hours).
-TEST(Accuracy, Llama2GpuHours) { ExpectWithin("Llama 2 GPU-hours", "gpu_hours", 3, 0.125, 0.16); }
+// Llama 2 reads fast (-9.6% median; -12.1% at Llama 3's H100 interruption rate, before A100 runs failed at the
+// rate measured on Meta's A100 research clusters). 13B stays at -13.9%: its published figure implies 42.6% MFU
+// against 45% (7B) and 46% (70B) with no published layout or cluster to tell it apart
+// (tests/reference/measurements.jsonl, llama2_13B_gpu_hours).
+TEST(Accuracy, Llama2GpuHours) { ExpectWithin("Llama 2 GPU-hours", "gpu_hours", 3, 0.10, 0.145); }
 // BLOOM runs Megatron-DeepSpeed's 2022 attention (batched GEMMs around a fused softmax, no FlashAttention):
-// read with FlashAttention-2 it was 16.0% fast.
-TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.08, 0.15); }
+// read with FlashAttention-2 it was 16.0% fast; -11.5% at the H100 interruption rate, -9.4% at the A100 one.
+TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.06, 0.10); }
 
 // NVIDIA's Megatron-Bridge MoE presets, all with expert parallelism: within 15% of their tokens/s per GPU. The
 // rows still outside are listed so that the list must shrink once they come within: both ran the 26.02 MoE block
@@ -573,6 +574,27 @@ TEST(Accuracy, TorchtuneEagerKernelsAgainstCompile) {
   }
   ASSERT_GT(eager, 0);
   EXPECT_GT(compiled / eager, 1.15);
+}
+
+// Every published whole-run GPU-hour total within the 15%, and none more than 2% above it: what is not
+// modelled (evaluation, batch ramp-up, restarts beyond the measured failure rate) only adds time.
+TEST(Accuracy, EveryPublishedGpuHourTotalWithinFifteenPercent) {
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.metric != "gpu_hours") continue;
+    ++rows;
+    EXPECT_LE(std::abs(r.error), 0.15) << r.id;
+    EXPECT_LE(r.error, 0.02) << r.id;
+  }
+  EXPECT_GE(rows, 5u);
+}
+
+// LLaMA 65B's stated steady-state rate on 2,048 A100s, run with the layout the paper names (tensor and
+// sequence parallelism, linear outputs saved) and micro-batch 1: within 10%, slower, as no layout was fitted.
+TEST(Accuracy, Llama1SixtyFiveBillionRate) {
+  const Group g = Rows("LLaMA 1 (Touvron et al. 2023), Sec. 2.4", "tokens_per_s_per_gpu");
+  ASSERT_EQ(g.errors.size(), 1u);
+  EXPECT_LE(g.Max(), 0.10);
 }
 
 }  // namespace

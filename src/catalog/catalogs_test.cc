@@ -113,6 +113,12 @@ TEST(PartsCatalog, FacilityPricesRegionsAndReliability) {
   EXPECT_DOUBLE_EQ(p.reliability.days, 54);
   EXPECT_DOUBLE_EQ(p.reliability.gpus, 16384);
   EXPECT_DOUBLE_EQ(p.reliability.restart_overhead_s, 600);
+  // kokolis-2024: 1,024-GPU A100 jobs fail every 7.9 h; no other generation has its own figure.
+  const GenerationMttf& ampere = p.reliability.by_generation[static_cast<int>(GpuGeneration::kAmpere)];
+  EXPECT_DOUBLE_EQ(ampere.mttf_h, 7.9);
+  EXPECT_DOUBLE_EQ(ampere.gpus, 1024);
+  EXPECT_EQ(ampere.source, "kokolis-2024");
+  EXPECT_EQ(p.reliability.by_generation[static_cast<int>(GpuGeneration::kHopper)].mttf_h, 0);
   EXPECT_EQ(p.host.loader_workers_per_gpu, 4);
 }
 

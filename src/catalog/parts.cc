@@ -347,8 +347,16 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   const Field rel = root.At("reliability");
   c.reliability = {Positive(rel, "interruptions", 1e9),     Positive(rel, "days", 1e5),
                    Positive(rel, "gpus", 1e9),              rel.At("source").String(),
-                   rel.At("date").String(),                 Positive(rel, "restart_overhead_s", 1e6),
-                   rel.At("restart_source").String()};
+                   rel.At("date").String(),                 {},
+                   Positive(rel, "restart_overhead_s", 1e6), rel.At("restart_source").String()};
+  if (const auto by = rel.Get("by_generation")) {
+    for (const auto& [generation_name, m] : by->Members()) {
+      const auto generation = ParseGpuGeneration(generation_name);
+      if (!generation) m.Fail("a generation of data/gpus.json");
+      c.reliability.by_generation[static_cast<int>(*generation)] = {Positive(m, "mttf_h", 1e6), Positive(m, "gpus", 1e9),
+                                                                     m.At("source").String(), m.At("date").String()};
+    }
+  }
   c.host = ReadHost(root.At("host"));
   return c;
 }

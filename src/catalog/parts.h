@@ -1,10 +1,13 @@
 #pragma once
 // The parts, power, facility, price and reliability figures of data/cpus.json and data/parts.json, typed.
 // Each figure carries the source key or text the file gives it.
+#include <array>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "catalog/hardware.h"
 
 namespace trainplan {
 
@@ -216,10 +219,18 @@ struct Region {
   std::string rental_market;                 // the offers rented there (RentalOffer::market); empty: international
 };
 
-/// The interruption rate of the largest published run and the relaunch overhead.
+/// A measured mean time to failure of jobs of `gpus` GPUs of one generation.
+struct GenerationMttf {
+  double mttf_h = 0, gpus = 0;
+  std::string source, date;
+};
+
+/// The interruption rate of the largest published run, the rates measured on other GPU generations' clusters
+/// (indexed by GpuGeneration; mttf_h 0 where none is published) and the relaunch overhead.
 struct ReliabilityFigures {
   double interruptions = 0, days = 0, gpus = 0;
   std::string source, date;
+  std::array<GenerationMttf, kGpuGenerations> by_generation{};
   double restart_overhead_s = 0;
   std::string restart_source;
 };

@@ -220,7 +220,7 @@ StoragePlan PlanStorage(const BomInputs& in, const BomOptions& options) {
                  {BomTermKind::kWeights, "weights", weights, ""},
                  {BomTermKind::kCheckpointShards, "checkpoint shards (hot)", 2 * st.shard_bytes, ""},
                  {BomTermKind::kLogs, "logs", logs, ""}};
-  const double mtbf_s = 3600.0 / (InterruptionsPerGpuHour() * in.plan.gpus);
+  const double mtbf_s = 3600.0 / (InterruptionsPerGpuHour(in.gpu.generation) * in.plan.gpus);
   const double f = options.checkpoint_write_fraction;
   // Writing takes at most f of the interval: the interval is the lesser of the cap and Young's optimum
   // sqrt(2 d M), and d/sqrt(2 d M) <= f gives d <= 2 M f^2.

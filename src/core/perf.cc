@@ -969,9 +969,10 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
   out[FixedTerm::kCompile] = r.compile_s;
   out.fixed_s = 0;
   for (double term : out.fixed) out.fixed_s += term;
-  // Interruptions at the rate of the largest published run, the checkpoint read back like the weights.
-  out.interruption_s = EstimateReliability(static_cast<int>(l.gpus), out.training_s, checkpoint_bytes,
-                                           write_bytes_per_s, nodes * c.weights_read_bytes_per_s.value)
+  // Interruptions at the rate published for the GPU's generation, the checkpoint read back like the weights.
+  out.interruption_s = EstimateReliability(static_cast<int>(l.gpus), InterruptionsPerGpuHour(sc.hardware.gpu.generation),
+                                           out.training_s, checkpoint_bytes, write_bytes_per_s,
+                                           nodes * c.weights_read_bytes_per_s.value)
                            .expected_lost_s;
   out.total_s = out.training_s + out.fixed_s + out.interruption_s;
   out.gpu_hours = out.total_s * l.gpus / 3600;

@@ -146,7 +146,8 @@ void HybridCost(PlatformOption& o, const PlatformPolicy& p) {
 
 Reliability ReliabilityOf(const Plan& plan, const NodeBom& bom) {
   const StorageTier& hot = bom.storage.tiers.front();
-  return EstimateReliability(plan.gpus, plan.time.total_s - plan.time.interruption_s, bom.storage.checkpoint_bytes,
+  return EstimateReliability(plan.gpus, InterruptionsPerGpuHour(bom.gpu.generation),
+                             plan.time.total_s - plan.time.interruption_s, bom.storage.checkpoint_bytes,
                              hot.write_bytes_per_s * bom.nodes, hot.read_bytes_per_s * bom.nodes);
 }
 

@@ -7,8 +7,11 @@
 
 namespace trainplan {
 
-double InterruptionsPerGpuHour() {
+double InterruptionsPerGpuHour(GpuGeneration generation) {
   const ReliabilityFigures& r = Parts().reliability;
+  const GenerationMttf& measured = r.by_generation[static_cast<int>(generation)];
+  // A job of N GPUs fails N times as often as one GPU: the measured job MTTF times its GPUs is one GPU's.
+  if (measured.mttf_h > 0) return 1 / (measured.mttf_h * measured.gpus);
   return r.interruptions / (r.days * 24.0 * r.gpus);
 }
 
@@ -36,12 +39,12 @@ double DalyWallSeconds(double solve_s, double interval_s, double write_s, double
   return mtbf_s * std::exp(restart_s / mtbf_s) * std::expm1((interval_s + write_s) / mtbf_s) * solve_s / interval_s;
 }
 
-Reliability EstimateReliability(int gpus, double train_s, double checkpoint_bytes, double write_bytes_per_s,
-                                double read_bytes_per_s) {
+Reliability EstimateReliability(int gpus, double interruptions_per_gpu_hour, double train_s, double checkpoint_bytes,
+                                double write_bytes_per_s, double read_bytes_per_s) {
   const double relaunch_s = Parts().reliability.restart_overhead_s;
   Reliability r;
   r.gpus = gpus;
-  r.interruptions_per_gpu_hour = InterruptionsPerGpuHour();
+  r.interruptions_per_gpu_hour = interruptions_per_gpu_hour;
   r.mtbf_s = 3600.0 / (r.interruptions_per_gpu_hour * gpus);
   r.checkpoint_bytes = checkpoint_bytes;
   r.write_bytes_per_s = write_bytes_per_s;

@@ -1,15 +1,18 @@
 #pragma once
 #include <string>
 
+#include "catalog/hardware.h"
 #include "core/estimate.h"
 #include "core/model.h"
 #include "core/scenario.h"
 
 namespace trainplan {
 
-/// Unexpected interruptions per GPU-hour, from the largest published run (Llama 3 405B: 419 in 54 days
-/// on 16,384 H100s; data/parts.json). Counts every cause at that scale (GPU, HBM, network, host, software).
-double InterruptionsPerGpuHour();
+/// Unexpected interruptions per GPU-hour on clusters of `generation`: the mean time to failure measured on that
+/// generation's clusters where one is published (A100: Meta's research clusters, 7.9 h at 1,024 GPUs), else
+/// the largest published run's rate (Llama 3 405B: 419 in 54 days on 16,384 H100s). data/parts.json
+/// "reliability". Counts every cause (GPU, HBM, network, host, software).
+double InterruptionsPerGpuHour(GpuGeneration generation);
 
 /// Bytes of one full training checkpoint: the weights in the training precision, plus the fp32 master
 /// copy and the optimizer moments of what trains (LoRA/QLoRA: the adapters and their state only).
@@ -42,8 +45,9 @@ struct Reliability {
 };
 
 /// Expected interruptions, Daly-optimal interval, lost time and goodput for a run of `train_s` on `gpus`
-/// that writes `checkpoint_bytes` at `write_bytes_per_s` and reads it back at `read_bytes_per_s`.
-Reliability EstimateReliability(int gpus, double train_s, double checkpoint_bytes, double write_bytes_per_s,
-                                double read_bytes_per_s);
+/// failing at `interruptions_per_gpu_hour` that writes `checkpoint_bytes` at `write_bytes_per_s` and reads it
+/// back at `read_bytes_per_s`.
+Reliability EstimateReliability(int gpus, double interruptions_per_gpu_hour, double train_s, double checkpoint_bytes,
+                                double write_bytes_per_s, double read_bytes_per_s);
 
 }  // namespace trainplan

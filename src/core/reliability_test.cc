@@ -27,7 +27,24 @@ double Checkpoint(const Scenario& s) {
 }
 
 // Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs.
-TEST(Reliability, LlamaThreeRate) { EXPECT_DOUBLE_EQ(InterruptionsPerGpuHour(), 419.0 / (54 * 24 * 16384.0)); }
+TEST(Reliability, LlamaThreeRate) {
+  EXPECT_DOUBLE_EQ(InterruptionsPerGpuHour(GpuGeneration::kHopper), 419.0 / (54 * 24 * 16384.0));
+}
+
+// A100: Meta's research clusters, MTTF 7.9 h for 1,024-GPU jobs (Kokolis et al. 2024).
+TEST(Reliability, AmpereRateFromMetaResearchClusters) {
+  EXPECT_DOUBLE_EQ(InterruptionsPerGpuHour(GpuGeneration::kAmpere), 1 / (7.9 * 1024));
+  // The same paper's 8-GPU jobs (47.7 days) imply a per-GPU rate within 15% of the 1,024-GPU one.
+  EXPECT_NEAR(InterruptionsPerGpuHour(GpuGeneration::kAmpere) * 47.7 * 24 * 8, 1, 0.15);
+  // OPT-175B: at least 35 manual and 70 automatic restarts in 2 months on 992 A100s.
+  EXPECT_GT(InterruptionsPerGpuHour(GpuGeneration::kAmpere), 105 / (60 * 24 * 992.0));
+}
+
+// A generation with no published cluster rate falls back on the largest published run's.
+TEST(Reliability, UnmeasuredGenerationsTakeTheLargestRunsRate) {
+  for (GpuGeneration g : {GpuGeneration::kBlackwell, GpuGeneration::kCdna3, GpuGeneration::kAda, GpuGeneration::kUnknown})
+    EXPECT_DOUBLE_EQ(InterruptionsPerGpuHour(g), InterruptionsPerGpuHour(GpuGeneration::kHopper)) << GenerationName(g);
+}
 
 // The three checks printed in Daly (2006) for R = 10 min, delta = 5 min.
 TEST(Reliability, DalyIntervalMatchesThePaper) {
@@ -48,7 +65,7 @@ TEST(Reliability, DalyWallTimeLimits) {
 // At Llama 3 scale for 54 days the model expects about the 419 interruptions it was calibrated on.
 TEST(Reliability, LlamaThreeScaleRun) {
   const double train = 54 * 24 * kHour;
-  Reliability r = EstimateReliability(16384, train, 405e9 * 14, 500e9, 1000e9);
+  Reliability r = EstimateReliability(16384, InterruptionsPerGpuHour(GpuGeneration::kHopper), train, 405e9 * 14, 500e9, 1000e9);
   EXPECT_NEAR(r.mtbf_s, 54 * 24 * kHour * 16384 / 419 / 16384, 1e-6);
   EXPECT_GT(r.expected_interruptions, 419);
   EXPECT_LT(r.expected_interruptions, 419 * 1.2);
@@ -99,6 +116,39 @@ TEST(Reliability, TotalsIncludeInterruptions) {
   EXPECT_LT(node.interruption_s / node.training_s, 0.01);
   EXPECT_GT(large.interruption_s / large.training_s, 0.03);
   EXPECT_LT(large.interruption_s / large.training_s, 0.12);
+}
+
+// A higher measured interruption rate never shortens the run: expected wall time and lost time only grow.
+TEST(Reliability, MoreInterruptionsNeverLowerTheWallTime) {
+  const double train = 30 * 24 * kHour;
+  double last_wall = 0, last_lost = -1;
+  for (double rate = 1e-6; rate < 1e-2; rate *= 1.7) {
+    const Reliability r = EstimateReliability(2048, rate, train, 70e9 * 14, 500e9, 500e9);
+    EXPECT_GE(r.wall_s, last_wall) << rate;
+    EXPECT_GE(r.expected_lost_s, last_lost) << rate;
+    EXPECT_GE(r.wall_s, train) << rate;
+    last_wall = r.wall_s;
+    last_lost = r.expected_lost_s;
+  }
+}
+
+// Pre-training on 2,048 A100s loses several times the share of the same job on H100s, which fail 6 times less
+// often per GPU-hour; GPU-hours include it.
+TEST(Reliability, AmpereRunsLoseMoreToInterruptions) {
+  auto run = [](const std::string& gpu) {
+    Scenario s = ScenarioFromJson({{"model", "llama-2-70b"},
+                                   {"training", {{"method", "pretrain"}, {"tokens", 2e12}, {"global_batch", 1024}}},
+                                   {"hardware", {{"gpu", gpu}, {"gpus", 2048}}},
+                                   {"strategy", {{"tp", 8}, {"zero", 2}}}},
+                                  false);
+    return EstimateScenario(s).time;
+  };
+  const TimeEstimate a100 = run("a100-80gb-sxm"), h100 = run("h100-sxm");
+  const double a100_share = a100.interruption_s / a100.training_s, h100_share = h100.interruption_s / h100.training_s;
+  EXPECT_GT(a100_share, 2 * h100_share);
+  EXPECT_GT(a100_share, 0.03);
+  EXPECT_LT(a100_share, 0.15);
+  EXPECT_DOUBLE_EQ(a100.gpu_hours, a100.total_s * 2048 / 3600);
 }
 
 }  // namespace

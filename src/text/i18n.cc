@@ -176,9 +176,9 @@ constexpr Entry kPhrases[] = {
      "- 每卡显存 {mem:.1f} / {capacity:.1f} GiB，算力利用率 MFU {mfu:.0f}%，有效训练时间占比 {goodput:.1f}%"},
     {"rec.reliability", "## Reliability (first option)", "## 可靠性（第一个方案）"},
     {"rec.interruptions",
-     "- {rate:.3g} unexpected interruptions per GPU-hour (Llama 3 405B: 419 in 54 days on 16,384 H100s): MTBF "
+     "- {rate:.3g} unexpected interruptions per GPU-hour (as measured on this GPU generation's clusters; Llama 3 405B's H100 rate where none is published): MTBF "
      "{mtbf} on {gpus} GPUs, {expected:.2f} interruptions expected",
-     "- 每 GPU 小时 {rate:.3g} 次意外中断（Llama 3 405B：16,384 张 H100 上 54 天 419 次）：{gpus} 张卡的 MTBF 为 "
+     "- 每 GPU 小时 {rate:.3g} 次意外中断（按该 GPU 代际集群的实测；无实测时取 Llama 3 405B 的 H100 数据）：{gpus} 张卡的 MTBF 为 "
      "{mtbf}，预计中断 {expected:.2f} 次"},
     {"rec.checkpoint", "- checkpoint {gb:.1f} GB, written in {write:.0f} s; restart {restart:.0f} s",
      "- 检查点 {gb:.1f} GB，写入 {write:.0f} s；断点续训重启 {restart:.0f} s"},
