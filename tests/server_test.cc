@@ -194,8 +194,9 @@ constexpr const char* kQuickPlan =
     R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e8},"plan":{"gpu":["h100-sxm"],"gpus":1}})";
 
 /// A user catalog (`serve --catalog`) of 400 copies of the H100 SXM entry of data/gpus.json, each with 10 TB of
-/// memory so that every strategy fits and is estimated: kSlowPlan then evaluates millions of candidates, minutes
-/// of one core, far beyond what any test here waits. The tests that need a busy worker hold it with that
+/// memory so that every strategy fits and is estimated: kSlowPlan then evaluates millions of candidates (still
+/// searching after 5.3 s of CPU on the development machine, where `plan --catalog` of it was stopped at 40 s), far
+/// beyond what any test here waits. The tests that need a busy worker hold it with that
 /// search and end it by hanging up (or the time limit), never by waiting for it, so that neither a fast nor a
 /// loaded machine changes what they see.
 const std::string& SlowCatalog() {
