@@ -82,6 +82,8 @@ TEST(SearchCancel, AStopFromAnotherThreadEndsATaskMidway) {
   PlanConstraints c;
   c.gpu_types = {"h100-sxm"};
   c.gpus = 1024;
+  c.rented = false;  // hardware one has: no rental limit
+  c.find_alternatives = false;
   size_t checks = 0;
   c.on_stop_check = [&] { ++checks; };
   ASSERT_TRUE(SearchPlans(job, c, 1).feasible);
