@@ -13,7 +13,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <future>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -183,11 +184,51 @@ void ExpectJsonError(const Reply& r, int status, const std::string& code) {
 
 constexpr const char* kEstimate =
     R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e9},"hardware":{"gpu":"h100-sxm","gpus":1}})";
-// DeepSeek-V3 pre-training on 1e13 tokens in a day, 50 plans: nothing fits the day, so the plan's alternatives
-// search the catalog again; about a second on one core (docs/performance.md), the slowest search known.
+// DeepSeek-V3 pre-training on 1e13 tokens in a day, over the whole catalog up to 4,096 GPUs: with SlowCatalog
+// the slowest search there is (the `plan` face searches every GPU type and count for its Pareto front).
 constexpr const char* kSlowPlan =
     R"({"model":"deepseek-v3","training":{"method":"pretrain","tokens":1e13},)"
     R"("plan":{"deadline":"1d","top":50,"max_gpus":4096}})";
+// A plan of milliseconds: one GPU type, one count.
+constexpr const char* kQuickPlan =
+    R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e8},"plan":{"gpu":["h100-sxm"],"gpus":1}})";
+
+/// A user catalog (`serve --catalog`) of 400 copies of the H100 SXM entry of data/gpus.json, each with 10 TB of
+/// memory so that every strategy fits and is estimated: kSlowPlan then evaluates millions of candidates (still
+/// searching after 5.3 s of CPU on the development machine, where `plan --catalog` of it was stopped at 40 s), far
+/// beyond what any test here waits. The tests that need a busy worker hold it with that
+/// search and end it by hanging up (or the time limit), never by waiting for it, so that neither a fast nor a
+/// loaded machine changes what they see.
+const std::string& SlowCatalog() {
+  static const std::string path = [] {
+    std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/data/gpus.json");
+    const json builtin = json::parse(in);
+    json h100;
+    for (const json& g : builtin["gpus"])
+      if (g["id"] == "h100-sxm") h100 = g;
+    json copies = json::array();
+    for (int i = 0; i < 400; ++i) {
+      json g = h100;
+      g["id"] = "slow-h100-" + std::to_string(i);
+      g["name"] = "H100 copy " + std::to_string(i);
+      g["aliases"] = json::array();
+      g["memory_gb"] = 10000;
+      copies.push_back(std::move(g));
+    }
+    const std::string file =
+        (std::filesystem::temp_directory_path() / ("trainplan-slow-catalog-" + std::to_string(getpid()) + ".json")).string();
+    std::ofstream(file) << json{{"gpus", {{"gpus", copies}}}}.dump();
+    std::atexit([] { std::filesystem::remove(SlowCatalog()); });
+    return file;
+  }();
+  return path;
+}
+
+/// Whether an answer has started to arrive on `fd` (without waiting).
+bool Answered(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
 
 TEST(Server, ChunkedBodyOverTheLimitIs413) {
   Served s({"--workers", "1"});
@@ -229,9 +270,10 @@ TEST(Server, SlowHeadersDoNotHoldTheServer) {
     }
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const Reply health = Exchange(s.port(), Get("/healthz", s.port()), 1.0);
+  // Held connections would keep it waiting for their 10 s request deadline; a loaded machine answers in far less.
+  const Reply health = Exchange(s.port(), Get("/healthz", s.port()), 5.0);
   EXPECT_EQ(health.status, 200);
-  EXPECT_LT(health.seconds, 1.0);
+  EXPECT_LT(health.seconds, 5.0);
   stop = true;
   drip.join();
   for (int fd : slow) close(fd);
@@ -255,9 +297,9 @@ TEST(Server, ARequestMustArriveWithinItsDeadline) {
   stop = true;
   drip.join();
   close(fd);
+  // Without a deadline on the whole request the drip would go on until ReadReply gives up (5 s): no answer.
   ExpectJsonError(r, 408, "request_timeout");
   EXPECT_GT(r.seconds, 0.9);
-  EXPECT_LT(r.seconds, 2.5);
 }
 
 TEST(Server, HeaderCountAndSizeAreBounded) {
@@ -288,24 +330,25 @@ TEST(Server, RangeIsIgnoredNotMultipart) {
   EXPECT_EQ(single.body, r.body);
 }
 
-TEST(Server, AnEstimateNeverWaitsBehindRecommends) {
-  Served s({"--workers", "1", "--time-limit", "120"});
+TEST(Server, AnEstimateNeverWaitsBehindSearches) {
+  Served s({"--workers", "1", "--time-limit", "600", "--catalog", SlowCatalog()});
   ASSERT_GT(s.port(), 0) << s.log();
   // Two slow plans: one computes and one waits, on the one search worker.
-  std::vector<std::future<Reply>> slow;
-  for (int i = 0; i < 2; ++i)
-    slow.push_back(std::async(std::launch::async, [&] { return Exchange(s.port(), Post("/api/plan", kSlowPlan, s.port()), 60); }));
+  std::vector<int> slow;
+  for (int i = 0; i < 2; ++i) {
+    slow.push_back(Connect(s.port()));
+    SendAll(slow.back(), Post("/api/plan", kSlowPlan, s.port()));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const Reply estimate = Exchange(s.port(), Post("/api/estimate", kEstimate, s.port()), 30);
-  const Reply models = Exchange(s.port(), Get("/api/models", s.port()), 30);
-  const Reply plan = slow[0].get();
+  const Reply estimate = Exchange(s.port(), Post("/api/estimate", kEstimate, s.port()), 60);
+  const Reply models = Exchange(s.port(), Get("/api/models", s.port()), 60);
   EXPECT_EQ(estimate.status, 200) << estimate.body;
   EXPECT_EQ(models.status, 200);
-  EXPECT_EQ(plan.status, 200) << plan.body.substr(0, 300);
-  EXPECT_GT(plan.seconds, 0.5);  // the worker was indeed busy
-  EXPECT_LT(estimate.seconds, 0.4);
-  EXPECT_LT(models.seconds, 0.4);
-  for (size_t i = 1; i < slow.size(); ++i) slow[i].get();
+  // Answered while both searches were still computing or waiting: neither held them up.
+  for (int fd : slow) {
+    EXPECT_FALSE(Answered(fd));
+    close(fd);  // hanging up stops them
+  }
 }
 
 TEST(Server, EveryErrorIsAJsonDocumentWithACode) {
@@ -390,79 +433,79 @@ TEST(Server, BeyondLoopbackNeedsATokenOrAnExplicitFlag) {
 }
 
 TEST(Server, OneClientGets429BeyondItsShare) {
-  Served s({"--workers", "2", "--max-per-client", "2", "--time-limit", "120"});
+  Served s({"--workers", "2", "--max-per-client", "2", "--time-limit", "600", "--catalog", SlowCatalog()});
   ASSERT_GT(s.port(), 0) << s.log();
-  std::vector<std::future<Reply>> slow;
-  for (int i = 0; i < 2; ++i)
-    slow.push_back(std::async(std::launch::async, [&] { return Exchange(s.port(), Post("/api/plan", kSlowPlan, s.port()), 60); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const Reply third = Exchange(s.port(), Post("/api/estimate", kEstimate, s.port()));
+  std::vector<int> slow;
+  for (int i = 0; i < 2; ++i) {
+    slow.push_back(Connect(s.port()));
+    SendAll(slow.back(), Post("/api/plan", kSlowPlan, s.port()));
+  }
+  // Once the server has read both (a loaded machine may take a while), the client's share is taken.
+  Reply third;
+  const auto t0 = Clock::now();
+  while (SecondsSince(t0) < 30 && third.status != 429) {
+    third = Exchange(s.port(), Post("/api/estimate", kEstimate, s.port()));
+    if (third.status != 429) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   ExpectJsonError(third, 429, "too_many_requests");
   EXPECT_EQ(third.Header("retry-after"), "1");
-  for (auto& f : slow) EXPECT_EQ(f.get().status, 200);
+  for (int fd : slow) {
+    EXPECT_FALSE(Answered(fd));
+    close(fd);
+  }
 }
 
 TEST(Server, AFullQueueIs503WithRetryAfterAndAbandonedRequestsAreSkipped) {
-  Served s({"--workers", "1", "--max-queued", "4", "--time-limit", "120"});
+  Served s({"--workers", "1", "--max-queued", "4", "--time-limit", "600", "--catalog", SlowCatalog()});
   ASSERT_GT(s.port(), 0) << s.log();
   const int p = s.port();
   // One computing and four queued fill one worker's queue; the next is refused at once.
   std::vector<int> held;
-  const auto first_sent = Clock::now();
   for (int i = 0; i < 5; ++i) {
     held.push_back(Connect(p));
     SendAll(held.back(), Post("/api/plan", kSlowPlan, p));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const Reply refused = Exchange(p, Post("/api/plan", kSlowPlan, p));
+  // Until the server has read all five, a sixth may be queued instead: it hangs up after a second, which
+  // gives its place back, and tries again.
+  Reply refused;
+  const auto t0 = Clock::now();
+  while (SecondsSince(t0) < 30 && refused.status != 503) refused = Exchange(p, Post("/api/plan", kSlowPlan, p), 1);
   ExpectJsonError(refused, 503, "busy");
   EXPECT_FALSE(refused.Header("retry-after").empty());
   EXPECT_LT(refused.seconds, 1);
-  // The queued clients give up: their searches never start, so the next one waits only for the first.
-  for (size_t i = 1; i < held.size(); ++i) close(held[i]);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server sees them go
-  const Reply next = Exchange(p, Post("/api/plan", kSlowPlan, p), 60);
+  // Every client gives up (one of the five may itself have been refused, had a retry overtaken it): the queued
+  // searches never start and the running one stops, so a quick plan is answered at once rather than after
+  // minutes of abandoned work.
+  for (int fd : held) close(fd);
+  const Reply next = Exchange(p, Post("/api/plan", kQuickPlan, p), 60);
   EXPECT_EQ(next.status, 200) << next.body.substr(0, 300);
-  const Reply first = ReadReply(held[0], 60, first_sent);
-  close(held[0]);
-  EXPECT_EQ(first.status, 200);
-  // The next one waited for the rest of the first search only, not for the four abandoned ones.
-  EXPECT_LT(next.seconds, 2.5 * first.seconds);
+  EXPECT_LT(next.seconds, 10);
 }
 
-// A plan of milliseconds: one GPU type, one count.
-constexpr const char* kQuickPlan =
-    R"({"model":"llama-3-8b","training":{"method":"lora","tokens":1e8},"plan":{"gpu":["h100-sxm"],"gpus":1}})";
-
 TEST(Server, ASearchAnswered503AtTheTimeLimitStopsAndFreesItsWorker) {
-  Served s({"--workers", "1", "--time-limit", "0.5"});
+  Served s({"--workers", "1", "--time-limit", "2", "--catalog", SlowCatalog()});
   ASSERT_GT(s.port(), 0) << s.log();
-  const Reply slow = Exchange(s.port(), Post("/api/plan", kSlowPlan, s.port()), 30);
+  const Reply slow = Exchange(s.port(), Post("/api/plan", kSlowPlan, s.port()), 60);
   ExpectJsonError(slow, 503, "search_too_long");
-  // Had the slow search kept the one worker (about a second more), this plan would wait past its own
-  // half-second limit and be answered 503 too.
-  const Reply quick = Exchange(s.port(), Post("/api/plan", kQuickPlan, s.port()), 30);
+  // Had the slow search kept the one worker, this plan would wait past its own limit and be answered 503 too.
+  const Reply quick = Exchange(s.port(), Post("/api/plan", kQuickPlan, s.port()), 60);
   EXPECT_EQ(quick.status, 200) << quick.body.substr(0, 300);
 }
 
 TEST(Server, AClientThatHangsUpMidSearchFreesItsWorker) {
-  Served s({"--workers", "1", "--time-limit", "120"});
+  Served s({"--workers", "1", "--time-limit", "600", "--catalog", SlowCatalog()});
   ASSERT_GT(s.port(), 0) << s.log();
   const int p = s.port();
-  // How long the slow search takes here, answered whole (a different top, so the cache does not answer below).
-  std::string whole_plan = kSlowPlan;
-  whole_plan.replace(whole_plan.find("\"top\":50"), 8, "\"top\":49");
-  const Reply whole = Exchange(p, Post("/api/plan", whole_plan, p), 60);
-  ASSERT_EQ(whole.status, 200) << whole.body.substr(0, 300);
   // A client starts the slow search and hangs up once it is computing.
   const int fd = Connect(p);
   SendAll(fd, Post("/api/plan", kSlowPlan, p));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(Answered(fd));
   close(fd);
-  const Reply quick = Exchange(p, Post("/api/plan", kQuickPlan, p), 60);
+  // Behind a search that went on, it would wait minutes.
+  const Reply quick = Exchange(p, Post("/api/plan", kQuickPlan, p), 120);
   EXPECT_EQ(quick.status, 200) << quick.body.substr(0, 300);
-  // Behind a search that went on, it would wait for most of one.
-  EXPECT_LT(quick.seconds, 0.5 * whole.seconds) << "whole search " << whole.seconds << " s";
+  EXPECT_LT(quick.seconds, 10);
 }
 
 TEST(Server, ConnectionsBeyondTheCapAre503) {

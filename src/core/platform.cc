@@ -171,6 +171,7 @@ PlanConstraints BaseConstraints(const PlatformPolicy& p, std::stop_token stop) {
   base.top = 1;
   base.framework_fixed = p.framework_fixed;
   base.find_alternatives = false;  // only the final search, when no option is found, offers them
+  base.keep_front = false;         // an option is a search's best plan
   return base;
 }
 

@@ -194,18 +194,62 @@ void InsertTop(std::vector<Plan>& top, const Plan& plan, size_t limit, const Pla
   if (top.size() > limit) top.pop_back();
 }
 
-/// What one search thread keeps between its tasks: its own copy of the job and the prepared models of
-/// the GPU type it worked on last (preparation depends on the GPU and the engine, not on counts).
-struct WorkerState {
-  Scenario scenario;
-  const GpuSpec* gpu = nullptr;
-  std::vector<std::pair<Framework, PreparedModel>> prepared;
+/// Whether the plans on `gpu` run flash attention: the job asks for it (not eager kernels) and the GPU's stack
+/// has a fused kernel; otherwise every plan keeps the score matrix.
+bool FlashAttentionOn(const Scenario& job, const GpuSpec& gpu) {
+  return job.strategy.flash_attention && job.training.attention != AttentionKernel::kEager &&
+         gpu.Supports(StackFeature::kFlashAttention);
+}
 
-  const PreparedModel& Prepared(Framework framework, const ParamCounts& params, const TrainableParams& trainable) {
-    for (const auto& [f, p] : prepared)
-      if (f == framework) return p;
-    prepared.emplace_back(framework, PrepareModel(scenario, params, trainable));
-    return prepared.back().second;
+/// FLOPs per token of one training step in the linear layers' GEMMs, as the time model runs them (perf.cc
+/// CostGemms, SumLayers): the forward of every layer, and a backward of twice that where all weights train
+/// (activation and weight gradients), once with adapters (activation gradients through the frozen base). Frozen
+/// layers under `freeze` run no backward, so that method counts the forward only.
+double LinearFlopsPerToken(const PreparedModel& m, Method method) {
+  const double passes = method == Method::kFreeze ? 1 : IsAdapterMethod(method) ? 2 : 3;
+  double flops = 0;
+  for (const TimeLayerSummary& layer : m.time_layers) {
+    double per_layer = 0;
+    for (size_t g = layer.gemm_begin; g < layer.gemm_end; ++g) {
+      const GemmShape& gemm = m.gemms[g];
+      per_layer += gemm.multiplicity * 2 * gemm.in * gemm.out * (gemm.copies > 1 ? gemm.active_copies : 1);
+    }
+    flops += static_cast<double>(layer.count) * per_layer;
+  }
+  return passes * flops;
+}
+
+/// Seconds per token on one GPU for LinearFlopsPerToken at the achieved matmul rate: every GEMM takes at least
+/// its FLOPs at that rate (GemmSeconds). 0 where the time model has no rate for the GPU (it answers 0 s).
+double LinearSecondsPerToken(const PreparedModel& m, Method method) {
+  const TimeRates& r = m.rates;
+  if (!(r.peak_flops > 0 && r.attn_peak_flops > 0 && r.hbm_bytes_per_s > 0 && r.ceiling > 0)) return 0;
+  return LinearFlopsPerToken(m, method) * r.matmul_s_per_flop;
+}
+
+/// TimeLowerBound from the seconds per token of the fastest engine.
+double TimeBound(const Training& tr, double linear_s_per_token, int gpus) {
+  return tr.tokens > 0 ? tr.tokens * linear_s_per_token / gpus : 0;
+}
+
+/// The job prepared for one engine on one GPU type (PrepareModel depends on the GPU and the engine, not on
+/// counts), with the least time one token's linear-layer work takes on one GPU of that type.
+struct PreparedEngine {
+  Framework framework = Framework::kDeepSpeed;
+  PreparedModel model;
+  double linear_s_per_token = 0;  // LinearSecondsPerToken
+};
+
+/// What every task on one GPU type shares, computed once per search.
+struct PreparedGpu {
+  const GpuSpec* gpu = nullptr;
+  std::optional<StackGap> stack_gap;  // the GPU's stack cannot run the job: nothing searched
+  std::vector<PreparedEngine> engines;
+
+  const PreparedEngine& Engine(Framework f) const {
+    for (const PreparedEngine& e : engines)
+      if (e.framework == f) return e;
+    throw InternalError(fmt::format("search: engine {} not prepared for {}", static_cast<int>(f), gpu->id));
   }
 };
 
@@ -289,10 +333,7 @@ class TaskSearch {
     st.dp = dp;
     st.cp = cp;
     st.sequence_parallel = megatron_ && tp > 1 && gpu.Supports(StackFeature::kSequenceParallel);
-    // Hardware or kernels without flash attention: the job says so, or the GPU's stack has no fused kernel, and
-    // every plan keeps the score matrix.
-    st.flash_attention = space_.job->strategy.flash_attention && s_.training.attention != AttentionKernel::kEager &&
-                         gpu.Supports(StackFeature::kFlashAttention);
+    st.flash_attention = FlashAttentionOn(*space_.job, gpu);
     for (int ep : eps) {
      for (int etp : etps) {
       if (etp > 0 && ep == 1) continue;  // without EP the experts follow TP
@@ -324,6 +365,9 @@ class TaskSearch {
 
   /// Recomputation and micro-batch sizes for the strategy in s_.strategy, after a memory bound.
   void Batches(int64_t per_replica) {
+    // A stop frees the thread within one layout's candidates, not after the whole task.
+    if (c_.on_stop_check) c_.on_stop_check();
+    if (c_.stop.stop_requested()) throw SearchCancelled();
     Strategy& st = s_.strategy;
     TaskResult& result = *result_;
     // Lower bound first: full recompute with one sequence is the least memory this
@@ -402,21 +446,46 @@ class TaskSearch {
   TaskResult* result_ = nullptr;
 };
 
-TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSpec& gpu, int gpus, int gpn,
+/// The engines a task on `gpus` x `gpu` searches.
+std::vector<Framework> TaskFrameworks(const SearchSpace& space, const GpuSpec& gpu, int gpus, int gpn) {
+  std::vector<Framework> out = RunningFrameworks(*space.job, space.framework_fixed, gpu, gpus, gpn);
+  std::erase_if(out, [&](Framework f) {
+    // Open-source Unsloth trains on one GPU; litgpt finetune_lora refuses bnb quantisation on more than one
+    // device (NotImplementedError).
+    return gpus > 1 && (f == Framework::kUnsloth || (f == Framework::kLitGpt && space.job->training.method == Method::kQlora));
+  });
+  return out;
+}
+
+/// A task's result before (or without) its search: nothing found, nothing near.
+TaskResult EmptyResult(const GpuSpec& gpu) {
+  TaskResult r;
+  r.min_memory_bytes = INFINITY;
+  r.fastest_fit_s = INFINITY;
+  r.cheapest_fit_usd = INFINITY;
+  r.capacity_bytes = gpu.memory_bytes;
+  return r;
+}
+
+/// What one search thread keeps between its tasks: its own copy of the job, on the GPU type of its last task.
+struct WorkerState {
+  Scenario scenario;
+  const GpuSpec* gpu = nullptr;
+};
+
+TaskResult SearchTask(const SearchSpace& space, const PreparedGpu& prepared, WorkerState& worker, int gpus, int gpn,
                       const PriceQuote& quote) {
   const PlanConstraints& c = *space.constraints;
-  TaskResult result;
-  result.min_memory_bytes = INFINITY;
-  result.fastest_fit_s = INFINITY;
-  result.cheapest_fit_usd = INFINITY;
-  result.capacity_bytes = gpu.memory_bytes;
+  const GpuSpec& gpu = *prepared.gpu;
+  TaskResult result = EmptyResult(gpu);
+  result.stack_gap = prepared.stack_gap;
+  if (result.stack_gap) return result;
   result.best.reserve(static_cast<size_t>(c.top) + 1);
   result.fastest.reserve(2);
 
   Scenario& s = worker.scenario;
   if (worker.gpu != &gpu) {
     worker.gpu = &gpu;
-    worker.prepared.clear();
     s.hardware.gpu = gpu;
   }
   s.hardware.gpus = gpus;
@@ -424,16 +493,10 @@ TaskResult SearchTask(const SearchSpace& space, WorkerState& worker, const GpuSp
   s.hardware.intra_node = DefaultIntraNodeLink(gpu);
   s.hardware.inter_node = c.inter_link.empty() ? DefaultInterNodeLink(gpu) : FindLink(c.inter_link);
   s.training.global_batch = DefaultGlobalBatch(space.job->training, gpus);
-
-  result.stack_gap = JobStackGap(*space.job, gpu, space.framework_fixed);
-  if (result.stack_gap) return result;
   TaskSearch search(space, s, gpus, gpn, quote);
-  for (Framework framework : RunningFrameworks(*space.job, space.framework_fixed, gpu, gpus, gpn)) {
-    if (framework == Framework::kUnsloth && gpus > 1) continue;  // open-source Unsloth trains on one GPU
-    // litgpt finetune_lora refuses bnb quantisation on more than one device (NotImplementedError).
-    if (framework == Framework::kLitGpt && gpus > 1 && space.job->training.method == Method::kQlora) continue;
+  for (Framework framework : TaskFrameworks(space, gpu, gpus, gpn)) {
     s.training.framework = framework;
-    search.Walk(framework, worker.Prepared(framework, space.params, space.trainable), result);
+    search.Walk(framework, prepared.Engine(framework).model, result);
   }
   for (auto* plans : {&result.best, &result.fastest})
     for (Plan& p : *plans) {
@@ -586,6 +649,8 @@ struct Task {
   int gpus;
   int gpn;
   PriceQuote quote;
+  const PreparedGpu* prepared = nullptr;  // PrepareTasks
+  double time_bound_s = 0;  // no plan of the task takes less (0: no bound known)
 };
 
 /// The most GPUs one can rent: the user's contract, else the offer's self-serve limit; 0: no limit (the
@@ -640,17 +705,137 @@ NoPlanReason RentalBlock(const PlanConstraints& c) {
   return why;
 }
 
-/// Searches the tasks on `threads` threads (0: one per core); returns the threads used. Once a stop is
-/// requested no task starts: the caller finds the stop and throws.
-int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threads, std::vector<TaskResult>& results) {
+/// Prepares the job once per GPU type and engine of the tasks and bounds each task's time from below: its
+/// tokens' linear-layer work spread evenly over its GPUs at the fastest engine's matmul rate. The time model
+/// splits every GEMM over TP, EP and CP and a step's layers over the pipeline stages, never below an even
+/// share, and adds the rest (attention, communication, bubbles, fixed costs) on top.
+std::vector<PreparedGpu> PrepareTasks(const SearchSpace& space, std::vector<Task>& tasks) {
+  const Scenario& job = *space.job;
+  std::vector<PreparedGpu> gpus;
+  for (const Task& t : tasks)
+    if (gpus.empty() || gpus.back().gpu != t.gpu) gpus.push_back({.gpu = t.gpu, .stack_gap = {}, .engines = {}});
+  for (PreparedGpu& g : gpus) {
+    g.stack_gap = JobStackGap(job, *g.gpu, space.framework_fixed);
+    if (g.stack_gap) continue;
+    Scenario s = job;
+    s.hardware.gpu = *g.gpu;
+    s.strategy.flash_attention = FlashAttentionOn(job, *g.gpu);
+    for (const Task& t : tasks) {
+      if (t.gpu != g.gpu) continue;
+      for (Framework f : TaskFrameworks(space, *g.gpu, t.gpus, t.gpn)) {
+        if (std::any_of(g.engines.begin(), g.engines.end(), [&](const PreparedEngine& e) { return e.framework == f; }))
+          continue;
+        s.training.framework = f;
+        PreparedEngine e{.framework = f, .model = PrepareModel(s, space.params, space.trainable), .linear_s_per_token = 0};
+        e.linear_s_per_token = LinearSecondsPerToken(e.model, job.training.method);
+        g.engines.push_back(std::move(e));
+      }
+    }
+  }
+  for (Task& t : tasks) {
+    t.prepared = &*std::find_if(gpus.begin(), gpus.end(), [&](const PreparedGpu& g) { return g.gpu == t.gpu; });
+    if (t.prepared->stack_gap) continue;
+    double s_per_token = INFINITY;
+    for (Framework f : TaskFrameworks(space, *t.gpu, t.gpus, t.gpn))
+      s_per_token = std::min(s_per_token, t.prepared->Engine(f).linear_s_per_token);
+    if (std::isfinite(s_per_token)) t.time_bound_s = TimeBound(job.training, s_per_token, t.gpus);
+  }
+  return gpus;
+}
+
+/// What the tasks searched so far found, against which a task's time bound is held when the caller reads
+/// neither the Pareto front nor the counts (PlanConstraints::keep_front off). A task is skipped only when no
+/// plan it could hold would rank among the plans or move a figure of the no-plan reason, so the answer is the
+/// one the whole search gives.
+class TaskBound {
+ public:
+  explicit TaskBound(const PlanConstraints& c) : c_(c) {}
+
+  bool Excludes(const Task& t) const {
+    const double price = t.quote.usd_per_gpu_hour;
+    const double time_s = t.time_bound_s;
+    const BillingRule* billing = t.quote.offer != nullptr ? t.quote.offer->billing : nullptr;
+    // Billing only rounds up: the bound on time bounds the cost.
+    const double cost_usd = price > 0 ? price * BilledGpuHours(time_s, t.gpus, billing) : INFINITY;
+    std::lock_guard lock(mu_);
+    return !MayRank(time_s, cost_usd, price, t.gpus) && !MayMoveReason(time_s, cost_usd, price);
+  }
+
+  void Add(const TaskResult& r) {
+    std::lock_guard lock(mu_);
+    fastest_fit_s_ = std::min(fastest_fit_s_, r.fastest_fit_s);
+    cheapest_fit_usd_ = std::min(cheapest_fit_usd_, r.cheapest_fit_usd);
+    // Plans of different tasks are different answers, and a task keeps no two with the same outcome.
+    for (const Plan& p : r.best) {
+      if (p.memory.at_edge) continue;
+      const Key key = Leading(p.time.total_s, p.price_per_gpu_hour > 0 ? p.cost_usd : INFINITY, p.gpus);
+      ranked_.insert(std::upper_bound(ranked_.begin(), ranked_.end(), key), key);
+      if (ranked_.size() > static_cast<size_t>(c_.top)) ranked_.pop_back();
+    }
+  }
+
+ private:
+  using Key = std::pair<double, double>;
+  /// PlanOrder's leading measures after the edge flag, for the cost and GPU-count objectives.
+  Key Leading(double total_s, double cost_usd, int gpus) const {
+    return c_.objective == Objective::kCost ? Key{cost_usd, total_s} : Key{static_cast<double>(gpus), total_s};
+  }
+
+  /// Whether a plan of at least this time and cost may meet the deadline and budget and rank among the `top`
+  /// plans: behind `top` safe plans (not at the edge of memory) on the leading measures, it cannot. Ranked by
+  /// time, every plan within the deadline and budget stays searched: the Pareto knee walks the cheap ones.
+  bool MayRank(double time_s, double cost_usd, double price, int gpus) const {
+    if (c_.deadline_s > 0 && time_s > c_.deadline_s) return false;
+    if (c_.budget_usd > 0 && !(price > 0 && cost_usd <= c_.budget_usd)) return false;
+    if (c_.objective == Objective::kTime || ranked_.size() < static_cast<size_t>(c_.top)) return true;
+    return !(ranked_.back() < Leading(time_s, cost_usd, gpus));
+  }
+
+  /// Whether the task may hold the fastest plan that fits, or the cheapest where a budget makes it part of
+  /// the reason. Until some task finds a plan that fits, every task may (memory, host RAM and layout reasons
+  /// need them all).
+  bool MayMoveReason(double time_s, double cost_usd, double price) const {
+    if (!(time_s > fastest_fit_s_)) return true;
+    return c_.budget_usd > 0 && price > 0 && !(cost_usd > cheapest_fit_usd_);
+  }
+
+  const PlanConstraints& c_;
+  mutable std::mutex mu_;
+  double fastest_fit_s_ = INFINITY;
+  double cheapest_fit_usd_ = INFINITY;
+  std::vector<Key> ranked_;  // leading measures of the best safe plans found, best first, at most `top`
+};
+
+/// Searches the tasks on `threads` threads (0: one per core); returns the threads used. With a bound, the tasks
+/// run fastest bound first (where the plans that tighten it are likeliest) and those it excludes are skipped.
+/// Once a stop is requested no task starts and a running one ends at its next check: the caller finds the stop
+/// and throws.
+int RunTasks(const SearchSpace& space, const std::vector<Task>& tasks, int threads, TaskBound* bound,
+             std::vector<TaskResult>& results) {
   const PlanConstraints& c = *space.constraints;
   results.assign(tasks.size(), TaskResult{});
+  std::vector<size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (bound != nullptr)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return tasks[a].time_bound_s < tasks[b].time_bound_s; });
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   auto worker = [&](bool reports) {
-    WorkerState state{.scenario = *space.job, .gpu = nullptr, .prepared = {}};
-    for (size_t i = next++; i < tasks.size() && !c.stop.stop_requested(); i = next++) {
-      results[i] = SearchTask(space, state, *tasks[i].gpu, tasks[i].gpus, tasks[i].gpn, tasks[i].quote);
+    WorkerState state{.scenario = *space.job, .gpu = nullptr};
+    for (size_t k = next++; k < tasks.size() && !c.stop.stop_requested(); k = next++) {
+      const size_t i = order[k];
+      const Task& t = tasks[i];
+      if (bound != nullptr && !t.prepared->stack_gap && bound->Excludes(t)) {
+        results[i] = EmptyResult(*t.gpu);
+      } else {
+        try {
+          results[i] = SearchTask(space, *t.prepared, state, t.gpus, t.gpn, t.quote);
+        } catch (const SearchCancelled&) {
+          return;  // stopped inside the task: the caller throws
+        }
+        if (bound != nullptr) bound->Add(results[i]);
+      }
       size_t finished = ++done;
       if (reports && c.progress) c.progress(finished, tasks.size());
     }
@@ -702,6 +887,7 @@ NearMisses MergeTasks(std::vector<TaskResult>& results, const PlanConstraints& c
   RankPlans(out.plans, c.objective, c.objective_source, true);
   RankPlans(out.pareto, Objective::kTime, ObjectiveSource::kGiven, false);
   NoteKnee(out.plans, out.pareto, c);
+  if (!c.keep_front) out.pareto.clear();  // tasks that could not rank were skipped: not the whole front
   return near;
 }
 
@@ -763,8 +949,12 @@ PlanResult SearchCore(const Scenario& job, const PlanConstraints& c, int threads
   out.reason = CountOutsideSearch(c);
   if (out.reason.code == NoPlanCode::kNone) {
     const SearchSpace space = MakeSpace(job, c);
+    std::vector<Task> tasks = MakeTasks(c);
+    const std::vector<PreparedGpu> prepared = PrepareTasks(space, tasks);
+    std::optional<TaskBound> bound;
+    if (!c.keep_front) bound.emplace(c);
     std::vector<TaskResult> results;
-    out.threads = RunTasks(space, MakeTasks(c), threads, results);
+    out.threads = RunTasks(space, tasks, threads, bound ? &*bound : nullptr, results);
     if (c.stop.stop_requested()) throw SearchCancelled();
     const NearMisses near = MergeTasks(results, c, out);
     if (out.plans.empty() && !near.searched && !out.skipped.empty())
@@ -793,6 +983,7 @@ AlternativeTry MakeTry(const Scenario& job, const PlanConstraints& c, Alternativ
   AlternativeTry t{Alternative{}, job, c};
   t.alternative.change = code;
   t.constraints.top = 1;
+  t.constraints.keep_front = false;  // an alternative shows its best plan or its reason
   t.constraints.progress = nullptr;
   return t;
 }
@@ -970,6 +1161,12 @@ PlanResult SearchPlans(const Scenario& job, const PlanConstraints& c, int thread
   PlanResult result = SearchCore(job, c, threads);
   if (!result.feasible && c.find_alternatives) result.alternatives = FindAlternatives(job, c, result.reason, threads);
   return result;
+}
+
+double TimeLowerBound(const Scenario& job) {
+  const ParamCounts params = CountParams(job.model);
+  const PreparedModel m = PrepareModel(job, params, CountTrainable(job, params));
+  return TimeBound(job.training, LinearSecondsPerToken(m, job.training.method), job.hardware.gpus);
 }
 
 Scenario PlanScenario(const Scenario& job, const Plan& plan) {

@@ -56,11 +56,21 @@ struct PlanConstraints {
   /// When nothing fits, search nearby jobs (PlanResult::alternatives). Off for searches whose caller uses
   /// only a found plan: the alternatives re-search the whole catalog several times.
   bool find_alternatives = true;
+  /// The caller reads the Pareto front (PlanResult::pareto) and the candidate counts, as `plan` shows them:
+  /// every (GPU type, count) is searched. Off, a GPU type and count whose plans cannot take less than its
+  /// linear layers' work at the GPU's matmul rate is skipped when that bound shows none of them could rank
+  /// among the plans or move a figure of the no-plan reason: the plans, the reason and the Pareto knee stay
+  /// those of the whole search, and `pareto` is left empty.
+  bool keep_front = true;
   /// Called from the calling thread as (GPU type and count) tasks finish: (done, total). Optional.
   std::function<void(size_t, size_t)> progress;
-  /// Asks the search to stop: no task starts after a stop is requested, and the search throws
-  /// SearchCancelled. Default-constructed: never stops.
+  /// Asks the search to stop: a running task checks it before each layout's candidates (a few dozen
+  /// estimates at most), no task starts after a stop is requested, and the search throws SearchCancelled.
+  /// Default-constructed: never stops.
   std::stop_token stop;
+  /// Called on the searching thread at each of those checks, before it reads `stop`. Optional; tests use it
+  /// to request a stop at a known point inside a task.
+  std::function<void()> on_stop_check;
 };
 
 /// A search stopped through PlanConstraints::stop before it finished: there is no answer, not a partial one.
@@ -212,6 +222,13 @@ double BilledGpuHours(double total_s, int gpus, const BillingRule* billing);
 /// Deterministic whatever the thread count. Throws InputError for invalid constraints, SearchCancelled when
 /// constraints.stop asks it to stop.
 PlanResult SearchPlans(const Scenario& job, const PlanConstraints& constraints, int threads = 0);
+
+/// A lower bound on the total time of `job` on its hardware (GPU type, count, engine) whatever its strategy:
+/// its tokens through the linear layers' GEMMs (forward, and the backward the method runs) at the GPU's
+/// achieved matmul rate, spread evenly over the GPUs; attention, the LM head, recomputation, communication,
+/// pipeline bubbles and fixed costs come on top. 0 where the time model has no rate for the GPU. The search
+/// skips by it (PlanConstraints::keep_front).
+double TimeLowerBound(const Scenario& job);
 
 /// The job as `plan` runs it: its GPUs, links, strategy, framework and micro-batch; a global batch left at 0
 /// stays the default (GlobalBatch gives the one the search used).

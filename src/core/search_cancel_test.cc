@@ -75,6 +75,48 @@ TEST(SearchCancel, AStopFromAnotherThreadEndsTheSearchBetweenTasks) {
   EXPECT_GT(total, 100u);
 }
 
+TEST(SearchCancel, AStopFromAnotherThreadEndsATaskMidway) {
+  // One task (DeepSeek-V3 pre-training on exactly 1,024 H100s): thousands of layouts, so a stop checked only
+  // between tasks would let it run to the end.
+  const Scenario job = Job("deepseek-v3", "pretrain", 1e13);
+  PlanConstraints c;
+  c.gpu_types = {"h100-sxm"};
+  c.gpus = 1024;
+  c.rented = false;  // hardware one has: no rental limit
+  c.find_alternatives = false;
+  size_t checks = 0;
+  c.on_stop_check = [&] { ++checks; };
+  ASSERT_TRUE(SearchPlans(job, c, 1).feasible);
+  const size_t unstopped_checks = checks;
+  ASSERT_GT(unstopped_checks, 100u);
+
+  std::stop_source source;
+  c.stop = source.get_token();
+  std::mutex mu;
+  std::condition_variable changed;
+  bool asked = false;
+  checks = 0;
+  size_t reported = 0;
+  c.progress = [&](size_t, size_t) { ++reported; };
+  // The tenth check hands the stop to another thread and waits until it is requested.
+  c.on_stop_check = [&] {
+    if (++checks != 10) return;
+    std::unique_lock lock(mu);
+    asked = true;
+    changed.notify_all();
+    changed.wait(lock, [&] { return source.stop_requested(); });
+  };
+  std::jthread stopper([&] {
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return asked; });
+    source.request_stop();
+    changed.notify_all();
+  });
+  EXPECT_THROW(SearchPlans(job, c, 1), SearchCancelled);
+  EXPECT_EQ(checks, 10u);  // the check that saw the stop ended the task
+  EXPECT_EQ(reported, 0u);  // the one task never finished
+}
+
 TEST(SearchCancel, ATokenNeverStoppedChangesNothing) {
   const Scenario job = Job("llama-3-8b", "full", 1e9);
   PlanConstraints plain;

@@ -57,6 +57,7 @@ struct Shared {
   std::atomic<int> connections{0};
   std::mutex mu;
   std::map<std::string, int> in_flight;  // per client address
+  std::stop_source shutdown;  // the server is stopping: running searches stop too
 
   Shared(const ServeOptions& o, int workers)
       : options(o), cheap(kEstimateThreads, kEstimatesQueued), expensive(workers, static_cast<size_t>(o.max_queued)) {}
@@ -148,11 +149,12 @@ class Session : public std::enable_shared_from_this<Session> {
       return Send(http::TooManyRequests(shared_->options.max_per_client), request_.get(), false);
     holds_slot_ = true;
     answered_ = std::make_shared<std::atomic<bool>>(false);
-    // Stopped when the client hangs up or is answered at the time limit: a job not started never runs, a
-    // running search stops between its tasks and frees its worker for the next job.
+    // Stopped when the client hangs up, is answered at the time limit or the server stops: a job not started
+    // never runs, a running search stops within a few dozen candidates and frees its worker for the next job.
     std::stop_source stop;
-    auto job = [self = shared_from_this(), request = request_, answered = answered_, stop = stop.get_token()] {
-      ApiResponse answer = http::Handle(*request, {}, stop);
+    auto job = [self = shared_from_this(), request = request_, answered = answered_, stop]() mutable {
+      const std::stop_callback on_shutdown(self->shared_->shutdown.get_token(), [&stop] { stop.request_stop(); });
+      ApiResponse answer = http::Handle(*request, {}, stop.get_token());
       net::post(self->stream_.get_executor(), [self, request, answered, answer = std::move(answer)]() mutable {
         if (!answered->exchange(true)) self->Send(std::move(answer), request.get(), false);
       });
@@ -326,6 +328,7 @@ ServeEnd RunServer(const ServeOptions& options) {
   std::thread second([&ioc] { ioc.run(); });
   ioc.run();
   second.join();
+  shared->shutdown.request_stop();
   shared->cheap.Stop();
   shared->expensive.Stop();
   return ServeEnd::kStopped;
