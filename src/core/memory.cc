@@ -593,7 +593,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   }
   out.gpu += dora_transient;
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
-  if (fw.holds_previous_quantized_inputs) {
+  if (fw.holds_previous_quantized_inputs && sc.training.method == Method::kQlora) {
     // The previous micro-batch (an ordinary one, not the longest) still holds what bitsandbytes kept on ctx for
     // its 4-bit linears, the head's input too where the head is quantised. Engines with this habit run
     // without tensor parallelism.
@@ -786,9 +786,10 @@ struct TrainingState {
     // (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are gathered as fp32.
     // DeepSpeed gathers each weight-holding submodule as it runs (its stage-3 fetch hooks; efficiency.json
     // zero3_gather_unit "module"), so its unit is the biggest matrix, the embedding or the head.
-    // Where the root unit stays gathered (below), the units in flight are decoder layers.
+    // Where the root unit stays gathered (below), the units in flight are decoder layers. Counted for adapter
+    // methods, whose root is frozen; a trained root's unsharded gradients until its post-backward are not modelled.
     const bool per_module = Efficiency().Engine(fw.id).zero3_gather_per_module;
-    const bool blocks = fw.root_unit_unsharded && !per_module;
+    const bool blocks = fw.root_unit_unsharded && !per_module && IsAdapterMethod(sc.training.method);
     const double unit = per_module ? tally.largest_module : blocks ? tally.largest_block : tally.largest_layer;
     const double unit_bytes =
         per_module ? tally.largest_module_bytes : blocks ? tally.largest_block_bytes : tally.largest_layer_bytes;
@@ -799,7 +800,7 @@ struct TrainingState {
     comm += gathered * live_units + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
     // FSDP1 keeps the root unit's gathered parameters from its forward to its backward (_post_forward_reshard
     // frees no root handle under FULL_SHARD): embedding, final norm and head whole through the step.
-    if (fw.root_unit_unsharded) comm += tally.root * l.weight_bytes;
+    if (blocks) comm += tally.root * l.weight_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers
