@@ -470,9 +470,9 @@ TEST(Accuracy, PublishedFineTuningPerEngine) {
   const Bound bounds[] = {
       {"torchtune", "memory", 24, 0.09},      // today 8.1% (the A6000 rows excluded)
       {"torchtune", "throughput", 15, 0.12},  // today 10.7%
-      {"litgpt", "memory", 26, 0.10},         // today 9.6%: LoRA 2.1%, QLoRA 16.1% (the full rows excluded)
+      {"litgpt", "memory", 26, 0.06},         // today 4.0%: LoRA 2.1%, QLoRA 4.0% (the full rows excluded)
       {"deepspeed", "memory", 35, 0.09},      // the PEFT-docs rows, Qwen-1 full (ZeRO-3) and Q-LoRA (ZeRO-2)
-      {"fsdp", "memory", 2, 0.27},            // today 25.6%: FSDP gathers the QLoRA base as stored
+      {"fsdp", "memory", 2, 0.19},            // today 18.2%: quant state and root unit whole; the offloaded run 30% under
   };
   for (const Bound& b : bounds) {
     Group g;
@@ -595,6 +595,38 @@ TEST(Accuracy, Llama1SixtyFiveBillionRate) {
   const Group g = Rows("LLaMA 1 (Touvron et al. 2023), Sec. 2.4", "tokens_per_s_per_gpu");
   ASSERT_EQ(g.errors.size(), 1u);
   EXPECT_LE(g.Max(), 0.10);
+}
+
+// The fine-tuning memory goal of issue 10 per engine and method (median absolute error of the validation rows
+// within 12%, every published run fitting) for the QLoRA groups that were off it. LitGPT (config hub and resource
+// tables) meets it, its worst row within 12% too; PEFT's FSDP QLoRA of Llama 2 70B (the CPU-offloaded run 30%
+// under) and torchtune's QLoRA tables (Llama 3.1 405B and Llama 3.2 3B over, the Apr-2024 Llama 2 7B row under)
+// are held at today's median until their remaining gaps are modelled.
+TEST(Accuracy, QloraMemoryGroupsAgainstTheGoal) {
+  struct Bound {
+    const char* engine;
+    size_t rows;
+    double median, max;
+  };
+  const Bound bounds[] = {
+      {"litgpt", 15, 0.12, 0.12},     // today 4.0%, worst 10.7% (was 16.1%, worst 23.6%)
+      {"fsdp", 2, 0.19, 0.30},        // today 18.2% (was 25.5%)
+      {"torchtune", 4, 0.20, 0.25},   // today 19.1% (was 20.6%, worst 44.3%)
+  };
+  for (const Bound& b : bounds) {
+    Group g;
+    for (const auto& r : Report().rows) {
+      if (r.engine != b.engine || r.method != "qlora" || r.kind != "memory" || r.role != "validation" ||
+          !r.excluded.empty()) {
+        continue;
+      }
+      g.errors.push_back(std::abs(r.error));
+      EXPECT_TRUE(r.fits) << r.id;
+    }
+    EXPECT_EQ(g.errors.size(), b.rows) << b.engine;
+    EXPECT_LE(g.Median(), b.median) << b.engine;
+    EXPECT_LE(g.Max(), b.max) << b.engine;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "catalog/frameworks.h"
 
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "catalog/load.h"
@@ -57,7 +58,9 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "zero3_max_live_params", "zero3_max_live_params_source",
                "moe_load_imbalance", "moe_load_imbalance_source", "lora_dropout_copies", "norm_fp32_input",
                "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies", "unties_embeddings",
-               "bnb_source"});
+               "bnb_source", "holds_previous_quantized_inputs", "bnb_quant_state_unsharded",
+               "nf4_unchunked_quantize_before", "nf4_unchunked_quantize_before_source", "root_unit_unsharded",
+               "root_unit_unsharded_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -92,7 +95,22 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   if (auto f = e.Get("sdpa_expands_kv")) p.sdpa_expands_kv = f->Bool();
   if (auto f = e.Get("quantizes_lm_head")) p.quantizes_lm_head = f->Bool();
   if (auto f = e.Get("bnb_dequant_copies")) p.bnb_dequant_copies = f->Number(0, 4, true);
-  if (p.quantizes_lm_head || p.bnb_dequant_copies > 0) {
+  if (auto f = e.Get("holds_previous_quantized_inputs")) p.holds_previous_quantized_inputs = f->Bool();
+  if (auto f = e.Get("bnb_quant_state_unsharded")) p.bnb_quant_state_unsharded = f->Bool();
+  if (auto f = e.Get("root_unit_unsharded")) {
+    p.root_unit_unsharded = f->Bool();
+    const Field why = e.At("root_unit_unsharded_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (auto f = e.Get("nf4_unchunked_quantize_before")) {
+    p.nf4_unchunked_quantize_before = f->String();
+    const std::string& v = p.nf4_unchunked_quantize_before;
+    if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.2.0)");
+    const Field why = e.At("nf4_unchunked_quantize_before_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (p.quantizes_lm_head || p.bnb_dequant_copies > 0 || p.holds_previous_quantized_inputs ||
+      p.bnb_quant_state_unsharded) {
     const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers
     if (why.String().empty()) why.Fail("a reason");
   }

@@ -69,6 +69,19 @@ struct FrameworkProfile {
   /// Tied embeddings are held as two matrices: the engine's checkpoint carries a separate LM head.
   bool unties_embeddings = false;
   double bnb_dequant_copies = 0;
+  /// QLoRA: the training loop drops the previous micro-batch's autograd graph only after the next forward
+  /// (LitGPT's fit rebinds `logits` and `loss` then), and bitsandbytes' MatMul4Bit keeps each 4-bit linear's
+  /// input as a ctx attribute that backward never releases: those inputs are held again beside the next peak.
+  bool holds_previous_quantized_inputs = false;
+  /// QLoRA with torchao NF4: releases before this one (training.framework_version; empty: none) pinned a torchao
+  /// whose NF4 quantisation compares every element with the 16 NF4 values at once, a [numel, 16] tensor.
+  std::string nf4_unchunked_quantize_before;
+  /// QLoRA under FSDP with bitsandbytes: the quantisation state (absmax, nested statistics) is an attribute
+  /// of the 4-bit parameter, not a parameter, so FSDP neither shards nor offloads it.
+  bool bnb_quant_state_unsharded = false;
+  /// ZeRO-3 / FULL_SHARD: the root unit (embedding, final norm, LM head) stays gathered from its forward to its
+  /// backward (FSDP1 _post_forward_reshard frees no root handle).
+  bool root_unit_unsharded = false;
   /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
   /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
   bool ddp_gradient_buckets = false;

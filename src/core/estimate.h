@@ -251,6 +251,9 @@ struct MemoryLayerSummary {
   double act_mlp_bytes = 0;     // MLP intermediates before TP splits them
   double act_linear_attn_bytes = 0;  // linear attention (Gated DeltaNet) tensors before TP splits the heads
   double dora_transient_bytes = 0;  // DoRA's weight-norm temporaries for the largest adapted linear
+  // QLoRA: bytes per token of the distinct inputs of the layer's 4-bit linears (the attention input, the context,
+  // the MLP input and the down projection's input)
+  double quantized_input_bytes = 0;
   double largest_matrix = 0;    // parameters of the biggest weight tensor (loaded or quantised one at a time)
   double num_heads = 0;
   double num_kv_heads = 0;

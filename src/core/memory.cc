@@ -17,6 +17,12 @@ namespace {
 // (`is_first_microbatch`), one byte per linear-layer weight; with FP8 primary weights that copy is the weight.
 constexpr double kFp8WeightBytesPerParam = 1;
 
+// torchao v0.1 NF4Tensor.from_tensor (pytorch/ao a7670be5, torchao/dtypes/nf4tensor.py): quantize_tensor_nearest
+// computes (value.unsqueeze(-1) - nf4).abs() over the whole matrix, two [numel, 16] bf16 tensors at once, beside
+// the bf16 weight and its scaled blocks (blocks / scales). torchao 6081796b ("perform in chunks", 2024-05-01)
+// bounds it to 2^20 elements at a time, naming the "large memory spike".
+constexpr double kUnchunkedNf4QuantizeBytesPerElement = 2 + 2 + 2 * 16 * 2;
+
 struct Parallel {
   double t = 1, p = 1, d = 1, c = 1, e = 1;
   double expert_dpc = 1;  // ranks sharing each expert shard (ExpertDataParallel): the experts' ZeRO group
@@ -24,6 +30,7 @@ struct Parallel {
   double microbatches = 1;  // per optimizer step on one pipeline
   double tokens = 0;  // of one micro-batch on one GPU: CP splits the sequence
   double row_tokens = 0;  // of the micro-batch's longest row: eager attention's score matrix is its square
+  double typical_tokens = 0;  // of an ordinary micro-batch on one GPU: rows padded to their expected length
   // Reciprocals of the divisors used on every layer and stage: multiplications keep the search's inner
   // loop free of most divisions (exact for the power-of-two sizes it tries).
   double inv_t = 1, inv_te = 1;
@@ -46,6 +53,7 @@ Parallel ParallelOf(const Scenario& sc) {
   const SequenceShape shape = ShapeOf(sc.training);
   par.row_tokens = shape.peak_row_tokens;
   par.tokens = shape.peak_row_tokens / par.c * static_cast<double>(sc.training.micro_batch) * shape.rows_per_example;
+  par.typical_tokens = shape.row_tokens / par.c * static_cast<double>(sc.training.micro_batch) * shape.rows_per_example;
   par.inv_t = 1 / par.t;
   par.inv_te = 1 / (std::max(ExpertTp(st), 1) * par.e);
   Strategy derived = st;
@@ -228,6 +236,16 @@ MemoryLayerSummary SummarizeLayer(const LayerGroup& group, const ModelSpec& mode
     }
     if (hidden_dropout) whole += h;
   }
+  if (tr.method == Method::kQlora) {
+    // One tensor feeds q, k and v, another o_proj, one the MLP's first linears (the attention's own in a parallel
+    // block) and one the down projection.
+    const double context = at.num_heads > 0 ? static_cast<double>(at.num_heads * at.v_head_dim) : 0;
+    const double mlp_in = layer.parallel_attn_mlp ? 0 : h;
+    const double down_in = layer.is_moe() ? static_cast<double>(layer.experts_per_token * layer.mlp_intermediate +
+                                                                layer.shared_expert_intermediate)
+                                          : static_cast<double>(layer.mlp_intermediate);
+    out.quantized_input_bytes = el * ((at.num_heads > 0 || at.linear ? h : 0) + context + mlp_in + down_in);
+  }
   return out;
 }
 
@@ -261,6 +279,8 @@ struct Tally {
   double largest_module = 0;           // the biggest weight-holding module: a layer linear, the embedding or head
   double largest_module_bytes = 0;     // that module as stored
   double largest_quantized = 0;        // QLoRA: the biggest 4-bit matrix (a layer linear, or the head where quantised)
+  double root = 0;                     // embedding, final norm and LM head held: what no decoder-layer unit wraps
+  double largest_block = 0, largest_block_bytes = 0;  // the biggest decoder layer alone, and as stored
 };
 
 // The first pipeline stage holds the embedding and the first ceil(L/p) layers; the last stage the
@@ -357,10 +377,12 @@ void AddLayers(const Scenario& sc, const Layers& layers, const Parallel& par, in
     // Adafactor factors each matrix into row and column statistics; vectors keep a full second moment.
     out.factored += (PerGpu(layer.rows_cols, par) + layer.norm_params) * trained_layers +
                     PerGpu(layer.adapter_factored, par) * count;
-    out.largest_layer = std::max(out.largest_layer, layer_params);
-    out.largest_layer_bytes =
-        std::max(out.largest_layer_bytes, layer.norm_params * ComputeBytes(tr.precision) +
+    out.largest_block = std::max(out.largest_block, layer_params);
+    out.largest_block_bytes =
+        std::max(out.largest_block_bytes, layer.norm_params * ComputeBytes(tr.precision) +
                                               linear_params * LayerWeightBytes(tr.method, tr.precision, tr.quantization, tr.double_quant));
+    out.largest_layer = std::max(out.largest_layer, out.largest_block);
+    out.largest_layer_bytes = std::max(out.largest_layer_bytes, out.largest_block_bytes);
     out.largest_matrix = std::max(out.largest_matrix, layer.largest_matrix * par.inv_t);
     out.largest_module = std::max(out.largest_module, layer.largest_matrix * par.inv_t);
     out.largest_module_bytes =
@@ -400,6 +422,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
     // Tied embeddings are the LM head: freeze trains them with the head.
     const bool trains = all_train || (tr.method == Method::kFreeze && model.tie_word_embeddings);
     tally.base += emb;
+    tally.root += emb;
     tally.largest_layer = std::max(tally.largest_layer, emb);
     // A frozen vision tower feeds the first stage: held whole in the base weights' dtype (unquantised
     // under QLoRA), never trained.
@@ -436,6 +459,7 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   if (stage.last) {
     const double head = lm_head_params * par.inv_t + static_cast<double>(model.final_norm_params);
     tally.base += head;
+    tally.root += head;
     // Lightning's BitsandbytesPrecision swaps every torch.nn.Linear for a 4-bit one, LitGPT's LM head included.
     if (tr.method == Method::kQlora && GetFrameworkProfile(tr.framework).quantizes_lm_head) {
       const double head_matrix = lm_head_params * par.inv_t;
@@ -500,7 +524,7 @@ struct StageActivations {
 template <typename Layers>
 StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const Parallel& par,
                                     const Stage& stage) {
-  double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0;
+  double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0, quantized_inputs = 0;
   // Layers held, each weighted by the micro-batches it holds when the schedule says (DualPipe), else 1.
   const bool weighted = stage.main_in_flight > 0;
   const auto held = [&](int64_t first, int64_t count) {
@@ -519,6 +543,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
                                                                        : 0);
     index += layer.count;
     if (n == 0) continue;
+    quantized_inputs += n * layer.quantized_input_bytes;
     const LayerActivations a = ActivationsOf(layer, sc, par);
     switch (sc.strategy.recompute) {
       case Recompute::kNone:
@@ -567,6 +592,16 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
     out.gpu = stored * in_flight + working;
   }
   out.gpu += dora_transient;
+  const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
+  if (fw.holds_previous_quantized_inputs && sc.training.method == Method::kQlora) {
+    // The previous micro-batch (an ordinary one, not the longest) still holds what bitsandbytes kept on ctx for
+    // its 4-bit linears, the head's input too where the head is quantised. Engines with this habit run
+    // without tensor parallelism.
+    const double head_input = stage.last && fw.quantizes_lm_head ? ComputeBytes(sc.training.precision) *
+                                                                       static_cast<double>(sc.model.hidden_size)
+                                                                 : 0;
+    out.gpu += par.typical_tokens * (quantized_inputs + head_input);
+  }
   return out;
 }
 
@@ -751,14 +786,21 @@ struct TrainingState {
     // (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are gathered as fp32.
     // DeepSpeed gathers each weight-holding submodule as it runs (its stage-3 fetch hooks; efficiency.json
     // zero3_gather_unit "module"), so its unit is the biggest matrix, the embedding or the head.
+    // Where the root unit stays gathered (below), the units in flight are decoder layers. Counted for adapter
+    // methods, whose root is frozen; a trained root's unsharded gradients until its post-backward are not modelled.
     const bool per_module = Efficiency().Engine(fw.id).zero3_gather_per_module;
-    const double unit = per_module ? tally.largest_module : tally.largest_layer;
-    const double unit_bytes = per_module ? tally.largest_module_bytes : tally.largest_layer_bytes;
+    const bool blocks = fw.root_unit_unsharded && !per_module && IsAdapterMethod(sc.training.method);
+    const double unit = per_module ? tally.largest_module : blocks ? tally.largest_block : tally.largest_layer;
+    const double unit_bytes =
+        per_module ? tally.largest_module_bytes : blocks ? tally.largest_block_bytes : tally.largest_layer_bytes;
     const double gathered = sc.training.fp32_weights ? unit * l.weight_bytes : unit_bytes;
     // DeepSpeed prefetches nothing while the gathered parameters reach stage3_max_live_parameters: a unit at
     // or over it is gathered alone (a 530B GPT's 1.7e9-element MLP matrices).
     const double live_units = fw.zero3_max_live_params > 0 && unit >= fw.zero3_max_live_params ? 1 : 2;
     comm += gathered * live_units + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
+    // FSDP1 keeps the root unit's gathered parameters from its forward to its backward (_post_forward_reshard
+    // frees no root handle under FULL_SHARD): embedding, final norm and head whole through the step.
+    if (blocks) comm += tally.root * l.weight_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers
@@ -783,13 +825,20 @@ struct TrainingState {
 // FSDP) hold one whole unit while rank 0 broadcasts it from the full state dict it read into host RAM
 // (torchtune load_from_full_model_state_dict; accelerate cpu_ram_efficient_loading). LitGPT's QLoRA also
 // quantises per tensor: Fabric's BitsandbytesPrecision quantises each Linear as it is created on the GPU and
-// again as its weight is loaded (_quantize_on_load_hook).
+// again as its weight is loaded (_quantize_on_load_hook). torchtune releases on torchao 0.1 quantise a whole matrix
+// at once (kUnchunkedNf4QuantizeBytesPerElement), when the model is built and again as the checkpoint loads.
 [[gnu::always_inline]] inline void LoadPeak(const Scenario& sc, const FrameworkProfile& fw, const ParamCounts& params,
                                             const Tally& tally, const StateLayout& l, double weights,
                                             MemoryEstimate& m) {
-  const double checkpoint_bytes = ComputeBytes(sc.training.precision);
+  const Training& tr = sc.training;
+  const double checkpoint_bytes = ComputeBytes(tr.precision);
   double in_flight = 0;
-  if (sc.training.method == Method::kQlora) in_flight = tally.largest_matrix * checkpoint_bytes;
+  if (tr.method == Method::kQlora) {
+    const bool unchunked = tr.quantization == Quantization::kNf4 && !fw.nf4_unchunked_quantize_before.empty() &&
+                           !tr.framework_version.empty() &&
+                           VersionBefore(tr.framework_version, fw.nf4_unchunked_quantize_before);
+    in_flight = tally.largest_matrix * (unchunked ? kUnchunkedNf4QuantizeBytesPerElement : checkpoint_bytes);
+  }
   if (l.shard_weights > 1) {
     in_flight = std::max(in_flight, tally.largest_layer * checkpoint_bytes);
     m.load_host_bytes = static_cast<double>(params.with_vision()) * checkpoint_bytes;
@@ -805,11 +854,19 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   MemoryEstimate m;
   double host_per_gpu = 0;
 
-  double weights = WeightBytes(sc.training, fw, tally, layout);
+  // bitsandbytes keeps the 4-bit weights' quantisation state (absmax and nested statistics) on the Params4bit,
+  // outside the flat parameter FSDP shards and offloads: every GPU holds all of it.
+  const Training& tr = sc.training;
+  const double whole_state = fw.bnb_quant_state_unsharded && tr.method == Method::kQlora &&
+                                     tr.quantization == Quantization::kNf4
+                                 ? tally.quantized * (QuantizedBytesPerParam(tr.quantization, tr.double_quant) - 0.5)
+                                 : 0;
+  double weights = WeightBytes(tr, fw, tally, layout) - whole_state / layout.shard_weights;
   if (layout.offload_params) {
     host_per_gpu += weights;
     weights = 0;
   }
+  weights += whole_state;
   m.reference_weights_bytes = ReferenceWeightBytes(sc.training, tally, layout);
   m[MemTerm::kWeights] = weights + m.reference_weights_bytes;
 
