@@ -192,7 +192,7 @@ TEST(Platform, UnpricedIsUnknownNotZero) {
     EXPECT_FALSE(o.cost.complete);
     ASSERT_FALSE(o.cost.unpriced.empty());
     if (o.kind == OptionKind::kCloud) {
-      EXPECT_EQ(o.cost.unpriced.front(), FindGpu(o.plan.gpu_id).name + " rental");
+      EXPECT_EQ(o.cost.unpriced.front(), (BomPart{PartKind::kRental, 0, FindGpu(o.plan.gpu_id).name, 0}));
     }
   }
 }
