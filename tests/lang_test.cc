@@ -121,7 +121,7 @@ TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
   ExpectContains(zh, {"使用方式 一次性，数据敏感度 低", "- 云上租用 1 x NVIDIA A800 SXM4 80GB，单价 $", "- 平台：",
                       "- 一次性任务：租用 ", "：受出口管制（截至 ", "- 合规的速度代价：耗时是 1 张 NVIDIA H100 SXM5 80GB",
                       "- 成本：租用 $", "；单价来源：", "- 购买满足截止时间的最少 GPU：", "- 只运行一次：购买需要 至少 $",
-                      "单价未知；未定价：", "- 电价 $", "- 地区 cn（截至 ", "；国产算力：Huawei Ascend 910B", "- 排序：",
+                      "- 电价 $", "- 地区 cn（截至 ", "；国产算力：Huawei Ascend 910B", "- 排序：",
                       "- 数据和检查点放在本地存储节点（"});
   for (const std::string english : {"platform: ", "rent 1 x", "compliance costs speed", "price unknown", "once,",
                                     "a one-off run", "region cn", "ranking:", "electricity "})
@@ -162,7 +162,7 @@ TEST(Lang, ReviewFindingsAndFixesInChinese) {
   ExpectContains(zh, {"配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink", "-> 按 PCIe 点对点规划，或换用带 NVLink 的 GPU",
                       "需要 36 条 PCIe 通道（GPU 各 x16、NVMe、网卡），1 x AMD Ryzen 9 7950X 只提供 24 条",
                       "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.5 GiB / 24.0 GiB；最快：",
-                      "电源 1 x 1600 W = 1600 W", "46.4 小时", "单价 $0.60/卡时，RunPod on-demand (aggregator)，2026-03，计费方式 "});
+                      "电源 1 x 1600 W = 1600 W", "46.4 小时", "单价 $0.60/卡时，RunPod 按需实例（比价网站汇总），2026-03，计费方式 "});
   for (const std::string english : {"the build claims", "lanes wanted", "installed", "cores for", "checkpoint takes",
                                     "fits:", "fastest:", "46.4 h", "/GPU-h", "billed"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
@@ -332,7 +332,9 @@ TEST(Lang, JsonStaysEnglish) {
 TEST(Lang, CatalogProseHasChineseVariants) {
   using namespace trainplan;
   auto expect_zh = [](const std::string& en, const std::string& zh) {
-    if (!en.empty()) EXPECT_FALSE(zh.empty()) << en;
+    if (!en.empty()) {
+      EXPECT_FALSE(zh.empty()) << en;
+    }
   };
   for (const auto& g : RentalPriceCatalog()) {
     for (const auto& o : g.offers) {

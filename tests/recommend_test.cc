@@ -144,14 +144,14 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
 
   PlatformPolicy cn;
   cn.region = "cn";
-  cn.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // the region's parts without a catalog price
+  cn.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // the region's parts without a rental price
   const Recommendation r = Recommend(JobOf(lora, "h100-sxm"), cn);
   const std::string text = RecommendationReport(r, ReportFormat::kText);
   EXPECT_FALSE(std::regex_search(text, std::regex(R"(\$0([^.0-9]|$))"))) << text;  // $0.119/kWh is a price
   EXPECT_NE(text.find("price unknown; not priced: NVIDIA H800 SXM5 80GB rental"), std::string::npos);
   j = RecommendationToJson(r);
   EXPECT_TRUE(j["break_even_months"].is_null());
-  EXPECT_EQ(j["break_even_reason"], "no_purchase_price");
+  EXPECT_EQ(j["break_even_reason"], "no_rental_price");  // bought at the trade press's yuan prices, not rented
 }
 
 /// The issue's example: qwen2.5-14b LoRA on 5e8 tokens, continuous for 12 months, sensitive data, region cn, in
