@@ -83,9 +83,16 @@ double PurchaseUsd(const Field& e) {
   return ToUsd(Positive(e, "price", kMaxUsd * 100), CatalogCurrency(e.At("currency")));
 }
 
+/// The market a purchase price is from: "cn" for mainland China, empty for any.
+std::string MarketOf(const Field& e) {
+  if (!e.Has("market")) return "";
+  if (e.At("market").String() != "cn") e.At("market").Fail("cn (mainland China), or no market");
+  return "cn";
+}
+
 SystemPurchase ReadSystemPrice(const Field& e) {
   return {e.At("id").String(),     GpuId(e.At("gpu")), Count(e, "gpus", 1024), PurchaseUsd(e),
-          e.At("source").String(), e.At("date").String()};
+          e.At("source").String(), e.At("date").String(), MarketOf(e)};
 }
 
 CardSlots ReadCardSlots(const Field& c, const std::string& file) {
@@ -275,7 +282,8 @@ PurchasePrices ReadPurchase(const Field& p, const std::string& file) {
   PurchasePrices out;
   for (const Field& g : p.At("gpus").Items()) {
     const Field e = Named(g, file, "purchase.gpus." + g.At("gpu").String());
-    out.gpus.push_back({GpuId(e.At("gpu")), PurchaseUsd(e), e.At("source").String(), e.At("date").String()});
+    out.gpus.push_back(
+        {GpuId(e.At("gpu")), PurchaseUsd(e), e.At("source").String(), e.At("date").String(), MarketOf(e)});
   }
   for (const Field& s : p.At("systems").Items()) {
     const Field e = Named(s, file, "purchase.systems." + s.At("id").String());

@@ -21,11 +21,13 @@ constexpr double kDefaultDeadlineS = 30 * 86400.0;
 bool HasPurchasePrice(const std::string& gpu_id, const PlatformPolicy& p) {
   for (const auto& [id, usd] : p.purchase_prices)
     if (FindGpu(id).id == gpu_id) return true;
+  // A price of the mainland market counts only for the region that rents there, as its rental offers do.
+  const std::string& market = RegionOf(p.region).rental_market;
   const PurchasePrices& buy = Parts().purchase;
   for (const auto& g : buy.gpus)
-    if (g.gpu == gpu_id) return true;
+    if (g.gpu == gpu_id && (g.market.empty() || g.market == market)) return true;
   for (const auto& s : buy.systems)
-    if (s.gpu == gpu_id) return true;
+    if (s.gpu == gpu_id && (s.market.empty() || s.market == market)) return true;
   return false;
 }
 
