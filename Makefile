@@ -23,6 +23,10 @@ run: build
 	  --seq-len 4096 --micro-batch 1 --tokens 1e9
 	@echo
 	@$(BUILD_DIR)/trainplan recommend --model llama-3-8b --method full --seq-len 4096 --tokens 1e9
+	@echo
+	@# A lab in China with 300,000 CNY, sensitive data and a year of LoRA fine-tuning, answered in Chinese and yuan.
+	@$(BUILD_DIR)/trainplan recommend --model qwen2.5-14b --method lora --tokens 5e8 --usage continuous --months 12 \
+	  --data-sensitivity high --region cn --currency CNY --budget 300000 --lang zh
 
 # Everything, warnings as errors, then every test (unit, end-to-end, golden answers, layering, browser).
 test:

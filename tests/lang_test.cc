@@ -121,7 +121,7 @@ TEST(Lang, RecommendTextMarkdownAndHtmlInChinese) {
   ExpectContains(zh, {"使用方式 一次性，数据敏感度 低", "- 云上租用 1 x NVIDIA A800 SXM4 80GB，单价 $", "- 平台：",
                       "- 一次性任务：租用 ", "：受出口管制（截至 ", "- 合规的速度代价：耗时是 1 张 NVIDIA H100 SXM5 80GB",
                       "- 成本：租用 $", "；单价来源：", "- 购买满足截止时间的最少 GPU：", "- 只运行一次：购买需要 至少 $",
-                      "单价未知；未定价：", "- 电价 $", "- 地区 cn（截至 ", "；国产算力：Huawei Ascend 910B", "- 排序：",
+                      "- 电价 $", "- 地区 cn（截至 ", "；国产算力：Huawei Ascend 910B", "- 排序：",
                       "- 数据和检查点放在本地存储节点（"});
   for (const std::string english : {"platform: ", "rent 1 x", "compliance costs speed", "price unknown", "once,",
                                     "a one-off run", "region cn", "ranking:", "electricity "})
@@ -162,7 +162,7 @@ TEST(Lang, ReviewFindingsAndFixesInChinese) {
   ExpectContains(zh, {"配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink", "-> 按 PCIe 点对点规划，或换用带 NVLink 的 GPU",
                       "需要 36 条 PCIe 通道（GPU 各 x16、NVMe、网卡），1 x AMD Ryzen 9 7950X 只提供 24 条",
                       "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.5 GiB / 24.0 GiB；最快：",
-                      "电源 1 x 1600 W = 1600 W", "38.3 小时", "单价 $0.60/卡时，RunPod on-demand (aggregator)，2026-03，计费方式 "});
+                      "电源 1 x 1600 W = 1600 W", "38.3 小时", "单价 $0.60/卡时，RunPod 按需实例（比价网站汇总），2026-03，计费方式 "});
   for (const std::string english : {"the build claims", "lanes wanted", "installed", "cores for", "checkpoint takes",
                                     "fits:", "fastest:", "38.3 h", "/GPU-h", "billed"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
@@ -326,17 +326,42 @@ TEST(Lang, JsonStaysEnglish) {
   EXPECT_EQ(Output(review + " --lang zh"), Output(review));
 }
 
+/// Catalog prose a Chinese report may quote has a Chinese variant (`_zh`): offers' instances, price notes and
+/// dedicated offers, storage price notes, stack notes, export rulings and the region note. Only names (of
+/// providers and storage services) may stay as written.
+TEST(Lang, CatalogProseHasChineseVariants) {
+  using namespace trainplan;
+  auto expect_zh = [](const std::string& en, const std::string& zh) {
+    if (!en.empty()) {
+      EXPECT_FALSE(zh.empty()) << en;
+    }
+  };
+  for (const auto& g : RentalPriceCatalog()) {
+    for (const auto& o : g.offers) {
+      expect_zh(o.instance, o.instance_zh);
+      expect_zh(o.price_note, o.price_note_zh);
+      expect_zh(o.dedicated, o.dedicated_zh);
+    }
+  }
+  for (const auto& s : StorageCatalog()) expect_zh(s.price_note, s.price_note_zh);
+  for (const auto& s : StackCatalog())
+    for (const auto& f : s.features) expect_zh(f.note, f.note_zh);
+  const Region& cn = RegionOf("cn");
+  expect_zh(cn.note, cn.note_zh);
+  for (const auto& part : cn.parts)
+    for (const auto& ruling : part.history) expect_zh(ruling.rule, ruling.rule_zh);
+}
+
 /// What a Chinese report quotes from the catalogs as written: names (GPUs, links, CPUs, drives, stacks, storage
-/// services, platforms), citations (every `source`), and the catalog prose (offers, storage, export rulings, stack
-/// notes) that has no Chinese variant (`_zh`) yet.
+/// services, providers, platforms) and citations (every `source`).
 std::vector<std::string> CatalogTexts() {
   using namespace trainplan;
   std::vector<std::string> out;
   auto add = [&](const std::string& text) {
     if (!text.empty()) out.push_back(text);
   };
-  // Prose with a Chinese variant must show it in a Chinese report: only the English of prose without one is skipped.
-  auto add_prose = [&](const std::string& text, const std::string& zh) {
+  // A name with a Chinese form must show it in a Chinese report: only names written one way are skipped.
+  auto add_name = [&](const std::string& text, const std::string& zh) {
     if (zh.empty()) add(text);
   };
   for (const auto& g : GpuCatalog()) {
@@ -347,7 +372,7 @@ std::vector<std::string> CatalogTexts() {
   add(Parts().power.workstation_platform_source);
   for (const auto& s : StackCatalog()) {
     add(s.name);
-    for (const auto& f : s.features) add(f.source), add_prose(f.note, f.note_zh);
+    for (const auto& f : s.features) add(f.source);
   }
   for (const auto& l : LinkCatalog()) add(l.name), add(l.source);
   for (const auto& c : CpuCatalog()) add(c.name), add(c.source);
@@ -358,23 +383,16 @@ std::vector<std::string> CatalogTexts() {
   for (const Framework f : kAllFrameworks) add(GetFrameworkProfile(f).name), add(GetFrameworkProfile(f).source);
   for (const auto& g : RentalPriceCatalog())
     for (const auto& o : g.offers) {
-      add_prose(o.provider, o.provider_zh), add_prose(o.instance, o.instance_zh);
-      add_prose(o.price_note, o.price_note_zh), add_prose(o.dedicated, o.dedicated_zh), add(o.source_text);
+      add_name(o.provider, o.provider_zh), add(o.source_text);
     }
   for (const auto& s : StorageCatalog())
-    add_prose(s.name, s.name_zh), add_prose(s.price_note, s.price_note_zh), add(s.source_text);
+    add_name(s.name, s.name_zh), add(s.source_text);
   add(ExchangeRateTable().source_text);
   add(ExchangeRateTable().rule);
   const Region& cn = RegionOf("cn");
   add(cn.source);
-  add_prose(cn.note, cn.note_zh);
   for (const auto& part : cn.parts)
-    for (const auto& ruling : part.history) add_prose(ruling.rule, ruling.rule_zh), add(ruling.source);
-  // Parts core/bom.cc names as text in a bill of materials' unpriced list (the JSON's too): a part kind on each
-  // price line would let them be written in Chinese.
-  for (const char* part : {"workstation board, case and CPU cooler", "-GPU baseboard server (GPU fabric, chassis, PSUs, fans)",
-                           "PCIe GPU server for", "cards (board, chassis, PSUs, fans)"})
-    add(part);
+    for (const auto& ruling : part.history) add(ruling.source);
   // The longest first, so a name inside a citation does not cut the citation in two.
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   return out;

@@ -2,6 +2,7 @@
 // source guides' claims on RAM, power supplies and storage answered by the tool itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -143,14 +144,14 @@ TEST(RecommendEndToEnd, UnknownIsNeverZero) {
 
   PlatformPolicy cn;
   cn.region = "cn";
-  cn.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // the region's parts without a catalog price
+  cn.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // the region's parts without a rental price
   const Recommendation r = Recommend(JobOf(lora, "h100-sxm"), cn);
   const std::string text = RecommendationReport(r, ReportFormat::kText);
   EXPECT_FALSE(std::regex_search(text, std::regex(R"(\$0([^.0-9]|$))"))) << text;  // $0.119/kWh is a price
   EXPECT_NE(text.find("price unknown; not priced: NVIDIA H800 SXM5 80GB rental"), std::string::npos);
   j = RecommendationToJson(r);
   EXPECT_TRUE(j["break_even_months"].is_null());
-  EXPECT_EQ(j["break_even_reason"], "no_purchase_price");
+  EXPECT_EQ(j["break_even_reason"], "no_rental_price");  // bought at the trade press's yuan prices, not rented
 }
 
 /// The issue's example: qwen2.5-14b LoRA on 5e8 tokens, continuous for 12 months, sensitive data, region cn, in
@@ -272,6 +273,56 @@ TEST(RecommendRequest, CurrencyOfBudgetAndPrices) {
     EXPECT_EQ(e.field(), "recommend.currency");
     EXPECT_EQ(e.allowed(), "CNY | EUR | USD");
   }
+}
+
+
+/// The first cell of each table row of docs/recommend.md, split at commas, with the row: the ids a row lists.
+std::vector<std::pair<std::vector<std::string>, std::string>> DocRows() {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/docs/recommend.md");
+  std::vector<std::pair<std::vector<std::string>, std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("| ")) continue;
+    std::vector<std::string> ids;
+    std::stringstream cell(line.substr(2, line.find(" |", 1) - 2));
+    for (std::string id; std::getline(cell, id, ',');) ids.push_back(id.substr(id.find_first_not_of(' ')));
+    rows.emplace_back(ids, line);
+  }
+  return rows;
+}
+
+json DataFile(const std::string& name) {
+  std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/data/" + name);
+  return json::parse(in);
+}
+
+// docs/recommend.md lists every price source with its date: every purchase price (GPUs, complete systems), every
+// priced CPU and drive, the RAM price, and every source of a rental, storage or exchange rate in data/prices.json,
+// each in a table row whose first cell names it and whose text gives its date.
+TEST(RecommendDocs, ListEveryPriceSourceWithItsDate) {
+  const auto rows = DocRows();
+  auto expect_listed = [&](const std::string& id, const std::string& date) {
+    bool listed = false;
+    for (const auto& [ids, line] : rows)
+      if (std::find(ids.begin(), ids.end(), id) != ids.end() && line.find(date) != std::string::npos) listed = true;
+    EXPECT_TRUE(listed) << id << " (" << date << ") has no row in docs/recommend.md giving its date";
+  };
+  const json parts = DataFile("parts.json");
+  for (const json& g : parts["purchase"]["gpus"]) expect_listed(g["gpu"], g["date"]);
+  for (const json* systems : {&parts["purchase"]["systems"], &parts["system_prices"]})
+    for (const json& s : *systems) expect_listed(s["id"], s["date"]);
+  for (const json& d : parts["drives"])
+    if (d["usd_per_tb"].is_number()) expect_listed(d["id"], d["date"]);
+  expect_listed("ram", parts["ram_price"]["date"]);
+  for (const json& c : DataFile("cpus.json")["cpus"])
+    if (c["price_usd"].is_number()) expect_listed(c["id"], c["date"]);
+  const json prices = DataFile("prices.json");
+  expect_listed(prices["exchange_rates"]["source"], prices["exchange_rates"]["date"]);
+  for (const auto& [id, s] : prices["storage"].items())
+    if (s.contains("source")) expect_listed(s["source"], s["date"]);
+  int offers = 0;
+  for (const json& g : prices["gpus"])
+    for (const json& o : g["offers"]) expect_listed(o["source"], o["date"]), ++offers;
+  EXPECT_GT(offers, 40);
 }
 
 }  // namespace

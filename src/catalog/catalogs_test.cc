@@ -274,9 +274,12 @@ TEST(RentalPrices, ChineseVariantsReadBesideTheEnglish) {
   EXPECT_EQ(cn->storage->name_zh, "华为云 OBS 标准存储（单可用区）");
   const RentalOffer* us = DefaultRentalOffer("h100-sxm");
   ASSERT_NE(us, nullptr);
-  EXPECT_FALSE(us->provider.empty());
-  EXPECT_EQ(us->provider_zh, "");
-  EXPECT_EQ(us->instance_zh, "");
+  EXPECT_EQ(us->provider, "RunPod on-demand (aggregator)");
+  EXPECT_EQ(us->provider_zh, "RunPod 按需实例（比价网站汇总）");
+  EXPECT_EQ(us->instance_zh, "");  // the offer names no instance type
+  const RentalOffer* name_only = DefaultRentalOffer("h100-nvl");
+  ASSERT_NE(name_only, nullptr);
+  EXPECT_EQ(name_only->provider_zh, "");  // "RunPod": a name, written one way
   for (const Region& region : Parts().regions) {
     if (region.id != "cn") {
       EXPECT_EQ(region.note_zh, "") << region.id;
@@ -292,7 +295,8 @@ TEST(RentalPrices, ChineseVariantsReadBesideTheEnglish) {
   }
   EXPECT_EQ(FindGpu("ascend-910b").stack->Of(StackFeature::kFp8).note_zh,
             "昇腾 910B/910C 没有 FP8 矩阵乘；FP8 要到昇腾 950 系列才有");
-  EXPECT_EQ(FindGpu("h100-sxm").stack->Of(StackFeature::kFp8).note_zh, "");
+  EXPECT_EQ(FindGpu("h100-sxm").stack->Of(StackFeature::kFp8).note_zh,
+            "Transformer Engine，需 GPU 带 FP8 张量核心（fp8_dense_tflops > 0）");
   // A Chinese note is a note: it cannot stand beside a published price either.
   EXPECT_NE(InternalErrorOf([] {
               const std::string price = "\"per_gpu_hour\": 5.5,";

@@ -69,9 +69,30 @@ GpuBoard ReadBoard(const Field& b) {
   return out;
 }
 
+/// A currency of data/prices.json's exchange rates, by its code.
+const Currency& CatalogCurrency(const Field& code) {
+  for (const Currency& c : ExchangeRateTable().currencies)
+    if (c.code == code.String()) return c;
+  code.Fail("a currency of data/prices.json exchange_rates");
+}
+
+/// A purchase price in US dollars: `usd`, or `price` in the `currency` it was published in (yuan stay yuan in
+/// the file), converted at the catalog's dated exchange rate.
+double PurchaseUsd(const Field& e) {
+  if (!e.Has("currency")) return Positive(e, "usd", kMaxUsd);
+  return ToUsd(Positive(e, "price", kMaxUsd * 100), CatalogCurrency(e.At("currency")));
+}
+
+/// The market a purchase price is from: "cn" for mainland China, empty for any.
+std::string MarketOf(const Field& e) {
+  if (!e.Has("market")) return "";
+  if (e.At("market").String() != "cn") e.At("market").Fail("cn (mainland China), or no market");
+  return "cn";
+}
+
 SystemPurchase ReadSystemPrice(const Field& e) {
-  return {e.At("id").String(),  GpuId(e.At("gpu")),        Count(e, "gpus", 1024), Positive(e, "usd", kMaxUsd),
-          e.At("source").String(), e.At("date").String()};
+  return {e.At("id").String(),     GpuId(e.At("gpu")), Count(e, "gpus", 1024), PurchaseUsd(e),
+          e.At("source").String(), e.At("date").String(), MarketOf(e)};
 }
 
 CardSlots ReadCardSlots(const Field& c, const std::string& file) {
@@ -232,10 +253,7 @@ PsuFigures ReadPsu(const Field& p) {
 ElectricityTariff ReadTariff(const Field& t, const std::map<std::string, std::string>& sources) {
   t.CheckKeys({"per_kwh", "currency", "source", "date"});
   ElectricityTariff out;
-  const Field code = t.At("currency");
-  for (const Currency& c : ExchangeRateTable().currencies)
-    if (c.code == code.String()) out.currency = &c;
-  if (out.currency == nullptr) code.Fail("a currency of data/prices.json exchange_rates");
+  out.currency = &CatalogCurrency(t.At("currency"));
   // Industrial tariffs run 0.05-0.30 USD per kWh; the bound leaves room for any catalog currency.
   out.per_kwh = Positive(t, "per_kwh", 50);
   out.usd_per_kwh = ToUsd(out.per_kwh, *out.currency);
@@ -264,7 +282,8 @@ PurchasePrices ReadPurchase(const Field& p, const std::string& file) {
   PurchasePrices out;
   for (const Field& g : p.At("gpus").Items()) {
     const Field e = Named(g, file, "purchase.gpus." + g.At("gpu").String());
-    out.gpus.push_back({GpuId(e.At("gpu")), Positive(e, "usd", kMaxUsd), e.At("source").String(), e.At("date").String()});
+    out.gpus.push_back(
+        {GpuId(e.At("gpu")), PurchaseUsd(e), e.At("source").String(), e.At("date").String(), MarketOf(e)});
   }
   for (const Field& s : p.At("systems").Items()) {
     const Field e = Named(s, file, "purchase.systems." + s.At("id").String());

@@ -135,6 +135,7 @@ struct GpuPurchase {
   std::string gpu;  // GPU catalog id
   double usd = 0;
   std::string source, date;
+  std::string market{};  // "cn": a price of the mainland market, for the region renting there; empty: any region
 };
 /// A complete system sold with its GPUs.
 struct SystemPurchase {
@@ -142,6 +143,7 @@ struct SystemPurchase {
   int gpus = 0;
   double usd = 0;
   std::string source, date;
+  std::string market{};  // as GpuPurchase::market
 };
 struct PurchasePrices {
   std::vector<GpuPurchase> gpus;

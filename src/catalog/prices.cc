@@ -28,7 +28,7 @@ const char* SymbolOf(const std::string& code) {
 }
 
 ExchangeRates LoadExchangeRates(const Field& rates, const Field& sources) {
-  rates.CheckKeys({"base", "source", "date", "rule", "cny_per_unit"});
+  rates.CheckKeys({"base", "source", "date", "rule", "rule_zh", "cny_per_unit"});
   ExchangeRates out;
   out.base = rates.At("base").String();
   const Field source = rates.At("source");
@@ -36,6 +36,7 @@ ExchangeRates LoadExchangeRates(const Field& rates, const Field& sources) {
   out.source_text = sources.At(source.String()).String();
   out.date = rates.At("date").String();
   out.rule = rates.At("rule").String();
+  out.rule_zh = ZhVariant(rates, "rule");
   const Field units = rates.At("cny_per_unit");
   if (out.base != "CNY" || !units.Has("USD")) rates.At("base").Fail("CNY, with a USD rate");
   const double cny_per_usd = units.At("USD").Number(0, 1000);

@@ -23,7 +23,7 @@ struct ExchangeRates {
   std::string base;         // the currency the fixing is quoted in ("CNY")
   std::string source_text;  // the cited source in full
   std::string date;
-  std::string rule;  // how the rates were fixed
+  std::string rule, rule_zh;  // how the rates were fixed
   std::vector<Currency> currencies;
 };
 

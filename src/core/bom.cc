@@ -505,18 +505,17 @@ GpuPrice PriceOfGpu(const GpuSpec& gpu, const std::vector<std::pair<std::string,
 
 /// The chassis the node's GPUs go in, as a part to buy: a workstation's board and case, a PCIe GPU server,
 /// or a baseboard server.
-std::string PlatformPart(const BomInputs& in) {
-  if (in.workstation) return "workstation board, case and CPU cooler";
-  if (in.baseboard && !in.board.empty())
-    return fmt::format("{} {}-GPU baseboard server (GPU fabric, chassis, PSUs, fans)", in.board, in.board_gpus);
-  return fmt::format("PCIe GPU server for {} cards (board, chassis, PSUs, fans)", in.board_gpus);
+BomPart PlatformPart(const BomInputs& in) {
+  if (in.workstation) return {PartKind::kWorkstationPlatform, 1, "", 0};
+  if (in.baseboard && !in.board.empty()) return {PartKind::kBaseboardServer, in.board_gpus, in.board, 0};
+  return {PartKind::kPcieServer, in.board_gpus, "", 0};
 }
 
 /// The node's parts one by one, each priced when it has a citable price, else named in `unpriced`.
 void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, const StorageTier& hot,
                 const NetworkPlan& network, const PowerPlan& power, const GpuPrice& gpu_price, BomPrices& out) {
   const int n = in.board_gpus;
-  const std::string gpus = fmt::format("{} x {}", n, in.gpu.name);
+  const BomPart gpus{PartKind::kGpus, n, in.gpu.name, 0};
   if (gpu_price.usd > 0) {
     out.prices.push_back({gpus, n * gpu_price.usd, gpu_price.source});
     out.priced = true;
@@ -525,24 +524,24 @@ void PriceParts(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram, c
   }
   // A CPU on the GPU modules comes with them, its memory too.
   if (!cpu.cpu.on_module) {
-    const std::string cpus = fmt::format("{} x {}", cpu.sockets, cpu.cpu.name);
+    const BomPart cpus{PartKind::kCpus, cpu.sockets, cpu.cpu.name, 0};
     if (cpu.cpu.price_usd > 0)
       out.prices.push_back({cpus, cpu.cpu.price_usd * cpu.sockets, cpu.cpu.source + ", " + cpu.cpu.date});
     else
       out.unpriced.push_back(cpus);
     const RamPrice& rp = Parts().ram_price;
     const double per_gb = in.workstation ? rp.desktop_usd_per_gb : rp.server_usd_per_gb;
-    out.prices.push_back({fmt::format("{} x {:.0f} GB RAM", ram.dimms, ram.dimm_bytes / kGB),
-                          ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
+    const BomPart dimms{PartKind::kRam, ram.dimms, "", ram.dimm_bytes / kGB};
+    out.prices.push_back({dimms, ram.total_bytes / kGB * per_gb, Parts().SourceText(rp.source)});
   }
-  const std::string drives = fmt::format("{} x {}", hot.count, hot.drive.name);
+  const BomPart drives{PartKind::kDrives, hot.count, hot.drive.name, 0};
   if (hot.drive.usd_per_tb > 0)
     out.prices.push_back({drives, hot.capacity_bytes / kTB * hot.drive.usd_per_tb, hot.drive.source});
   else
     out.unpriced.push_back(drives);
-  if (network.nics > 0) out.unpriced.push_back(fmt::format("{} x {}", network.nics, network.nic.name));
+  if (network.nics > 0) out.unpriced.push_back({PartKind::kNics, network.nics, network.nic.name, 0});
   // Server chassis ship with their PSUs; a workstation's are bought apart.
-  if (in.workstation) out.unpriced.push_back(fmt::format("{} x {:.0f} W PSU", power.psus, power.psu_rating_w));
+  if (in.workstation) out.unpriced.push_back({PartKind::kPsus, power.psus, "", power.psu_rating_w});
   out.unpriced.push_back(PlatformPart(in));
 }
 
@@ -556,19 +555,19 @@ BomPrices PriceBom(const BomInputs& in, const CpuChoice& cpu, const RamPlan& ram
   // Without a given price: a complete system of this GPU count when one is priced, else the GPU's own price.
   const SystemPurchase* system = gpu_price.given ? nullptr : PricedSystem(in.gpu, in.board_gpus);
   if (system) {
-    out.prices.push_back({fmt::format("{} (complete system, {} GPUs)", system->id, in.board_gpus), system->usd,
-                          system->source + ", " + system->date});
+    const BomPart whole{PartKind::kSystem, in.board_gpus, system->id, 0};
+    out.prices.push_back({whole, system->usd, system->source + ", " + system->date});
     out.priced = true;
   } else {
     PriceParts(in, cpu, ram, storage.tiers.front(), network, power, gpu_price, out);
   }
   // The bulk tier serves the whole job: bought once, not per node.
   const StorageTier& bulk = storage.tiers.back();
+  const BomPart bulk_drives{PartKind::kSharedDrives, bulk.count, bulk.drive.name, 0};
   if (bulk.drive.usd_per_tb > 0)
-    out.shared_prices.push_back({fmt::format("{} x {} (shared)", bulk.count, bulk.drive.name),
-                                 bulk.capacity_bytes / kTB * bulk.drive.usd_per_tb, bulk.drive.source});
+    out.shared_prices.push_back({bulk_drives, bulk.capacity_bytes / kTB * bulk.drive.usd_per_tb, bulk.drive.source});
   else
-    out.unpriced.push_back(bulk.drive.name);
+    out.unpriced.push_back(bulk_drives);
   for (const auto& line : out.prices) out.node_usd += line.usd;
   double shared = 0;
   for (const auto& line : out.shared_prices) shared += line.usd;

@@ -214,8 +214,33 @@ struct BomWarning {
   std::string text;  // empty from DeriveBom; text/bom_text.h fills it
 };
 
+/// What a part of a build (or a cost) is; text/bom_text.h names it in the reader's language.
+enum class PartKind {
+  kGpus,                 // `count` x `model`
+  kSystem,               // the complete system `model` with `count` GPUs
+  kCpus,                 // `count` sockets of `model`
+  kRam,                  // `count` DIMMs of `size` GB
+  kDrives,               // `count` x `model`, on each node
+  kSharedDrives,         // `count` x `model`, once for the job
+  kNics,                 // `count` x `model`
+  kPsus,                 // `count` PSUs of `size` W
+  kWorkstationPlatform,  // board, case and CPU cooler
+  kBaseboardServer,      // a server around a `count`-GPU `model` baseboard: GPU fabric, chassis, PSUs, fans
+  kPcieServer,           // a server for `count` PCIe cards: board, chassis, PSUs, fans
+  kRental,               // renting `model`
+};
+
+/// A part as bought (or rented), by kind and figures: no sentence, so any language can name it.
+struct BomPart {
+  PartKind kind = PartKind::kGpus;
+  int count = 0;
+  std::string model;  // a catalog name: GPU, CPU, drive, NIC, baseboard family or system id
+  double size = 0;    // GB per DIMM (kRam), W per PSU (kPsus)
+  bool operator==(const BomPart&) const = default;
+};
+
 struct PriceLine {
-  std::string item;
+  BomPart part;
   double usd = 0;
   std::string source;
 };
@@ -223,7 +248,7 @@ struct PriceLine {
 struct BomPrices {
   std::vector<PriceLine> prices;         // per node
   std::vector<PriceLine> shared_prices;  // once for the job (the bulk storage tier)
-  std::vector<std::string> unpriced;     // parts with no citable price, left out of node_usd: empty when complete
+  std::vector<BomPart> unpriced;            // parts with no citable price, left out of node_usd: empty when complete
   double node_usd = 0;
   double total_usd = 0;  // all nodes and the shared tier; 0 when the GPUs have no price
   bool priced = false;   // the GPUs (or the whole system) have a price

@@ -21,11 +21,13 @@ constexpr double kDefaultDeadlineS = 30 * 86400.0;
 bool HasPurchasePrice(const std::string& gpu_id, const PlatformPolicy& p) {
   for (const auto& [id, usd] : p.purchase_prices)
     if (FindGpu(id).id == gpu_id) return true;
+  // A price of the mainland market counts only for the region that rents there, as its rental offers do.
+  const std::string& market = RegionOf(p.region).rental_market;
   const PurchasePrices& buy = Parts().purchase;
   for (const auto& g : buy.gpus)
-    if (g.gpu == gpu_id) return true;
+    if (g.gpu == gpu_id && (g.market.empty() || g.market == market)) return true;
   for (const auto& s : buy.systems)
-    if (s.gpu == gpu_id) return true;
+    if (s.gpu == gpu_id && (s.market.empty() || s.market == market)) return true;
   return false;
 }
 
@@ -88,7 +90,7 @@ void RentalCost(PlatformOption& o, const PlatformPolicy& p) {
   const double price = o.plan.price_per_gpu_hour;
   c.known = c.complete = price > 0;
   if (!c.known) {
-    c.unpriced.push_back(FindGpu(o.plan.gpu_id).name + " rental");
+    c.unpriced.push_back({PartKind::kRental, 0, FindGpu(o.plan.gpu_id).name, 0});
     return;
   }
   c.price_source = RentalSource(o.plan);
@@ -137,7 +139,7 @@ void HybridCost(PlatformOption& o, const PlatformPolicy& p) {
     c.hardware_usd = bulk.capacity_bytes / 1e12 * bulk.drive.usd_per_tb;
   } else {
     c.complete = false;
-    c.unpriced.push_back(bulk.drive.name);
+    c.unpriced.push_back({PartKind::kSharedDrives, bulk.count, bulk.drive.name, 0});
   }
   const double horizon_h = HorizonMonths(p, o.reliability.wall_s) * kHoursPerMonth;
   c.power_usd = EnergyUsd(bulk.count * bulk.drive.watts, horizon_h, p.pue, p.electricity_usd_per_kwh);
@@ -493,11 +495,8 @@ PlatformPolicy ResolvePolicy(const PlatformPolicy& in, std::vector<PolicyAssumpt
   const Currency& currency = FindCurrency(p.currency);
   p.currency = currency.code;
   if (currency.code != "USD") {
-    const ExchangeRates& rates = ExchangeRateTable();
-    assumptions.push_back({.code = AssumptionCode::kCurrency,
-                           .value = currency.per_usd,
-                           .source = fmt::format("{}, {}; {}", rates.rule, rates.date, rates.source_text),
-                           .region = currency.code});
+    // The rates' rule, date and source are the catalog's: the text layer quotes them in the reader's language.
+    assumptions.push_back({.code = AssumptionCode::kCurrency, .value = currency.per_usd, .region = currency.code});
   }
   return p;
 }

@@ -68,7 +68,7 @@ struct CostBreakdown {
   bool known = false;                   // the GPUs (bought or rented) have a price: the total means something
   bool complete = false;                // every part has a price: the total is the cost
   bool reserved = false;                // rental: a 1-year reservation is cheaper than on-demand hours
-  std::vector<std::string> unpriced{};  // what the total leaves out
+  std::vector<BomPart> unpriced{};      // what the total leaves out
   std::string price_source{};           // the GPU price's source and date ("given" when the request gave it)
 };
 
@@ -155,7 +155,7 @@ enum class AssumptionCode {
   kColocation,       // `value` USD per kW-month for servers
   kRegionGpus,       // `region` allows only its listed accelerators, by their rulings on `as_of`; `source`: its note
   kRanking,          // how options are ranked: `value` is the domestic margin; `stand_in`: domestic first asked for
-  kCurrency,         // amounts in `region` (a currency code) at `value` per USD, from `source`
+  kCurrency,         // amounts in `region` (a currency code) at `value` per USD, data/prices.json exchange_rates
   kStackGap,         // a GPU type left out: its software stack cannot run the job (`gap`)
 };
 

@@ -174,27 +174,41 @@ TEST(Platform, BreakEvenNeedsBothSidesPriced) {
   EXPECT_FALSE(own.break_even.months.has_value());
 }
 
-// Seen: in region cn every option cost "$0". Unpriced is unknown: no total, and the missing prices named; only
-// the A800, with a cited (CNY) rental price, has a cost.
+// Seen: in region cn every option cost "$0". Unpriced is unknown: no total, and the missing prices named. Renting
+// an Ascend 910B, H20 or H800 has no cited price; buying them has the trade press's yuan prices (data/parts.json):
+// whole 8-GPU H20 and H800 servers are complete, 910B modules without their Atlas server a lower bound.
 TEST(Platform, UnpricedIsUnknownNotZero) {
   PlatformPolicy p;
   p.region = "cn";
-  p.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // parts without a catalog price
+  p.gpu_types = {"ascend-910b", "h20", "h800-sxm"};  // parts without a rental price
   Recommendation r = Recommend(Job("qwen2.5-14b", "lora", 2.5e8), p);
   ASSERT_TRUE(r.feasible);
-  for (const auto& o : r.options) {
+  int owned = 0;
+  for (const auto& o : r.considered) {
     if (o.kind == OptionKind::kHybrid) continue;
     if (o.kind == OptionKind::kCloud && o.plan.gpu_id.starts_with("a800")) {
       EXPECT_TRUE(o.cost.complete) << o.plan.gpu_id;
       continue;
     }
-    EXPECT_FALSE(o.cost.known) << o.plan.gpu_id;
-    EXPECT_FALSE(o.cost.complete);
-    ASSERT_FALSE(o.cost.unpriced.empty());
     if (o.kind == OptionKind::kCloud) {
-      EXPECT_EQ(o.cost.unpriced.front(), FindGpu(o.plan.gpu_id).name + " rental");
+      EXPECT_FALSE(o.cost.known) << o.plan.gpu_id;
+      EXPECT_FALSE(o.cost.complete);
+      ASSERT_FALSE(o.cost.unpriced.empty());
+      EXPECT_EQ(o.cost.unpriced.front(), (BomPart{PartKind::kRental, 0, FindGpu(o.plan.gpu_id).name, 0}));
+      continue;
+    }
+    ++owned;
+    EXPECT_TRUE(o.cost.known) << o.plan.gpu_id;
+    EXPECT_GT(o.cost.hardware_usd, 0) << o.plan.gpu_id;
+    const BomPart atlas{PartKind::kBaseboardServer, 8, "Atlas 800T A2", 0};
+    const bool atlas_unpriced =
+        std::find(o.cost.unpriced.begin(), o.cost.unpriced.end(), atlas) != o.cost.unpriced.end();
+    EXPECT_EQ(atlas_unpriced, o.plan.gpu_id == "ascend-910b") << o.plan.gpu_id;
+    if (o.plan.gpu_id == "ascend-910b") {
+      EXPECT_FALSE(o.cost.complete);
     }
   }
+  EXPECT_GT(owned, 0);
 }
 
 // Seen: a 1 x RTX 4090 workstation "totals $4,771" without board, chassis and PSU. A build with unpriced parts is

@@ -17,6 +17,13 @@ using nlohmann::json;
 
 namespace {
 
+/// The English names of `parts`: JSON values stay English.
+std::vector<std::string> PartNames(const std::vector<BomPart>& parts) {
+  std::vector<std::string> out;
+  for (const auto& part : parts) out.push_back(PartText(part));
+  return out;
+}
+
 json ReliabilityJson(const Reliability& r) {
   return {{"gpus", r.gpus},
           {"interruptions_per_gpu_hour", r.interruptions_per_gpu_hour},
@@ -49,7 +56,7 @@ json CostJson(const PlatformOption& o, const Currency& cur, Lang lang) {
           {"per_gpu_hour", local(rate, rate > 0)},
           {"per_run", local(c.total_usd / o.runs, c.known)},
           {"complete", c.complete},
-          {"unpriced", c.unpriced},
+          {"unpriced", PartNames(c.unpriced)},
           {"text", CostTotalText(c, cur, lang)},
           {"hardware_usd", part(c.hardware_usd)},
           {"power_usd", c.power_usd},
@@ -149,7 +156,7 @@ nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur, Lang lang)
   auto price_list = [&](const std::vector<PriceLine>& lines) {
     json out = json::array();
     for (const auto& p : lines)
-      out.push_back({{"item", p.item}, {"usd", p.usd}, {"amount", FromUsd(p.usd, cur)}, {"source", p.source}});
+      out.push_back({{"item", PartText(p.part)}, {"usd", p.usd}, {"amount", FromUsd(p.usd, cur)}, {"source", p.source}});
     return out;
   };
   json warnings = json::array();
@@ -231,7 +238,7 @@ nlohmann::json BomToJson(const NodeBom& derived, const Currency& cur, Lang lang)
             {"why", b.cooling.why}}},
           {"prices", price_list(b.prices)},
           {"shared_prices", price_list(b.shared_prices)},
-          {"unpriced", b.unpriced},
+          {"unpriced", PartNames(b.unpriced)},
           {"complete", b.priced && b.unpriced.empty()},
           {"node_usd", b.node_usd},
           {"total_usd", b.priced ? json(b.total_usd) : json()},

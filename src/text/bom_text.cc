@@ -209,6 +209,32 @@ std::string PlatformText(const NodeBom& b, Lang lang) {
   return Say(lang, "bom.platform.pcie", fmt::arg("cards", b.board_gpus));
 }
 
+std::string PartText(const BomPart& part, Lang lang) {
+  const char* key = "bom.part.gpus";
+  switch (part.kind) {
+    case PartKind::kGpus: key = "bom.part.gpus"; break;
+    case PartKind::kSystem: key = "bom.part.system"; break;
+    case PartKind::kCpus: key = "bom.part.cpus"; break;
+    case PartKind::kRam: key = "bom.part.ram"; break;
+    case PartKind::kDrives: key = "bom.part.drives"; break;
+    case PartKind::kSharedDrives: key = "bom.part.shared_drives"; break;
+    case PartKind::kNics: key = "bom.part.nics"; break;
+    case PartKind::kPsus: key = "bom.part.psus"; break;
+    case PartKind::kWorkstationPlatform: key = "bom.part.workstation_platform"; break;
+    case PartKind::kBaseboardServer: key = "bom.part.baseboard_server"; break;
+    case PartKind::kPcieServer: key = "bom.part.pcie_server"; break;
+    case PartKind::kRental: key = "bom.part.rental"; break;
+  }
+  return Say(lang, key, fmt::arg("count", part.count), fmt::arg("model", part.model), fmt::arg("size", part.size));
+}
+
+std::string PartsText(const std::vector<BomPart>& parts, Lang lang, const std::string& separator) {
+  const std::string comma = separator.empty() ? Say(lang, "list.comma") : separator;
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : comma) + PartText(part, lang);
+  return out;
+}
+
 std::string WarningText(const NodeBom& b, const BomWarning& w, Lang lang) {
   const WallCircuits& wall = Parts().circuits;
   switch (w.code) {

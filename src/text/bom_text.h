@@ -2,6 +2,7 @@
 // The sentences that explain a bill of materials (core/bom.h), from its reason codes and figures, in English or
 // Chinese; the JSON writers take the English ones.
 #include <string>
+#include <vector>
 
 #include "core/bom.h"
 #include "text/i18n.h"
@@ -28,6 +29,11 @@ std::string WarningText(const NodeBom& bom, const BomWarning& warning, Lang lang
 /// The platform the node is, as bought: "DGX H100", "HGX H100/H200 4-GPU baseboard server", "PCIe GPU server",
 /// "workstation".
 std::string PlatformText(const NodeBom& bom, Lang lang = Lang::kEn);
+/// A part as bought, in a price line or a list of unpriced parts: "2 x 64 GB RAM", "PCIe GPU server for 4 cards
+/// (board, chassis, PSUs, fans)". JSON writers take the English.
+std::string PartText(const BomPart& part, Lang lang = Lang::kEn);
+/// Parts named one after another, joined with `separator` (the language's comma unless given).
+std::string PartsText(const std::vector<BomPart>& parts, Lang lang = Lang::kEn, const std::string& separator = "");
 /// "no redundancy", "N+1", "N+N".
 std::string RedundancyText(const std::string& redundancy, Lang lang = Lang::kEn);
 

@@ -319,8 +319,8 @@ constexpr Entry kPhrases[] = {
      "assumption; recommend.prefer_domestic ranks domestic parts first",
      "排序：有单价的方案先按每次运行的成本，再是无单价的方案按时间；国产算力只有在有竞争力时才排在进口产品前面，即每次运行成本"
      "在其 {pct:.0f}% 以内（无单价时按时间），这是一项假设；recommend.prefer_domestic 可让国产算力优先"},
-    {"rec.assume.currency", "amounts in {code} at {rate:.4f} {code} per USD ({source})",
-     "金额以 {code} 计，汇率 {rate:.4f} {code}/USD（{source}）"},
+    {"rec.assume.currency", "amounts in {code} at {rate:.4f} {code} per USD ({rule}, {date}; {source})",
+     "金额以 {code} 计，汇率 {rate:.4f} {code}/USD（{rule}，{date}；{source}）"},
     {"bom.title", "**Bill of materials** ({nodes} x {node_class} node, {gpus} GPUs each; break-even {break_even})",
      "**物料清单**（{nodes} 台{node_class}节点，每台 {gpus} 张卡；盈亏平衡 {break_even}）"},
     {"bom.platform", "Platform: {text}.", "平台：{text}。"},
@@ -432,6 +432,21 @@ constexpr Entry kPhrases[] = {
     {"bom.platform.workstation", "workstation", "工作站"},
     {"bom.platform.baseboard", "{board} {gpus}-GPU baseboard server", "{board} {gpus} 卡基板服务器"},
     {"bom.platform.pcie", "PCIe GPU server ({cards} cards)", "PCIe GPU 服务器（{cards} 张卡）"},
+    // parts as bought (core/bom.h PartKind), in price lines and lists of unpriced parts
+    {"bom.part.gpus", "{count} x {model}", "{count} x {model}"},
+    {"bom.part.system", "{model} (complete system, {count} GPUs)", "{model}（整机，{count} 张 GPU）"},
+    {"bom.part.cpus", "{count} x {model}", "{count} x {model}"},
+    {"bom.part.ram", "{count} x {size:.0f} GB RAM", "{count} x {size:.0f} GB 内存"},
+    {"bom.part.drives", "{count} x {model}", "{count} x {model}"},
+    {"bom.part.shared_drives", "{count} x {model} (shared)", "{count} x {model}（共用）"},
+    {"bom.part.nics", "{count} x {model}", "{count} x {model} 网卡"},
+    {"bom.part.psus", "{count} x {size:.0f} W PSU", "{count} x {size:.0f} W 电源"},
+    {"bom.part.workstation_platform", "workstation board, case and CPU cooler", "工作站主板、机箱和 CPU 散热器"},
+    {"bom.part.baseboard_server", "{model} {count}-GPU baseboard server (GPU fabric, chassis, PSUs, fans)",
+     "{model} {count} 卡基板服务器（GPU 互联、机箱、电源、风扇）"},
+    {"bom.part.pcie_server", "PCIe GPU server for {count} cards (board, chassis, PSUs, fans)",
+     "可装 {count} 张卡的 PCIe GPU 服务器（主板、机箱、电源、风扇）"},
+    {"bom.part.rental", "{model} rental", "{model} 租用"},
     // what a bill of materials asks of its site
     {"bom.warn.board_partly_used",
      "{gpu} is sold only as whole {board_gpus}-GPU boards ({board}): the smallest {gpu} system is a {board_gpus}-GPU "

@@ -59,7 +59,7 @@ TEST(I18n, CatalogProseFallsBackToEnglish) {
   ASSERT_NE(cn, nullptr);
   EXPECT_EQ(Localized(Lang::kZh, cn->provider, cn->provider_zh), "华为云 ModelArts");
   EXPECT_EQ(Localized(Lang::kEn, cn->provider, cn->provider_zh), "Huawei Cloud ModelArts");
-  const RentalOffer* us = DefaultRentalOffer("h100-sxm");
+  const RentalOffer* us = DefaultRentalOffer("h100-nvl");  // "RunPod": a name, written one way
   ASSERT_NE(us, nullptr);
   EXPECT_EQ(Localized(Lang::kZh, us->provider, us->provider_zh), us->provider);
   EXPECT_FALSE(us->provider.empty());

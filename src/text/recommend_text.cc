@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "text/bom_text.h"
 #include "text/explain.h"
 #include "text/format.h"
 #include "text/i18n.h"
@@ -175,8 +176,7 @@ std::vector<std::string> OptionWhy(const PlatformOption& option, const Currency&
 }
 
 std::string CostTotalText(const CostBreakdown& c, const Currency& cur, Lang lang) {
-  std::string missing;
-  for (const auto& u : c.unpriced) missing += (missing.empty() ? "" : Say(lang, "list.comma")) + u;
+  const std::string missing = PartsText(c.unpriced, lang);
   // Unknown is never shown as an amount: a total without the GPUs' price would read as a cost.
   if (!c.known)
     return Say(lang, "rec.price_unknown") +
@@ -302,9 +302,12 @@ std::string AssumptionText(const PolicyAssumption& a, const Currency& cur, Lang 
     case AssumptionCode::kRanking:
       return a.stand_in ? Say(lang, "rec.assume.ranking_domestic")
                         : Say(lang, "rec.assume.ranking", fmt::arg("pct", 100 * a.value));
-    case AssumptionCode::kCurrency:
+    case AssumptionCode::kCurrency: {
+      const ExchangeRates& rates = ExchangeRateTable();
       return Say(lang, "rec.assume.currency", fmt::arg("code", a.region), fmt::arg("rate", a.value),
-                 fmt::arg("source", a.source));
+                 fmt::arg("rule", Localized(lang, rates.rule, rates.rule_zh)), fmt::arg("date", rates.date),
+                 fmt::arg("source", rates.source_text));
+    }
     case AssumptionCode::kStackGap:
       return SkippedGpuText(a.gap, lang);
   }

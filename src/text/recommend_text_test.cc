@@ -71,11 +71,19 @@ TEST(RecommendText, RentalReasons) {
 // Unpriced is unknown: no "$0", and a lower bound names what it leaves out.
 TEST(RecommendText, CostTotals) {
   CostBreakdown c;
-  c.unpriced = {"Huawei Ascend 910B rental"};
+  c.unpriced = {{PartKind::kRental, 0, "Huawei Ascend 910B", 0}};
   EXPECT_EQ(CostTotalText(c), "price unknown; not priced: Huawei Ascend 910B rental");
   EXPECT_EQ(CostTotalText(c, FindCurrency("CNY")), "price unknown; not priced: Huawei Ascend 910B rental");
-  c = {.total_usd = 4771, .known = true, .unpriced = {"chassis, board, PSUs and cooling", "NVMe 2 TB"}};
-  EXPECT_EQ(CostTotalText(c), "at least $4771; not priced: chassis, board, PSUs and cooling, NVMe 2 TB");
+  EXPECT_EQ(CostTotalText(c, FindCurrency("CNY"), Lang::kZh), "单价未知；未定价：Huawei Ascend 910B 租用");
+  c = {.total_usd = 4771,
+       .known = true,
+       .unpriced = {{PartKind::kWorkstationPlatform, 1, "", 0},
+                    {PartKind::kPsus, 1, "", 1600},
+                    {PartKind::kDrives, 1, "NVMe 2 TB", 0}}};
+  EXPECT_EQ(CostTotalText(c),
+            "at least $4771; not priced: workstation board, case and CPU cooler, 1 x 1600 W PSU, 1 x NVMe 2 TB");
+  EXPECT_EQ(CostTotalText(c, FindCurrency("USD"), Lang::kZh),
+            "至少 $4771；未定价：工作站主板、机箱和 CPU 散热器，1 x 1600 W 电源，1 x NVMe 2 TB");
   c = {.total_usd = 4771, .known = true, .complete = true};
   EXPECT_EQ(CostTotalText(c), "$4771");
   EXPECT_EQ(CostTotalText(c, FindCurrency("CNY")), "¥33329");  // 4771 x 6.9858 = 33329.25

@@ -82,13 +82,12 @@ std::string BomMarkdown(const PlatformOption& o, const Currency& cur, Lang lang)
   md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.cooling"), CoolingKindText(b.cooling.kind, lang),
                     b.cooling.why);
   for (const auto& line : b.prices)
-    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_per_node"), line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_per_node"), PartText(line.part, lang), FormatMoney(line.usd, cur), line.source);
   for (const auto& line : b.shared_prices)
-    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_once"), line.item, FormatMoney(line.usd, cur), line.source);
+    md += fmt::format("| {} | {} | {} ({}) |\n", Say(lang, "bom.price_once"), PartText(line.part, lang), FormatMoney(line.usd, cur), line.source);
   if (!b.unpriced.empty()) {
-    std::string list;
-    for (const auto& u : b.unpriced) list += (list.empty() ? "" : "; ") + u;
-    md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.not_priced"), list, Say(lang, "bom.no_citable_price"));
+    md += fmt::format("| {} | {} | {} |\n", Say(lang, "bom.not_priced"), PartsText(b.unpriced, lang, "; "),
+                      Say(lang, "bom.no_citable_price"));
   }
   return md;
 }
