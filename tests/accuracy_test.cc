@@ -533,5 +533,30 @@ TEST(Accuracy, SummaryShowsMedianSignedErrorPerSource) {
             std::string::npos) << md;
 }
 
+// Megatron-Bridge 26.02's MoE presets on Blackwell (DGX-B200/B300, GB200/GB300 NVL72). The presets with a pipeline
+// (DeepSeek-V3 on B300, Qwen3-235B-A22B on B200: PP 16 and 8, no virtual stages, moe_a2a_overlap off) come within
+// 15%. Those without one (GPT-OSS 120B at EP 64, Qwen3-30B-A3B at EP 8) read fast: the presets leave Megatron-Core's
+// expert all-to-all overlap off (moe_a2a_overlap False by default), while the Megatron profile pairs micro-batches
+// wherever combined 1F1B can run and so hides their all-to-alls and host synchronisation; a scenario cannot turn
+// the engine's overlap off. Listed so that the list must shrink once they come within.
+TEST(Accuracy, MegatronBridgeBlackwellMoe) {
+  const std::set<std::string> paired_by_the_profile = {
+      "megatron_bridge_2602_b200_gptoss120b_64gpu_tput",  "megatron_bridge_2602_gb200_gptoss120b_64gpu_tput",
+      "megatron_bridge_2602_gb300_gptoss120b_64gpu_tput", "megatron_bridge_2602_b300_gptoss120b_64gpu_tput",
+      "megatron_bridge_2602_b200_qwen3_30b_8gpu_tput",    "megatron_bridge_2602_gb300_qwen3_30b_8gpu_tput",
+      "megatron_bridge_2602_gb200_qwen3_30b_8gpu_tput"};
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.source != "Megatron-Bridge 26.02 perf summary, Blackwell MoE") continue;
+    ++rows;
+    if (paired_by_the_profile.contains(r.id)) {
+      EXPECT_GT(r.error, 0.15) << r.id;
+    } else {
+      EXPECT_LE(std::abs(r.error), 0.15) << r.id << ": " << r.error;
+    }
+  }
+  EXPECT_EQ(rows, 9u);
+}
+
 }  // namespace
 }  // namespace trainplan
