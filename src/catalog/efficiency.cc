@@ -60,6 +60,10 @@ EngineTiming ReadEngineTiming(const Field& e) {
   e.At("dataloader_source").String();
   t.fp8_weight_cache = e.At("fp8_weight_cache").Bool();
   e.At("fp8_source").String();
+  if (const auto sync = e.Get("moe_sync_host_s_per_layer")) {
+    t.moe_sync_host_s_per_layer = sync->Number(0, 1, true);
+    e.At("moe_sync_host_source").String();
+  }
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2, fa3, triton or cudnn");
   e.At("default_attention_source").String();
@@ -76,7 +80,8 @@ Fp8Scaling ReadFp8Scaling(const Field& f) {
   return Fp8Scaling::kDelayed;
 }
 
-/// The FP8 recipe each generation's engines default to ("default" for the rest) and delayed scaling's history.
+/// The FP8 recipe each generation's engines default to ("default" for the rest), delayed scaling's history and
+/// what the backward GEMMs' split accumulation costs by generation.
 void ReadFp8(const Field& fp8, EfficiencyCatalog& c) {
   fp8.At("about").String();
   fp8.At("recipe_source").String();
@@ -90,6 +95,15 @@ void ReadFp8(const Field& fp8, EfficiencyCatalog& c) {
     c.fp8_scaling[static_cast<int>(*generation)] = ReadFp8Scaling(entry);
   }
   c.fp8_amax_history_len = fp8.At("amax_history_len").Number(0, 1e6);
+  fp8.At("split_accumulator_source").String();
+  const Field split = fp8.At("split_accumulator_by_generation");
+  c.fp8_split_accumulator_cost.fill(split.At("default").Number(1, 4, true));
+  for (const auto& [name, entry] : split.Members()) {
+    if (name == "default") continue;
+    const auto generation = ParseGpuGeneration(name);
+    if (!generation) entry.Fail("a generation of data/gpus.json or default");
+    c.fp8_split_accumulator_cost[static_cast<int>(*generation)] = entry.Number(1, 4, true);
+  }
 }
 
 std::string ReadDate(const Field& f) {

@@ -38,6 +38,8 @@ struct EngineTiming {
   std::string zero3_legacy_before;
   int dataloader_workers = 0;            // default DataLoader worker processes (0: the training process)
   bool fp8_weight_cache = false;         // FP8 weight copies made once per step, not per micro-batch
+  // Host time a dropless MoE layer's host synchronisation exposes, per layer and forward (with its backward).
+  double moe_sync_host_s_per_layer = 0;
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
 };
 
@@ -62,6 +64,9 @@ struct EfficiencyCatalog {
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
   std::array<Fp8Scaling, kGpuGenerations> fp8_scaling{};  // the engines' default FP8 recipe, by GpuGeneration
   double fp8_amax_history_len = 1024;                      // delayed scaling's amax history per tensor
+  // Time of an FP8 GEMM that promotes its partial sums to FP32 (TransformerEngine's dgrad and wgrad) over one that
+  // accumulates on the tensor cores (fprop), by GpuGeneration.
+  std::array<double, kGpuGenerations> fp8_split_accumulator_cost{};
   // Achieved rate of each fused attention kernel relative to the generation's attention ceiling (calibrated
   // on FlashAttention-2), by AttentionKernel and GpuGeneration; eager attention has no entry (its GEMMs run
   // at the matmul ceiling and its score matrix crosses HBM).

@@ -73,6 +73,7 @@ enum class TimeTerm {
   kMoeRouter,        // router scores, softmax/sigmoid and top-k past the gate GEMM: bandwidth-bound
   kMoePermute,       // token rows gathered into expert order and scattered back around the all-to-alls
   kMoeImbalance,     // the busiest expert-parallel rank's extra tokens through its expert GEMMs
+  kMoeHostSync,      // host dispatch a dropless MoE layer's device synchronisation keeps from running ahead
   kCpComm,           // context-parallel KV exchange
   kPipelineBubble,
   kOffload,          // host<->GPU transfers and CPU optimizer step not hidden
@@ -303,6 +304,7 @@ struct TimeRates {
   double attn_elem_bytes = 2;
   // Reciprocals of the achieved rates: the inner loop multiplies instead of dividing.
   double matmul_s_per_flop = 0;      // 1 / (peak_flops x ceiling)
+  double bwd_matmul_s_per_flop = 0;  // the linears' dgrad and wgrad GEMMs: FP8's split accumulation (core/fp8_time.h)
   double eager_attn_s_per_flop = 0;  // 1 / (attn_peak_flops x ceiling): batched attention GEMMs
   double flash_s_per_flop = 0;       // 1 / (attn_peak_flops x attn_ceiling)
   double hbm_s_per_byte = 0;         // 1 / hbm_bytes_per_s
@@ -331,6 +333,7 @@ struct TimeRates {
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
   bool fp8_weight_cache = false;       // weights quantised once per step instead of per micro-batch
   double fp8_amax_history_len = 0;
+  double moe_sync_host_s_per_layer = 0;  // per MoE layer and forward with its backward (perf.cc AddMoeLayer)
 };
 
 /// Everything EstimateMemory and EstimateTime derive from the model, the training setup and the GPU

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "catalog/efficiency.h"
 #include "core/estimate.h"
 #include "core/framework.h"
 #include "core/model.h"
@@ -252,6 +253,28 @@ TEST(MoeTime, SelectiveRecomputeOfMlaReplaysTheUpProjections) {
   doc["strategy"] = {{"recompute", "selective"}};
   doc["hardware"] = {{"gpu", "h800-sxm"}, {"gpus", 8}};
   EXPECT_EQ(EstimateScenario(ScenarioFromJson(doc, false)).time[TimeTerm::kRecompute], 0);
+}
+
+// A dropless Megatron-Core MoE layer waits in its forward for the token counts on the host, so its dispatch adds to
+// the layer (moe_host_sync): the engine's figure per MoE layer of the busiest stage and micro-batch under 1F1B, where
+// no micro-batch pairs with another; DualPipe pairs all but the pp - 1 warm-up and cool-down ones, whose waits alone
+// show. Dense layers have no counts to wait for; an engine without the figure charges none.
+TEST(MoeTime, HostSyncIsChargedPerUnpairedMoeLayer) {
+  nlohmann::json doc = DeepSeekV3("megatron");
+  const double per_layer = Efficiency().Engine(Framework::kMegatron).moe_sync_host_s_per_layer;
+  ASSERT_GT(per_layer, 0);
+  const Estimate plain = EstimateScenario(ScenarioFromJson(doc, false));
+  // 120 micro-batches (15,360 sequences over 128 data-parallel ranks); the busiest stage holds 4 of 61 layers,
+  // 58 of them MoE.
+  EXPECT_NEAR(plain.time[TimeTerm::kMoeHostSync], 120 * 58.0 * 4 / 61 * per_layer, 1e-9);
+  doc["strategy"]["pipeline_schedule"] = "dualpipe";
+  const Estimate dual = EstimateScenario(ScenarioFromJson(doc, false));
+  EXPECT_NEAR(dual.time[TimeTerm::kMoeHostSync] / plain.time[TimeTerm::kMoeHostSync], 15.0 / 120, 1e-9);
+  EXPECT_EQ(EstimateScenario(ScenarioFromJson(DeepSeekV3("deepspeed"), false)).time[TimeTerm::kMoeHostSync], 0);
+  doc = DeepSeekV3("megatron");
+  doc["model"] = "llama-3-8b";
+  doc["strategy"] = {{"tp", 1}, {"pp", 16}};
+  EXPECT_EQ(EstimateScenario(ScenarioFromJson(doc, false)).time[TimeTerm::kMoeHostSync], 0);
 }
 
 }  // namespace

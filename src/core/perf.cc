@@ -32,6 +32,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kMoeRouter: return "moe_router";
     case TimeTerm::kMoePermute: return "moe_permute";
     case TimeTerm::kMoeImbalance: return "moe_imbalance";
+    case TimeTerm::kMoeHostSync: return "moe_host_sync";
     case TimeTerm::kCpComm: return "cp_comm";
     case TimeTerm::kPipelineBubble: return "pipeline_bubble";
     case TimeTerm::kOffload: return "offload";
@@ -251,6 +252,7 @@ struct LayerCost {
   double ep_alltoall_s = 0;    // one token all-to-all in bf16 (combine, and both in backward)
   double ep_dispatch_s = 0;    // the forward dispatch (FP8 activations under FP8 training)
   double expert_fwd_matmul_s = 0;  // the routed experts' share of fwd_matmul_s
+  double expert_bwd_matmul_s = 0;  // and of bwd_matmul_s
   double mla_up_fwd_matmul_s = 0;  // the MLA up-projections' share of fwd_matmul_s
   double permute_bytes = 0;                             // token permutation, one pass
   double router_fwd_bytes = 0, router_bwd_bytes = 0;    // router scores and top-k
@@ -288,15 +290,18 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
       m = tokens * etp * inv_t * g.active_copies * ep / g.copies;
     }
     const double gemm_s = g.multiplicity * Gemm(r, m, n, k, count);
+    // dgrad and wgrad: each the forward's shape and FLOPs, at the backward rate.
+    const double bwd_gemm_s =
+        backward * g.multiplicity * GemmSeconds(r, r.bwd_matmul_s_per_flop, r.elem_bytes, m, n, k, count);
     out.fwd_matmul_s += gemm_s;
-    if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s;
+    if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s, out.expert_bwd_matmul_s += bwd_gemm_s;
     if (g.mla_up) out.mla_up_fwd_matmul_s += gemm_s;
     if (r.fp8) {  // column-parallel inputs come from a norm, which fused engines quantise in the same kernel
       const Fp8LinearCasts casts = Fp8Casts(r.fp8_scaling, m, n, k, fp8_fused_norm && !g.row_parallel, backward > 0);
       out.fp8_fwd_bytes += g.multiplicity * count * casts.fwd_bytes;
       out.fp8_bwd_bytes += g.multiplicity * count * casts.bwd_bytes;
     }
-    out.bwd_matmul_s += backward * gemm_s;
+    out.bwd_matmul_s += bwd_gemm_s;
     if (g.lora_target) {  // A [in, r] then B [r, out]; backward: dX and dW of both
       // Rank-r GEMMs are memory-bound: Gemm's roofline times them as their operands over HBM.
       const double rank = static_cast<double>(sc.training.lora_rank);
@@ -501,6 +506,8 @@ TimeRates RatesOf(const Scenario& sc) {
   }
   r.attn_elem_bytes = fp32 ? 4 : 2;
   r.matmul_s_per_flop = 1 / (r.peak_flops * r.ceiling);
+  r.bwd_matmul_s_per_flop =
+      r.matmul_s_per_flop * (fp8 ? eff.fp8_split_accumulator_cost[static_cast<int>(gpu.generation)] : 1);
   r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
   r.flash_s_per_flop = 1 / (r.attn_peak_flops * r.attn_ceiling);
   r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
@@ -532,13 +539,14 @@ TimeRates RatesOf(const Scenario& sc) {
   r.fp8_scaling = eff.fp8_scaling[static_cast<int>(gpu.generation)];
   r.fp8_weight_cache = engine.fp8_weight_cache;
   r.fp8_amax_history_len = eff.fp8_amax_history_len;
+  r.moe_sync_host_s_per_layer = engine.moe_sync_host_s_per_layer;
   return r;
 }
 
 /// One micro-batch through all layers on one GPU (TP/CP/EP splits applied inside), summed over layers.
 struct LayerTotals {
   double fwd_s = 0, bwd_s = 0, fwd_mem = 0, bwd_mem = 0, recompute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0;
-  double moe_router_s = 0, moe_permute_s = 0, moe_imbalance_s = 0;
+  double moe_router_s = 0, moe_permute_s = 0, moe_imbalance_s = 0, moe_host_sync_s = 0;
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
@@ -551,9 +559,9 @@ struct LayerTotals {
 
 /// A MoE layer's expert-parallel terms for `n` layers: dispatch and combine in forward and backward (and the
 /// recomputed forward), less what the engine hides behind a paired micro-batch's compute of the same layer; the
-/// router and permutation traffic; the busiest EP rank's extra expert GEMMs. `backward`: CostLayer's.
+/// router and permutation traffic; the busiest EP rank's extra expert GEMMs.
 void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile& fw, const LayerCost& lc,
-                 bool has_bwd, int backward, double paired, double n, LayerTotals& x) {
+                 bool has_bwd, double paired, double n, LayerTotals& x) {
   const bool recompute = has_bwd && sc.strategy.recompute == Recompute::kFull;
   const double forwards = 1 + (recompute ? 1 : 0);
   // Each forward dispatches and combines; each backward sends both gradients back in bf16.
@@ -563,9 +571,15 @@ void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile&
   x.ep_s += n * ExposedExpertComm(comm, window, paired);
   x.moe_router_s += n * HbmSeconds(r, lc.router_fwd_bytes * forwards + (has_bwd ? lc.router_bwd_bytes : 0));
   x.moe_permute_s += n * HbmSeconds(r, lc.permute_bytes * (forwards + (has_bwd ? 1 : 0)));
+  // A dropless layer's forward copies the per-expert token counts to the host and waits for them (Megatron-Core
+  // MoEAlltoAllTokenDispatcher's cuda_sync_point, TEGroupedMLP's tokens_per_expert.tolist(): they size the
+  // all-to-all and the grouped GEMMs), so the host cannot queue the layer's kernels ahead of the device: their
+  // dispatch adds to the layer instead of hiding behind earlier work. Per layer and forward with its backward;
+  // in a paired micro-batch the partner's queued compute keeps the device busy through the wait.
+  if (lc.permute_bytes > 0) x.moe_host_sync_s += n * forwards * (1 - paired) * r.moe_sync_host_s_per_layer;
   if (sc.strategy.ep > 1) {
-    const double expert_passes = 1 + (has_bwd ? backward : 0) + (recompute ? 1 : 0);
-    x.moe_imbalance_s += n * (fw.moe_load_imbalance - 1) * lc.expert_fwd_matmul_s * expert_passes;
+    const double expert_s = lc.expert_fwd_matmul_s * forwards + lc.expert_bwd_matmul_s;
+    x.moe_imbalance_s += n * (fw.moe_load_imbalance - 1) * expert_s;
   }
 }
 
@@ -585,10 +599,11 @@ double MtpModuleSeconds(const Scenario& sc, const TimeRates& r, const Layers& gr
   const double paired =
       PairedMicroBatchShare(ScheduledOverlap(fw.moe_overlap, st), static_cast<double>(GradAccumSteps(sc)), st.pp);
   LayerTotals moe;
-  AddMoeLayer(sc, r, fw, lc, true, 2, paired, 1, moe);
+  AddMoeLayer(sc, r, fw, lc, true, paired, 1, moe);
   const auto [b, s] = RowsOf(sc.training);
   const double h = static_cast<double>(sc.model.hidden_size);
-  const double projection_s = 3 * Gemm(r, b * s / st.cp, h / st.tp, 2 * h, 1);
+  const double projection_s = Gemm(r, b * s / st.cp, h / st.tp, 2 * h, 1) +
+                              2 * GemmSeconds(r, r.bwd_matmul_s_per_flop, r.elem_bytes, b * s / st.cp, h / st.tp, 2 * h, 1);
   const double fwd_s = lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s;
   const double recompute_s = st.recompute == Recompute::kFull        ? fwd_s
                              : st.recompute == Recompute::kSelective ? lc.mla_up_fwd_matmul_s
@@ -597,7 +612,8 @@ double MtpModuleSeconds(const Scenario& sc, const TimeRates& r, const Layers& gr
   flops = depth * (lc.model_flops + 3 * b * s * 2 * (2 * h) * h +
                    3 * b * s * 2 * h * static_cast<double>(sc.model.vocab_size));
   const double block_s = fwd_s + lc.bwd_matmul_s + lc.bwd_attn_s + lc.bwd_mem_s + recompute_s +
-                         2 * lc.tp_collective_s + moe.ep_s + moe.moe_router_s + moe.moe_permute_s + moe.moe_imbalance_s;
+                         2 * lc.tp_collective_s + moe.ep_s + moe.moe_router_s + moe.moe_permute_s + moe.moe_imbalance_s +
+                         moe.moe_host_sync_s;
   const int64_t layers = sc.model.num_layers, pp = std::max(1, st.pp);
   const double slack = pp > 1 ? static_cast<double>((layers + pp - 1) / pp - layers / pp) : 0;
   return depth * (projection_s + head_and_loss_s) + std::max(0.0, depth - slack) * block_s;
@@ -653,12 +669,12 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       // backward for the weight gradient: one all-gather, half an all-reduce, per TP pair. The routed experts'
       // GEMMs sit between the EP all-to-alls, not beside a TP collective.
       const double dense_fwd_s = lc.fwd_matmul_s - lc.expert_fwd_matmul_s;
-      const double dense_bwd_s = lc.bwd_matmul_s - (has_bwd ? full_bwd : 0) * lc.expert_fwd_matmul_s;
+      const double dense_bwd_s = lc.bwd_matmul_s - lc.expert_bwd_matmul_s;
       const bool regather = has_bwd && st.sequence_parallel && st.tp > 1 && sp_regathers_input;
       const double bwd_tp_s = has_bwd ? lc.tp_collective_s * (regather ? 1.5 : 1) : 0;
       x.tp_s += n * (ExposedTpComm(lc.tp_collective_s, dense_fwd_s, st.tp, tp_overlap) +
                      ExposedTpComm(bwd_tp_s, dense_bwd_s, st.tp, tp_overlap));
-      AddMoeLayer(sc, r, fw, lc, has_bwd, full_bwd, paired, n, x);
+      AddMoeLayer(sc, r, fw, lc, has_bwd, paired, n, x);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
       x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
                      (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
@@ -1055,7 +1071,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_tp = stage_share * x.tp_s;
   const double mb_ep = stage_share * x.ep_s;
   const double mb_cp = stage_share * x.cp_s;
-  const double mb_moe = stage_share * (x.moe_router_s + x.moe_permute_s + x.moe_imbalance_s);
+  const double mb_moe = stage_share * (x.moe_router_s + x.moe_permute_s + x.moe_imbalance_s + x.moe_host_sync_s);
   const Fp8Time fp8 = Fp8Seconds(sc, r, l, x, stage_share);
   // MTP modules run beside the head on the last stage, which the busiest stage's time is taken to be.
   double mtp_flops = 0;
@@ -1083,6 +1099,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   out[TimeTerm::kMoeRouter] = micro_batches * stage_share * x.moe_router_s;
   out[TimeTerm::kMoePermute] = micro_batches * stage_share * x.moe_permute_s;
   out[TimeTerm::kMoeImbalance] = micro_batches * stage_share * x.moe_imbalance_s;
+  out[TimeTerm::kMoeHostSync] = micro_batches * stage_share * x.moe_host_sync_s;
   out[TimeTerm::kMtp] = micro_batches * mb_mtp;
   // Cached weight casts run once, in the first micro-batch's forward: they show beyond its dispatch-bound slack.
   out[TimeTerm::kFp8Casts] = micro_batches * fp8.per_micro_batch_s + std::max(0.0, fp8.per_step_s - mb_launch);

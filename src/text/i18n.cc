@@ -37,6 +37,7 @@ constexpr Entry kPhrases[] = {
     {"time.moe_router", "moe_router", "MoE 路由"},
     {"time.moe_permute", "moe_permute", "MoE token 重排"},
     {"time.moe_imbalance", "moe_imbalance", "MoE 负载不均"},
+    {"time.moe_host_sync", "moe_host_sync", "MoE 主机同步"},
     {"time.cp_comm", "cp_comm", "上下文并行通信"},
     {"time.pipeline_bubble", "pipeline_bubble", "流水线气泡"},
     {"time.offload", "offload", "卸载"},
