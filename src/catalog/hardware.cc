@@ -87,7 +87,7 @@ class NameIndex {
 
 /// The links a GPU uses by default (ids into the link catalog).
 struct GpuLinks {
-  std::string intra_node, inter_node, nvlink;
+  std::string intra_node, inter_node, nvlink, host;
 };
 
 /// GpuSpec::stack points into `stacks`, whose buffer a move keeps: the catalogs are built once and never copied.
@@ -208,11 +208,15 @@ Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
     g.stack = &*it;
     const Field l = e.At("links");
     GpuLinks defaults{l.At("intra_node").String(), l.At("inter_node").String(),
-                      l.Has("nvlink") ? l.At("nvlink").String() : std::string()};
-    for (const char* key : {"intra_node", "inter_node", "nvlink"}) {
+                      l.Has("nvlink") ? l.At("nvlink").String() : std::string(),
+                      l.Has("host") ? l.At("host").String() : std::string()};
+    for (const char* key : {"intra_node", "inter_node", "nvlink", "host"}) {
       if (l.Has(key) && c.link_index.Find(l.At(key).String()) == NameIndex::npos)
         l.At(key).Fail("a link of data/links.json");
     }
+    // Offload and paging time copy over the host link: a GPU without PCIe must name the link it has.
+    if (g.pcie_gen == 0 && defaults.host.empty())
+      l.FailMember("host", "missing", "a link of data/links.json: a GPU with pcie_gen 0 names its host link");
     const size_t index = c.gpus.size();
     c.gpu_index.Add(g.id, index);
     c.gpu_index.Add(g.name, index);
@@ -303,6 +307,11 @@ const LinkSpec& DefaultIntraNodeLink(const GpuSpec& gpu) {
 
 const LinkSpec& DefaultInterNodeLink(const GpuSpec& gpu) {
   return FindLink(Get().gpu_links[GpuIndex(gpu)].inter_node);
+}
+
+const LinkSpec* HostLinkOf(const GpuSpec& gpu) {
+  if (gpu.pcie_gen > 0) return nullptr;
+  return &FindLink(Get().gpu_links[GpuIndex(gpu)].host);
 }
 
 const LinkSpec* NvlinkOf(const GpuSpec& gpu) {

@@ -165,6 +165,10 @@ const LinkSpec& DefaultInterNodeLink(const GpuSpec& gpu);
 /// has none (RTX 4090, L40S, ...).
 const LinkSpec* NvlinkOf(const GpuSpec& gpu);
 
+/// The GPU's link to its host CPU when that is not a PCIe slot (pcie_gen 0: NVLink-C2C to Grace or Vera),
+/// from data/gpus.json links.host; nullptr for a PCIe card, whose host link is its slot.
+const LinkSpec* HostLinkOf(const GpuSpec& gpu);
+
 /// Reads and validates a GPU and a link document as the built-in ones are read; a bad entry throws
 /// InternalError naming the file, the entry and the key ("built-in catalog gpus.json: h100-sxm.memory_gb").
 void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text);

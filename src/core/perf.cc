@@ -471,9 +471,12 @@ double OptimizerBytesPerParam(const Training& tr, const FrameworkProfile& fw, do
   return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states) + grad_bytes;
 }
 
-double PcieBytesPerS(const GpuSpec& gpu) {
+/// Achieved bytes/s per direction between the GPU and host memory: its own host link where it has one
+/// (NVLink-C2C to Grace or Vera), else its PCIe slot.
+double HostBytesPerS(const GpuSpec& gpu, double pcie_efficiency) {
+  if (const LinkSpec* host = HostLinkOf(gpu)) return host->bytes_per_s * host->efficiency;
   // PCIe 3.0 carries 0.985 GB/s per lane and direction; each generation doubles it.
-  return 0.985e9 * std::pow(2.0, gpu.pcie_gen - 3) * gpu.pcie_lanes;
+  return 0.985e9 * std::pow(2.0, gpu.pcie_gen - 3) * gpu.pcie_lanes * pcie_efficiency;
 }
 
 /// The GPU's rates for the job's precision and engine (the name matching is why this is prepared).
@@ -511,7 +514,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
   r.flash_s_per_flop = 1 / (r.attn_peak_flops * r.attn_ceiling);
   r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
-  r.pcie_bytes_per_s = PcieBytesPerS(gpu) * eff.pcie_efficiency;
+  r.pcie_bytes_per_s = HostBytesPerS(gpu, eff.pcie_efficiency);
   r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;

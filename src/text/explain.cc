@@ -228,7 +228,8 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, const Estimate& 
   std::vector<std::string> out = EstimateAssumptions(s, lang);
   const TimeEstimate& t = e.time;
   const GpuSpec& gpu = s.hardware.gpu;
-  const std::string link = fmt::format("PCIe {}.0 x{}", gpu.pcie_gen, gpu.pcie_lanes);
+  const LinkSpec* host = HostLinkOf(gpu);
+  const std::string link = host ? host->name : fmt::format("PCIe {}.0 x{}", gpu.pcie_gen, gpu.pcie_lanes);
   const auto share = [&](double seconds) { return t.step_s > 0 ? 100 * seconds / t.step_s : 0; };
   if (EffectiveActivationOffloading(s.training, s.strategy.recompute)) {
     const double exposed = t[TimeTerm::kActivationOffload];
