@@ -360,9 +360,12 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   c.cloud = {cloud.At("reserved_1y_discount").Number(0, 1, true), cloud.At("reserved_source").String(),
              cloud.At("reserved_date").String()};
   for (const auto& [id, region] : root.At("regions").Members()) c.regions.push_back(ReadRegion(id, region));
-  for (const auto& [id, tariff] : c.facility.electricity)
+  // Keys by name, not a structured binding: clang before 16 (the fuzz build's) cannot capture one in a lambda.
+  for (const auto& tariff : c.facility.electricity) {
+    const std::string& id = tariff.first;
     if (std::none_of(c.regions.begin(), c.regions.end(), [&](const Region& r) { return r.id == id; }))
       root.At("facility").At("electricity").At(id).Fail("a tariff for a region of 'regions'");
+  }
   const Field rel = root.At("reliability");
   c.reliability = {Positive(rel, "interruptions", 1e9),     Positive(rel, "days", 1e5),
                    Positive(rel, "gpus", 1e9),              rel.At("source").String(),
