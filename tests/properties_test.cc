@@ -29,23 +29,21 @@ const T& Pick(std::mt19937& rng, const std::vector<T>& items) {
   return items[std::uniform_int_distribution<size_t>(0, items.size() - 1)(rng)];
 }
 
-/// The catalog's model ids.
+/// The ids of a catalog's entries.
+template <typename Spec>
+std::vector<std::string> Ids(const std::vector<Spec>& catalog) {
+  std::vector<std::string> out;
+  for (const Spec& entry : catalog) out.push_back(entry.id);
+  return out;
+}
+
 const std::vector<std::string>& CatalogModels() {
-  static const std::vector<std::string> ids = [] {
-    std::vector<std::string> out;
-    for (const auto& m : trainplan::ModelCatalog()) out.push_back(m.id);
-    return out;
-  }();
+  static const std::vector<std::string> ids = Ids(trainplan::ModelCatalog());
   return ids;
 }
 
-/// The catalog's GPU ids.
 const std::vector<std::string>& CatalogGpus() {
-  static const std::vector<std::string> ids = [] {
-    std::vector<std::string> out;
-    for (const auto& g : trainplan::GpuCatalog()) out.push_back(g.id);
-    return out;
-  }();
+  static const std::vector<std::string> ids = Ids(trainplan::GpuCatalog());
   return ids;
 }
 
