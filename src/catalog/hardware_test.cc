@@ -379,6 +379,34 @@ TEST(GpuCatalog, BrokenDocumentsNameFileEntryAndKey) {
   text = gpus;
   text.replace(text.find("\"qlora\": {"), 10, "\"qlor\": {");
   EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); }).find("qlora"), std::string::npos);
+  // A GPU without PCIe names the host link its offload copies over, and that link is in links.json.
+  text = gpus;
+  const std::string host = "\"host\": \"nvlink-c2c-grace\"";
+  const size_t gb200_host = text.find(host, text.find("\"id\": \"gb200\""));
+  text.replace(gb200_host, host.size(), "\"hosted\": \"nvlink-c2c-grace\"");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); })
+                .find("gb200.links.host: 'missing'; a link of data/links.json: a GPU with pcie_gen 0 names its host link"),
+            std::string::npos);
+  text = gpus;
+  text.replace(gb200_host, host.size(), "\"host\": \"nvlink-c2c-graze\"");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); })
+                .find("gb200.links.host: 'nvlink-c2c-graze'; a link of data/links.json"),
+            std::string::npos);
+}
+
+// Superchip GPUs copy to host memory over their NVLink-C2C, PCIe cards over their slot.
+TEST(GpuCatalog, HostLinks) {
+  EXPECT_EQ(HostLinkOf(FindGpu("gb200"))->id, "nvlink-c2c-grace");
+  EXPECT_EQ(HostLinkOf(FindGpu("gb300"))->id, "nvlink-c2c-grace");
+  EXPECT_EQ(HostLinkOf(FindGpu("vr200"))->id, "nvlink-c2c-vera");
+  EXPECT_EQ(HostLinkOf(FindGpu("h100-sxm")), nullptr);
+  // 900 GB/s per Grace in both directions, shared by its two GPUs.
+  EXPECT_DOUBLE_EQ(FindLink("nvlink-c2c-grace").bytes_per_s, 225e9);
+  for (const GpuSpec& g : GpuCatalog()) {
+    if (g.pcie_gen == 0) {
+      EXPECT_NE(HostLinkOf(g), nullptr) << g.id;
+    }
+  }
 }
 
 // The China-market and domestic parts resolve by the names clouds and npu-smi print.
