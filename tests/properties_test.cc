@@ -181,7 +181,7 @@ TEST(Properties, EverySearchResultReEstimatesIdentically) {
       json doc = {{"model", model}, {"training", {{"method", method}, {"tokens", 1e8}}}};
       const Scenario job = *Read(doc);
       trainplan::PlanConstraints c;
-      c.gpu_types = {Pick(rng, std::vector<std::string>{"h100-sxm", "a100-80gb-sxm", "rtx-4090"})};
+      c.gpu_types = {Pick(rng, std::vector<std::string>{"h100-sxm", "a100-80gb-sxm", "rtx-4090", "gb200"})};
       c.max_gpus = 16;
       c.top = 10;
       const trainplan::PlanResult result = trainplan::SearchPlans(job, c, 1);
