@@ -625,29 +625,45 @@ TEST(Accuracy, QloraMemoryGroupsAgainstTheGoal) {
   }
 }
 
-// Megatron-Bridge 26.02's MoE presets on Blackwell (DGX-B200/B300, GB200/GB300 NVL72). The presets with a pipeline
-// (DeepSeek-V3 on B300, Qwen3-235B-A22B on B200: PP 16 and 8, no virtual stages, moe_a2a_overlap off) come within
-// 15%. Those without one (GPT-OSS 120B at EP 64, Qwen3-30B-A3B at EP 8) read fast: the presets leave Megatron-Core's
-// expert all-to-all overlap off (moe_a2a_overlap False by default), while the Megatron profile pairs micro-batches
-// wherever combined 1F1B can run and so hides their all-to-alls and host synchronisation; a scenario cannot turn
-// the engine's overlap off. Listed so that the list must shrink once they come within.
+// Megatron-Bridge 26.02's MoE presets on Blackwell (DGX-B200/B300, GB200/GB300 NVL72), run as their presets set
+// them: moe_a2a_overlap False (strategy.moe_a2a_overlap false), so no micro-batch pairs and the expert all-to-alls
+// (over InfiniBand for EP 64 on 8-GPU HGX nodes, over NVLink inside an NVL72 rack) and the per-layer host
+// synchronisation show in full.
 TEST(Accuracy, MegatronBridgeBlackwellMoe) {
-  const std::set<std::string> paired_by_the_profile = {
-      "megatron_bridge_2602_b200_gptoss120b_64gpu_tput",  "megatron_bridge_2602_gb200_gptoss120b_64gpu_tput",
-      "megatron_bridge_2602_gb300_gptoss120b_64gpu_tput", "megatron_bridge_2602_b300_gptoss120b_64gpu_tput",
-      "megatron_bridge_2602_b200_qwen3_30b_8gpu_tput",    "megatron_bridge_2602_gb300_qwen3_30b_8gpu_tput",
-      "megatron_bridge_2602_gb200_qwen3_30b_8gpu_tput"};
+  // Past 15% for a named gap each (docs/performance.md), bounded so a regression shows: Qwen3-30B-A3B at micro-batch
+  // 1 on B200 is host-bound beyond the charged synchronisation; GPT-OSS on GB200 runs without the CUDA graphs
+  // of the GB300 preset, which the model does not distinguish; GPT-OSS on B300 reads as fast as the 800 Gb/s
+  // links give, while the measurement is within 4% of B200's on 400 Gb/s.
+  const std::map<std::string, double> named_gaps = {{"megatron_bridge_2602_b200_qwen3_30b_8gpu_tput", 0.30},
+                                                    {"megatron_bridge_2602_gb200_gptoss120b_64gpu_tput", 0.40},
+                                                    {"megatron_bridge_2602_b300_gptoss120b_64gpu_tput", 0.55}};
+  const std::string source = "Megatron-Bridge 26.02 perf summary, Blackwell MoE";
   size_t rows = 0;
   for (const auto& r : Report().rows) {
-    if (r.source != "Megatron-Bridge 26.02 perf summary, Blackwell MoE") continue;
+    if (r.source != source) continue;
     ++rows;
-    if (paired_by_the_profile.contains(r.id)) {
+    if (const auto gap = named_gaps.find(r.id); gap != named_gaps.end()) {
       EXPECT_GT(r.error, 0.15) << r.id;
+      EXPECT_LT(r.error, gap->second) << r.id;
     } else {
       EXPECT_LE(std::abs(r.error), 0.15) << r.id << ": " << r.error;
     }
   }
-  EXPECT_EQ(rows, 9u);
+  EXPECT_EQ(rows, 10u);
+  EXPECT_LT(std::abs(SignedMedian(source)), 0.05) << SignedMedian(source);
+}
+
+// DeepSeek-V2 trained with device-level token dropping (capacity of the mean load): no host wait for token
+// counts and no busiest-rank excess. Its remaining gap is the zero-bubble pipeline run as 1F1B.
+TEST(Accuracy, DeepSeekV2WithTokenDropping) {
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.id != "deepseek_v2_pretrain_H800_tput") continue;
+    ++rows;
+    EXPECT_LT(r.error, 0);
+    EXPECT_GT(r.error, -0.10);
+  }
+  EXPECT_EQ(rows, 1u);
 }
 
 // With TransformerEngine's split accumulation charged to the dgrad and wgrad GEMMs on Hopper (data/efficiency.json

@@ -48,7 +48,7 @@ std::vector<BadScenario> BadScenarios() {
        "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers, loss, "
        "optimizer_in_backward, activation_offloading, dora, double_quant, quantization, fp32_weights, "
        "objective, sample_mean_tokens, sample_max_tokens, sample_lengths, packing, group_by_length, attention, liger, compile, dataloader_workers, "
-       "optimizer_state_dtype, fp8_swiglu_input, mtp_layers, framework_version"},
+       "optimizer_state_dtype, fp8_swiglu_input, mtp_layers, moe_capacity_factor, framework_version"},
   };
 }
 

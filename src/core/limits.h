@@ -26,6 +26,9 @@ inline constexpr int kSearchGpus = 16384;
 inline constexpr double kMaxTokens = 1e16;  // ~600x the 15.6T tokens of Llama 3 405B
 inline constexpr double kMaxEpochs = 10000;
 inline constexpr double kMaxLoraAlpha = 1e6;
+/// An expert capacity as a multiple of the mean load (Megatron-Core moe_expert_capacity_factor; GShard and
+/// Switch Transformer train with 1.0-2.0); 0 is dropless.
+inline constexpr double kMaxMoeCapacityFactor = 64;
 
 /// Bounds of a real-valued field: (lo, hi], or [lo, hi] when `lo_inclusive`.
 struct NumberRange {

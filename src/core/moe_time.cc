@@ -40,9 +40,9 @@ int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node) {
 
 MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy) {
   if (strategy.pipeline_schedule == PipelineSchedule::kDualPipe) return MoeOverlap::kDualPipe;
-  const bool runnable = strategy.ep > 1 && (strategy.pp == 1 || strategy.interleave > 1) &&
-                        strategy.recompute != Recompute::kFull;
-  return engine == MoeOverlap::kA2aOverlap && !runnable ? MoeOverlap::kNone : engine;
+  const bool on = strategy.moe_a2a_overlap && strategy.ep > 1 && (strategy.pp == 1 || strategy.interleave > 1) &&
+                  strategy.recompute != Recompute::kFull;
+  return engine == MoeOverlap::kA2aOverlap && !on ? MoeOverlap::kNone : engine;
 }
 
 double PairedMicroBatchShare(MoeOverlap mode, double micro_batches, int pp) {

@@ -37,6 +37,7 @@ int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node);
 /// Megatron-Core's combined 1F1B refuses a pipeline without virtual stages, full recomputation and a model
 /// without expert parallelism (TransformerConfig.__post_init__'s overlap_moe_expert_parallel_comm checks,
 /// NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py, read 2026-12-01).
+/// A job that turns the engine's overlap off (Strategy::moe_a2a_overlap false) runs none.
 MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy);
 
 /// Share of micro-batches whose forward runs beside another micro-batch's backward, so that each one's

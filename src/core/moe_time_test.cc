@@ -105,6 +105,19 @@ TEST(MoeTime, MegatronOverlapOnlyWhereMegatronCoreRunsIt) {
   EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kNone);
 }
 
+// A job that turns the engine's overlap off (Megatron-Bridge's moe_a2a_overlap=False) pairs nothing where
+// Megatron-Core could; DualPipe is the schedule itself and pairs whatever the engine's option.
+TEST(MoeTime, TurningTheOverlapOffPairsNothing) {
+  Strategy s;
+  s.ep = 8;
+  s.moe_a2a_overlap = false;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kNone);
+  EXPECT_EQ(PairedMicroBatchShare(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), 64, 1), 0);
+  s.pp = 4;
+  s.pipeline_schedule = PipelineSchedule::kDualPipe;
+  EXPECT_EQ(ScheduledOverlap(MoeOverlap::kA2aOverlap, s), MoeOverlap::kDualPipe);
+}
+
 TEST(MoeTime, RouterAndPermutationBytes) {
   EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, false), 256 * 10 + 8 * 12);
   EXPECT_DOUBLE_EQ(RouterBytesPerToken(256, 8, true), 256 * 14 + 8 * 4);
@@ -275,6 +288,73 @@ TEST(MoeTime, HostSyncIsChargedPerUnpairedMoeLayer) {
   doc["model"] = "llama-3-8b";
   doc["strategy"] = {{"tp", 1}, {"pp", 16}};
   EXPECT_EQ(EstimateScenario(ScenarioFromJson(doc, false)).time[TimeTerm::kMoeHostSync], 0);
+}
+
+// Megatron-Bridge 26.02's GPT-OSS 120B preset (EP 64, MBS 4, no pipeline, GBS 1280 over 64 GPUs).
+nlohmann::json GptOss(const std::string& gpu, int gpus_per_node) {
+  return {{"model", "gpt-oss-120b"},
+          {"training", {{"method", "pretrain"}, {"precision", "bf16"}, {"framework", "megatron"}, {"seq_len", 4096},
+                        {"micro_batch", 4}, {"global_batch", 1280}, {"tokens", 1e12}}},
+          {"hardware", {{"gpu", gpu}, {"gpus", 64}, {"gpus_per_node", gpus_per_node}}},
+          {"strategy", {{"tp", 1}, {"pp", 1}, {"ep", 64}, {"zero", 1}, {"recompute", "selective"}}}};
+}
+
+// Turning the engine's overlap off can only lengthen a step: the all-to-alls and the host synchronisation a paired
+// micro-batch hid show in full, and nothing else changes.
+TEST(MoeTime, OverlapOnlyLowersAStep) {
+  nlohmann::json doc = GptOss("gb200", 72);
+  const Estimate on = EstimateScenario(ScenarioFromJson(doc, false));
+  doc["strategy"]["moe_a2a_overlap"] = false;
+  const Estimate off = EstimateScenario(ScenarioFromJson(doc, false));
+  EXPECT_GT(off.time[TimeTerm::kEpComm], on.time[TimeTerm::kEpComm]);
+  EXPECT_GT(off.time[TimeTerm::kMoeHostSync], on.time[TimeTerm::kMoeHostSync]);
+  EXPECT_EQ(off.time[TimeTerm::kCompute], on.time[TimeTerm::kCompute]);
+  EXPECT_GT(off.time.step_s, on.time.step_s);
+}
+
+// The same EP 64 plan on the same GPUs: inside one 72-GPU NVLink domain (GB200 NVL72) the all-to-alls stay on
+// NVLink; split into 8-GPU nodes most copies cross each GPU's network link, never faster.
+TEST(MoeTime, AllToAllAcrossNodesIsNeverFasterThanInsideAnNvlinkDomain) {
+  for (const bool overlap : {true, false}) {
+    nlohmann::json rack = GptOss("gb200", 72), nodes = GptOss("gb200", 8);
+    rack["strategy"]["moe_a2a_overlap"] = nodes["strategy"]["moe_a2a_overlap"] = overlap;
+    const Estimate in_rack = EstimateScenario(ScenarioFromJson(rack, false));
+    const Estimate across = EstimateScenario(ScenarioFromJson(nodes, false));
+    EXPECT_GT(across.time[TimeTerm::kEpComm], 4 * in_rack.time[TimeTerm::kEpComm]) << overlap;
+    EXPECT_GE(across.time.step_s, in_rack.time.step_s) << overlap;
+  }
+}
+
+// Expert inputs padded to a capacity have shapes known before routing: no host wait for the token counts, and
+// every expert runs capacity x the mean rows whatever the routing (at 1.0, DeepSeek-V2's device-level budget, no
+// busiest-rank excess; at 1.25, 0.25 x the experts' GEMMs against the dropless profile's 0.1).
+TEST(MoeTime, CapacityPaddingWaitsForNoCountsAndRunsTheCapacity) {
+  nlohmann::json doc = GptOss("b200", 8);
+  doc["strategy"]["moe_a2a_overlap"] = false;
+  const Estimate dropless = EstimateScenario(ScenarioFromJson(doc, false));
+  doc["training"]["moe_capacity_factor"] = 1.0;
+  const Estimate budget = EstimateScenario(ScenarioFromJson(doc, false));
+  doc["training"]["moe_capacity_factor"] = 1.25;
+  const Estimate padded = EstimateScenario(ScenarioFromJson(doc, false));
+  EXPECT_GT(dropless.time[TimeTerm::kMoeHostSync], 0);
+  EXPECT_EQ(budget.time[TimeTerm::kMoeHostSync], 0);
+  EXPECT_EQ(budget.time[TimeTerm::kMoeImbalance], 0);
+  const double excess = GetFrameworkProfile(Framework::kMegatron).moe_load_imbalance - 1;
+  EXPECT_NEAR(padded.time[TimeTerm::kMoeImbalance] / dropless.time[TimeTerm::kMoeImbalance], 0.25 / excess, 1e-9);
+  EXPECT_LT(budget.time.step_s, dropless.time.step_s);
+}
+
+TEST(MoeTime, CapacityFactorOutsideItsRangeIsRefused) {
+  nlohmann::json doc = GptOss("b200", 8);
+  for (const double bad : {-1.0, 65.0}) {
+    doc["training"]["moe_capacity_factor"] = bad;
+    try {
+      (void)ScenarioFromJson(doc, false);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "training.moe_capacity_factor") << bad;
+    }
+  }
 }
 
 }  // namespace

@@ -579,10 +579,15 @@ void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile&
   // all-to-all and the grouped GEMMs), so the host cannot queue the layer's kernels ahead of the device: their
   // dispatch adds to the layer instead of hiding behind earlier work. Per layer and forward with its backward;
   // in a paired micro-batch the partner's queued compute keeps the device busy through the wait.
-  if (lc.permute_bytes > 0) x.moe_host_sync_s += n * forwards * (1 - paired) * r.moe_sync_host_s_per_layer;
+  // Padded to a capacity, the shapes are known before routing and nothing waits for the counts (Megatron-Core
+  // MoEAlltoAllTokenDispatcher.preprocess returns before choosing a sync point when drop_and_pad is on).
+  const double capacity = sc.training.moe_capacity_factor;
+  if (lc.permute_bytes > 0 && capacity <= 0)
+    x.moe_host_sync_s += n * forwards * (1 - paired) * r.moe_sync_host_s_per_layer;
   if (sc.strategy.ep > 1) {
+    // Dropless, the busiest rank waits for its own load; padded, every expert runs `capacity` times the mean.
     const double expert_s = lc.expert_fwd_matmul_s * forwards + lc.expert_bwd_matmul_s;
-    x.moe_imbalance_s += n * (fw.moe_load_imbalance - 1) * expert_s;
+    x.moe_imbalance_s += n * ((capacity > 0 ? capacity : fw.moe_load_imbalance) - 1) * expert_s;
   }
 }
 

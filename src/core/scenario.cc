@@ -276,6 +276,10 @@ void CheckMoeTrainingOptions(const Training& tr) {
     throw InputError("training.mtp_layers", Num(tr.mtp_layers),
                      fmt::format("0 with method {} (MTP modules train with the whole model: pretrain or full)",
                                  ToString(tr.method)));
+  if (!(tr.moe_capacity_factor >= 0 && tr.moe_capacity_factor <= limits::kMaxMoeCapacityFactor))
+    throw InputError("training.moe_capacity_factor", fmt::format("{}", tr.moe_capacity_factor),
+                     fmt::format("0 (dropless) or an expert capacity above 0 and up to {} times the mean load",
+                                 limits::kMaxMoeCapacityFactor));
   if (tr.bf16_optimizer_states && tr.optimizer != Optimizer::kAdamW && tr.optimizer != Optimizer::kSgdMomentum)
     throw InputError("training.optimizer_state_dtype", "bf16",
                      fmt::format("fp32 with optimizer {} (its states have their own format)", ToString(tr.optimizer)));

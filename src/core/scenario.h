@@ -62,6 +62,11 @@ struct Training {
   // decoder block like the model's last, a 2h x h projection and two norms on the last stage, sharing the
   // embedding and the output head; 0: none.
   int64_t mtp_layers = 0;
+  // Expert capacity as a multiple of the mean tokens per expert (Megatron-Core moe_expert_capacity_factor with
+  // moe_pad_expert_input_to_capacity; DeepSeek-V2's device-level token dropping at 1.0, arXiv 2405.04434
+  // section 2.2.4): tokens past it are dropped and every expert's input is padded to it, so the shapes are
+  // known before routing. 0: dropless (each expert takes what it is routed).
+  double moe_capacity_factor = 0;
   // The engine's release ("0.3.13"); empty: its current one. An engine whose implementation changed names the
   // releases before the change in data/efficiency.json (DeepSpeed's ZeRO-3 collectives before 0.6.0).
   std::string framework_version;
@@ -88,6 +93,9 @@ struct Strategy {
   int interleave = 1;           // virtual pipeline stages per GPU
   bool tp_comm_overlap = true;  // the engine's TP comm/GEMM overlap where its profile has one; false: none
   PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
+  // The engine's expert all-to-all overlap (FrameworkProfile::moe_overlap) where its profile has one; false:
+  // none (Megatron-Core overlap_moe_expert_parallel_comm off, Megatron-Bridge moe_a2a_overlap=False).
+  bool moe_a2a_overlap = true;
   int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
 };
 

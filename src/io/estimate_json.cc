@@ -89,6 +89,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                    {"flash_attention", st.flash_attention},
                    {"interleave", st.interleave},
                    {"tp_comm_overlap", st.tp_comm_overlap},
+                   {"moe_a2a_overlap", st.moe_a2a_overlap},
                    {"pipeline_schedule", ToString(st.pipeline_schedule)},
                    {"micro_batch", s.training.micro_batch},
                    {"global_batch", GlobalBatch(s)},
@@ -122,6 +123,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
   training["optimizer_state_dtype"] = s.training.bf16_optimizer_states ? "bf16" : "fp32";
   training["fp8_swiglu_input"] = s.training.fp8_swiglu_input;
   training["mtp_layers"] = s.training.mtp_layers;
+  training["moe_capacity_factor"] = s.training.moe_capacity_factor;
   if (!s.training.framework_version.empty()) training["framework_version"] = s.training.framework_version;
   // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.
   if (!s.training.sample_lengths.empty()) {

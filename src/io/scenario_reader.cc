@@ -224,7 +224,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
                "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers",
-               "framework_version"});
+               "moe_capacity_factor", "framework_version"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
@@ -249,6 +249,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   }
   if (const auto v = t.Get("fp8_swiglu_input")) tr.fp8_swiglu_input = v->Bool();
   if (const auto v = t.Get("mtp_layers")) tr.mtp_layers = v->Int(limits::kMtpLayers);
+  if (const auto v = t.Get("moe_capacity_factor")) tr.moe_capacity_factor = v->Number(0, limits::kMaxMoeCapacityFactor, true);
   if (const auto v = t.Get("framework_version")) {
     if (!IsVersion(v->String())) v->Fail("a release number of digits and dots, such as \"0.3.13\"");
     tr.framework_version = v->String();
@@ -359,7 +360,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp"});
+                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -371,6 +372,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();
   if (const auto v = st.Get("flash_attention")) sg.flash_attention = v->Bool();
   if (const auto v = st.Get("tp_comm_overlap")) sg.tp_comm_overlap = v->Bool();
+  if (const auto v = st.Get("moe_a2a_overlap")) sg.moe_a2a_overlap = v->Bool();
   if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());
   if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
   if (const auto v = st.Get("pipeline_schedule"))
