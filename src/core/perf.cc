@@ -466,7 +466,7 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
 /// written; with a master copy also the compute-dtype copy written), the state read and written, the gradient
 /// read.
 double OptimizerBytesPerParam(const Training& tr, const FrameworkProfile& fw, double grad_bytes) {
-  const bool master = KeepsMasterWeights(tr.precision, fw);
+  const bool master = EffectiveMasterWeights(tr);
   const double weights = master ? 2 * 4 + ComputeBytes(tr.precision) : 2 * ComputeBytes(tr.precision);
   return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states) + grad_bytes;
 }
