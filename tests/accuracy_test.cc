@@ -160,8 +160,21 @@ TEST(Accuracy, QwenFineTuning) {
   ExpectWithin("Qwen-1 README profile", "sec_per_iter", 39, 0.13, 0.65);
   // Qwen's Q-LoRA runs GPTQ-Int4 kernels, slower than the NF4 dequantisation modelled here.
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "sec_per_iter", 24, 0.28, 0.70);
-  ExpectWithin("Qwen-1 README profile", "gib_per_gpu", 39, 0.10, 0.45);
+  ExpectWithin("Qwen-1 README profile", "gib_per_gpu", 39, 0.06, 0.16);
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "gib_per_gpu", 24, 0.20, 0.55);
+}
+
+// Qwen-1's 'LoRA (emb)' rows: finetune.py trains PEFT modules_to_save copies of wte and lm_head on a base model,
+// in bf16 without a master copy (1.25 B copied parameters beside plain LoRA). Each within 5% (today's worst 4.3%;
+// 24-43% under while the copies were not counted).
+TEST(Accuracy, QwenLoraWithTrainedEmbeddingAndHead) {
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.id.find("_lora_emb_") == std::string::npos || r.kind != "memory") continue;
+    ++rows;
+    EXPECT_LE(std::abs(r.error), 0.05) << r.id;
+  }
+  EXPECT_EQ(rows, 6u);
 }
 
 TEST(Accuracy, KorthikantiFigure1Memory) {
