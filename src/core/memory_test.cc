@@ -1349,5 +1349,29 @@ TEST(MemoryTest, ModulesToSaveTrainCopiesOfEmbeddingAndHead) {
   sc.training.modules_to_save = {"lm_head"};
   EXPECT_THROW(ValidateScenario(sc), InputError);
 }
+
+// Properties on every fine-tuning engine, adapter method, optimizer and sharding: a trained copy of the embedding
+// and head never lowers the peak, and training without a master copy never raises it.
+TEST(MemoryTest, ModulesToSaveNeverLowerAndNoMasterNeverRaisesThePeak) {
+  for (Framework fw : kAllFrameworks) {
+    if (fw == Framework::kMegatron) continue;
+    for (Method method : {Method::kLora, Method::kQlora}) {
+      for (Optimizer opt : {Optimizer::kAdamW, Optimizer::kAdamW8bit, Optimizer::kSgdMomentum}) {
+        for (int zero : {0, 3}) {
+          Scenario sc = LlamaJob(method, fw, zero > 0 ? 8 : 1, zero);
+          sc.training.optimizer = opt;
+          const std::string what = std::string(ToString(fw)) + " " + ToString(method) + " " + ToString(opt) + " zero " +
+                                 std::to_string(zero);
+          const double plain = Estimate(sc).per_gpu_bytes;
+          sc.training.modules_to_save = {"embed_tokens", "lm_head"};
+          const double saved = Estimate(sc).per_gpu_bytes;
+          EXPECT_GT(saved, plain) << what;
+          sc.training.master_weights = false;
+          EXPECT_LE(Estimate(sc).per_gpu_bytes, saved) << what;
+        }
+      }
+    }
+  }
+}
 }  // namespace
 }  // namespace trainplan
