@@ -1048,7 +1048,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // (fp32 probabilities; an extra fp32 copy when the framework upcasts the logits).
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
-  const bool head_trainable = !IsAdapterMethod(tr.method);
+  // PEFT modules_to_save trains a copy of the head: its weight gradient GEMM runs as in full fine-tuning.
+  const bool head_trainable = !IsAdapterMethod(tr.method) || SavesModule(tr, "lm_head");
   // DualPipe: the rank holding the last stage runs it for the micro-batches of one direction only, half of them, and
   // its mirrored first stage for the other half (dualpipe.py at bb214e82): the head, loss and MTP modules pass half
   // the micro-batches through it, the layers a mean stage (stage_share) in every micro-batch.
