@@ -160,8 +160,38 @@ TEST(Accuracy, QwenFineTuning) {
   ExpectWithin("Qwen-1 README profile", "sec_per_iter", 39, 0.13, 0.65);
   // Qwen's Q-LoRA runs GPTQ-Int4 kernels, slower than the NF4 dequantisation modelled here.
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "sec_per_iter", 24, 0.28, 0.70);
-  ExpectWithin("Qwen-1 README profile", "gib_per_gpu", 39, 0.10, 0.45);
+  ExpectWithin("Qwen-1 README profile", "gib_per_gpu", 39, 0.06, 0.16);
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "gib_per_gpu", 24, 0.20, 0.55);
+}
+
+// Qwen-1's 'LoRA (emb)' rows: finetune.py trains PEFT modules_to_save copies of wte and lm_head on a base model,
+// in bf16 without a master copy (1.25 B copied parameters beside plain LoRA). Each within 5% (today's worst 4.3%;
+// 24-43% under while the copies were not counted).
+TEST(Accuracy, QwenLoraWithTrainedEmbeddingAndHead) {
+  size_t rows = 0;
+  for (const auto& r : Report().rows) {
+    if (r.id.find("_lora_emb_") == std::string::npos || r.kind != "memory") continue;
+    ++rows;
+    EXPECT_LE(std::abs(r.error), 0.05) << r.id;
+  }
+  EXPECT_EQ(rows, 6u);
+}
+
+// The HF Trainer + PEFT LoRA group (Qwen-1 profile rows) against the goal: memory median 3.8%, worst 15.7% (Qwen-72B
+// LoRA under ZeRO-3 at 256 tokens; 42.7% before modules_to_save counted the 'LoRA (emb)' copies); validation
+// throughput median 5.5%.
+TEST(Accuracy, HfLoraGroupAgainstTheGoal) {
+  Group memory, speed;
+  for (const auto& r : Report().rows) {
+    if (r.engine != "hf" || r.method != "lora" || r.role != "validation" || !r.excluded.empty()) continue;
+    if (r.kind == "memory") memory.errors.push_back(std::abs(r.error));
+    if (r.kind == "throughput") speed.errors.push_back(std::abs(r.error));
+  }
+  EXPECT_EQ(memory.errors.size(), 30u);
+  EXPECT_LE(memory.Median(), 0.04);
+  EXPECT_LE(memory.Max(), 0.16);
+  EXPECT_EQ(speed.errors.size(), 20u);
+  EXPECT_LE(speed.Median(), 0.06);
 }
 
 TEST(Accuracy, KorthikantiFigure1Memory) {

@@ -46,7 +46,8 @@ std::vector<BadScenario> BadScenarios() {
       {"unknown_key", {{"model", "llama-3-8b"}, {"training", {{"methd", "lora"}}}}, "training.methd", "lora",
        "unknown key; allowed keys: method, precision, optimizer, framework, seq_len, micro_batch, global_batch, "
        "tokens, samples, mean_tokens_per_sample, epochs, lora_rank, lora_alpha, lora_targets, trainable_layers, loss, "
-       "optimizer_in_backward, activation_offloading, dora, double_quant, quantization, fp32_weights, "
+       "optimizer_in_backward, activation_offloading, dora, double_quant, quantization, master_weights, "
+       "modules_to_save, fp32_weights, "
        "objective, sample_mean_tokens, sample_max_tokens, sample_lengths, packing, group_by_length, attention, liger, compile, dataloader_workers, "
        "optimizer_state_dtype, fp8_swiglu_input, mtp_layers, moe_capacity_factor, framework_version"},
   };

@@ -450,6 +450,16 @@ Tally StageTally(const Scenario& sc, const ParamCounts& params, const Layers& la
   if (stage.last && AdaptsModule(tr, "lm_head")) adapt(tr.dora ? vocab : 0);
   tally.lora += vocab_adapters;
   tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, vocab_adapters);
+  // PEFT modules_to_save: ModulesToSaveWrapper trains a deep copy of the module beside the frozen original
+  // (peft/utils/other.py, huggingface/peft v0.5.0), so each named matrix is held twice and trained once.
+  const auto save = [&](double matrix) {
+    tally.base += matrix;
+    tally.trainable += matrix;
+    tally.factored += vocab + h;
+    tally.largest_trainable_layer = std::max(tally.largest_trainable_layer, matrix);
+  };
+  if (stage.first && SavesModule(tr, "embed_tokens")) save(vocab * h);
+  if (stage.last && SavesModule(tr, "lm_head")) save(vocab * h);
   // An engine that never ties weights holds the shared matrix twice: LitGPT's converter copies the embedding into
   // lm_head.weight when the checkpoint has none (scripts/convert_hf_checkpoint.py @00af8b0d).
   const double lm_head_params =
@@ -686,7 +696,7 @@ struct StateLayout {
   l.shard_weights = st.zero >= 3 ? l.dpc : 1;
   l.expert_shard_optimizer = st.zero >= 1 ? par.expert_dpc : 1;
   l.expert_shard_grads = st.zero >= 2 ? par.expert_dpc : 1;
-  l.master = KeepsMasterWeights(tr.precision, fw) && !tr.fp32_weights;
+  l.master = EffectiveMasterWeights(tr) && !tr.fp32_weights;
   l.offload_optimizer = st.offload != Offload::kNone;
   l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
   return l;
@@ -744,11 +754,24 @@ struct TrainingState {
   }
 
   const double trained = tally.trainable + tally.lora;
+  // Without a master copy on an engine that keeps one by default, torch's optimizers hold each state like its
+  // parameter (torch.optim.AdamW: exp_avg = torch.zeros_like(p)): the base weights' in the compute dtype,
+  // fp32 adapters' in fp32.
+  const bool states_like_params = tr.master_weights == false && !fw.pure_low_precision && !tr.fp32_weights &&
+                                  ComputeBytes(tr.precision) == 2 &&
+                                  (tr.optimizer == Optimizer::kAdamW || tr.optimizer == Optimizer::kSgdMomentum);
   // Adafactor keeps a factored second moment and no first moment (Shazeer & Stern 2018; HF Adafactor
   // beta1=None): one value per row and column.
   const double factored_value_bytes = fw.pure_low_precision ? l.weight_bytes : 4;
   out.optimizer = tr.optimizer == Optimizer::kAdafactor
                       ? tally.factored * factored_value_bytes / l.shard_optimizer
+                  : states_like_params
+                      ? ShardedStates(tally.trainable, tally.expert_trainable,
+                                      OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, true),
+                                      l.shard_optimizer, l.expert_shard_optimizer) +
+                            tally.lora *
+                                OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, l.adapter_bytes < 4) /
+                                l.shard_optimizer
                       : ShardedStates(trained, tally.expert_trainable,
                                       OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states),
                                       l.shard_optimizer, l.expert_shard_optimizer);

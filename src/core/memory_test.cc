@@ -1317,5 +1317,61 @@ TEST(MemoryTest, DeepSpeedStepConvertsOneSubGroup) {
               1e9 * 6 - m[MemTerm::kActivations] - m[MemTerm::kLogits], 1e-6 * adam);
 }
 
+// PEFT modules_to_save trains a copy of the embedding and of the head beside the frozen originals: each
+// 128256 x 4096 matrix is held twice and its copy trained. Without a master copy (a model loaded in bf16 under
+// the Trainer) torch's optimizer keeps each state like its parameter: bf16 momentum for the copies, fp32 for
+// PEFT's fp32 adapters; with the engine's master copy, 4 B more and fp32 momentum per copied element.
+TEST(MemoryTest, ModulesToSaveTrainCopiesOfEmbeddingAndHead) {
+  Scenario sc = LlamaJob(Method::kLora, Framework::kHfTrainer, 1, 0);
+  sc.training.optimizer = Optimizer::kSgdMomentum;
+  const ParamCounts params = CountParams(sc.model);
+  const double copies = 2.0 * 128256 * 4096;
+  for (bool master : {false, true}) {
+    sc.training.master_weights = master;
+    sc.training.modules_to_save = {};
+    const MemoryEstimate lora = Estimate(sc);
+    const double trainable = CountTrainable(sc, params).trainable;
+    sc.training.modules_to_save = {"embed_tokens", "lm_head"};
+    const MemoryEstimate saved = Estimate(sc);
+    EXPECT_DOUBLE_EQ(CountTrainable(sc, params).trainable, trainable + copies);
+    EXPECT_DOUBLE_EQ(saved[MemTerm::kWeights] - lora[MemTerm::kWeights], 2 * copies);
+    EXPECT_DOUBLE_EQ(saved[MemTerm::kGradients] - lora[MemTerm::kGradients], 2 * copies);
+    EXPECT_DOUBLE_EQ(saved[MemTerm::kMasterWeights] - lora[MemTerm::kMasterWeights], master ? 4 * copies : 0);
+    EXPECT_DOUBLE_EQ(saved[MemTerm::kOptimizerStates] - lora[MemTerm::kOptimizerStates], (master ? 4 : 2) * copies);
+  }
+  // The adapters' own momentum stays fp32 whether or not the base keeps a master copy.
+  sc.training.modules_to_save = {};
+  const double adapters = CountTrainable(sc, params).lora;
+  sc.training.master_weights = false;
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kOptimizerStates], 4 * adapters);
+  // Only beside adapters: full fine-tuning trains the modules themselves.
+  sc.training.method = Method::kFull;
+  sc.training.modules_to_save = {"lm_head"};
+  EXPECT_THROW(ValidateScenario(sc), InputError);
+}
+
+// Properties on every fine-tuning engine, adapter method, optimizer and sharding: a trained copy of the embedding
+// and head never lowers the peak, and training without a master copy never raises it.
+TEST(MemoryTest, ModulesToSaveNeverLowerAndNoMasterNeverRaisesThePeak) {
+  for (Framework fw : kAllFrameworks) {
+    if (fw == Framework::kMegatron) continue;
+    for (Method method : {Method::kLora, Method::kQlora}) {
+      for (Optimizer opt : {Optimizer::kAdamW, Optimizer::kAdamW8bit, Optimizer::kSgdMomentum}) {
+        for (int zero : {0, 3}) {
+          Scenario sc = LlamaJob(method, fw, zero > 0 ? 8 : 1, zero);
+          sc.training.optimizer = opt;
+          const std::string what = std::string(ToString(fw)) + " " + ToString(method) + " " + ToString(opt) + " zero " +
+                                 std::to_string(zero);
+          const double plain = Estimate(sc).per_gpu_bytes;
+          sc.training.modules_to_save = {"embed_tokens", "lm_head"};
+          const double saved = Estimate(sc).per_gpu_bytes;
+          EXPECT_GT(saved, plain) << what;
+          sc.training.master_weights = false;
+          EXPECT_LE(Estimate(sc).per_gpu_bytes, saved) << what;
+        }
+      }
+    }
+  }
+}
 }  // namespace
 }  // namespace trainplan

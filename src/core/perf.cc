@@ -466,7 +466,7 @@ LayerCost CostLayer(const Scenario& sc, const TimeRates& r, const Layers& layers
 /// written; with a master copy also the compute-dtype copy written), the state read and written, the gradient
 /// read.
 double OptimizerBytesPerParam(const Training& tr, const FrameworkProfile& fw, double grad_bytes) {
-  const bool master = KeepsMasterWeights(tr.precision, fw);
+  const bool master = EffectiveMasterWeights(tr);
   const double weights = master ? 2 * 4 + ComputeBytes(tr.precision) : 2 * ComputeBytes(tr.precision);
   return weights + 2 * OptimizerStateBytesPerParam(tr.optimizer, tr.precision, fw, tr.bf16_optimizer_states) + grad_bytes;
 }
@@ -1056,7 +1056,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // (fp32 probabilities; an extra fp32 copy when the framework upcasts the logits).
   const double tokens_gpu = b * s / c;
   const double h = model.hidden_size, vocab = model.vocab_size;
-  const bool head_trainable = !IsAdapterMethod(tr.method);
+  // PEFT modules_to_save trains a copy of the head: its weight gradient GEMM runs as in full fine-tuning.
+  const bool head_trainable = !IsAdapterMethod(tr.method) || SavesModule(tr, "lm_head");
   // DualPipe: the rank holding the last stage runs it for the micro-batches of one direction only, half of them, and
   // its mirrored first stage for the other half (dualpipe.py at bb214e82): the head, loss and MTP modules pass half
   // the micro-batches through it, the layers a mean stage (stage_share) in every micro-batch.

@@ -166,6 +166,20 @@ TEST(PerfFlops, LoraSkipsWeightGradients) {
   EXPECT_GT(Time(qlora).step_s, l.step_s);  // NF4 dequantisation on every pass
 }
 
+// PEFT modules_to_save trains a copy of the LM head: its weight gradient adds 2 FLOPs per head weight and token,
+// and the step takes longer.
+TEST(PerfFlops, SavedHeadAddsItsWeightGradient) {
+  Scenario lora = Base(Gpt(4096, 32, 32, 32000), 1);
+  lora.training.global_batch = 8;
+  lora.training.method = Method::kLora;
+  Scenario saved = lora;
+  saved.training.modules_to_save = {"lm_head"};
+  const TimeEstimate l = Time(lora), m = Time(saved);
+  EXPECT_NEAR(m.model_flops_per_step - l.model_flops_per_step, 2.0 * 32000 * 4096 * l.tokens_per_step,
+              1e-9 * l.model_flops_per_step);
+  EXPECT_GT(m.step_s, l.step_s);
+}
+
 TEST(PerfFlops, FreezeRunsBackwardOnlyThroughTopLayers) {
   Scenario full = Base(Gpt(2048, 16, 24, 32000), 1);
   Scenario freeze = full;

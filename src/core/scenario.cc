@@ -416,6 +416,10 @@ void ValidateScenario(Scenario& s) {
   // The engine's default attention falls back to eager where the GPU's stack has no fused kernel.
   if (s.training.attention == AttentionKernel::kAuto && !s.hardware.gpu.Supports(StackFeature::kFlashAttention))
     sg.flash_attention = false;
+  if (!s.training.modules_to_save.empty() && !IsAdapterMethod(s.training.method))
+    throw InputError("training.modules_to_save", s.training.modules_to_save.front(),
+                     fmt::format("empty with method {} (PEFT's modules_to_save sits beside LoRA or QLoRA)",
+                                 ToString(s.training.method)));
   // torchtune refuses optimizer_in_bwd with gradient accumulation: each gradient is freed once stepped.
   if (s.training.optimizer_in_backward.value_or(false) && GradAccumSteps(s) > 1) {
     throw InputError("training.optimizer_in_backward", "true",
@@ -441,6 +445,17 @@ bool IsLoraTarget(const Training& training, std::span<const Linear> members) {
 bool AdaptsModule(const Training& training, const char* name) {
   if (!IsAdapterMethod(training.method)) return false;
   return std::find(training.lora_targets.begin(), training.lora_targets.end(), name) != training.lora_targets.end();
+}
+
+bool SavesModule(const Training& training, const char* name) {
+  if (!IsAdapterMethod(training.method)) return false;
+  return std::find(training.modules_to_save.begin(), training.modules_to_save.end(), name) !=
+         training.modules_to_save.end();
+}
+
+bool EffectiveMasterWeights(const Training& training) {
+  return training.master_weights.value_or(
+      KeepsMasterWeights(training.precision, GetFrameworkProfile(training.framework)));
 }
 
 Loss EffectiveLoss(const Training& training) {

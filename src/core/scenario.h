@@ -37,6 +37,12 @@ struct Training {
   bool double_quant = true;     // QLoRA: bitsandbytes bnb_4bit_use_double_quant
   Quantization quantization = Quantization::kNf4;  // QLoRA: how the 4-bit base is stored
   bool fp32_weights = false;    // Lightning precision="bf16-mixed": fp32 parameters, autocast compute
+  // Whether an fp32 master copy of the trained weights is kept; nullopt: the engine's (KeepsMasterWeights).
+  // false: the weights train in the compute dtype (a Hugging Face model loaded in bf16 under the Trainer).
+  std::optional<bool> master_weights;
+  // PEFT modules_to_save beside LoRA: a trained copy of the embedding (`embed_tokens`) and/or the LM head
+  // (`lm_head`) next to the frozen original.
+  std::vector<std::string> modules_to_save;
   // Samples as they are (core/sequences.h): every sequence is seq_len tokens long unless lengths are given,
   // by mean and maximum or as a histogram of [tokens, fraction]; 0 / empty: not given.
   TrainingObjective objective = TrainingObjective::kSft;
@@ -134,6 +140,12 @@ bool IsLoraTarget(const Training& training, std::span<const Linear> members);
 /// Whether PEFT adapts the input embedding (`embed_tokens`) or the LM head (`lm_head`): named in lora_targets
 /// (PEFT's all-linear leaves the head out).
 bool AdaptsModule(const Training& training, const char* name);
+
+/// Whether PEFT trains a copy of `embed_tokens` or `lm_head` (modules_to_save) under an adapter method.
+bool SavesModule(const Training& training, const char* name);
+
+/// Whether an fp32 master copy of the trained weights is kept: the job's choice, else the engine's.
+bool EffectiveMasterWeights(const Training& training);
 
 /// The loss, optimizer-in-backward, activation offloading and DataLoader workers in effect: the job's choice,
 /// else the engine's.

@@ -299,7 +299,9 @@ Mapped QwenRecord(const json& rec) {
   sc.model = QwenModel(rec);
   const std::string method = Text(st, "method");
   sc.training.method = Has(method, "qlora") ? Method::kQlora : (Has(method, "lora") ? Method::kLora : Method::kFull);
-  if (Has(method, "embedding")) m.note += "trainable embedding and output layer not modelled (LoRA only); ";
+  // finetune.py trains PEFT modules_to_save copies of wte and lm_head when LoRA tunes a base (non-chat) model:
+  // the README's 'LoRA (emb)' rows (QwenLM/Qwen @2df8e8ac finetune.py).
+  if (Has(method, "embedding")) sc.training.modules_to_save = {"embed_tokens", "lm_head"};
   // Full fine-tuning runs finetune/finetune_ds.sh: the HF Trainer inside DeepSpeed ZeRO-3
   // (finetune/ds_config_zero3.json, no offload), even on one GPU. Q-LoRA runs finetune_qlora_single_gpu.sh:
   // the GPTQ-Int4 chat checkpoint (GPTQConfig(bits=4, disable_exllama=True)) in fp16 under DeepSpeed ZeRO-2
@@ -308,6 +310,9 @@ Mapped QwenRecord(const json& rec) {
   const bool qlora = sc.training.method == Method::kQlora;
   sc.training.framework = full || qlora ? Framework::kDeepSpeed : Framework::kHfTrainer;
   if (full) m.note += "finetune_ds.sh: DeepSpeed ZeRO-3; ";
+  // Qwen-1's remote code casts itself to bf16 when the config names no dtype (modeling_qwen.py: autoset_precision,
+  // then self.transformer.bfloat16() and self.lm_head.bfloat16()), and the Trainer keeps no master copy.
+  if (!full && !qlora) sc.training.master_weights = false;
   if (qlora) {
     sc.training.quantization = Quantization::kGptq4;
     m.note += "finetune_qlora_single_gpu.sh: GPTQ-Int4 base, DeepSpeed ZeRO-2, fp16; ";

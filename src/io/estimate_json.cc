@@ -105,10 +105,12 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                    {"loss", ToString(EffectiveLoss(s.training))},
                    {"optimizer_in_backward", EffectiveOptimizerInBackward(s.training, s.hardware.gpus)},
                    {"activation_offloading", EffectiveActivationOffloading(s.training, s.strategy.recompute)},
-                   {"fp32_weights", s.training.fp32_weights}};
+                   {"fp32_weights", s.training.fp32_weights},
+                   {"master_weights", EffectiveMasterWeights(s.training)}};
   if (IsAdapterMethod(s.training.method)) {
     training["lora_rank"] = s.training.lora_rank;
     training["dora"] = s.training.dora;
+    training["modules_to_save"] = s.training.modules_to_save;
   }
   if (s.training.method == Method::kQlora) {
     training["double_quant"] = s.training.double_quant;

@@ -220,7 +220,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   t.CheckKeys({"method", "precision", "optimizer", "framework", "seq_len", "micro_batch", "global_batch", "tokens",
                "samples", "mean_tokens_per_sample", "epochs", "lora_rank", "lora_alpha", "lora_targets",
                "trainable_layers", "loss", "optimizer_in_backward", "activation_offloading", "dora", "double_quant",
-               "quantization",
+               "quantization", "master_weights", "modules_to_save",
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
                "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers",
@@ -233,6 +233,14 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
     tr.precision = tr.fp32_weights ? Precision::kBf16 : ParsePrecision(v->String(), v->path());
   }
   if (const auto v = t.Get("fp32_weights")) tr.fp32_weights = v->Bool();
+  if (const auto v = t.Get("master_weights")) tr.master_weights = v->Bool();
+  if (const auto v = t.Get("modules_to_save")) {
+    for (const Field& item : v->Items("an array of module names: embed_tokens, lm_head")) {
+      const std::string name = item.String();
+      if (name != "embed_tokens" && name != "lm_head") item.Fail("embed_tokens or lm_head");
+      tr.modules_to_save.push_back(name);
+    }
+  }
   if (const auto v = t.Get("loss")) tr.loss = ParseLoss(*v);
   if (const auto v = t.Get("optimizer_in_backward")) tr.optimizer_in_backward = v->Bool();
   if (const auto v = t.Get("activation_offloading")) tr.activation_offloading = v->Bool();
