@@ -181,6 +181,7 @@ GpuSpec ReadGpu(const Field& e) {
   g.basis = ReadBasis(e.At("basis"));
   // 72: the largest node the time model and the search take (core/limits.h kGpusPerNode).
   if (e.Has("nvlink_domain_gpus")) g.nvlink_domain_gpus = static_cast<int>(e.At("nvlink_domain_gpus").Int({9, 72}));
+  if (e.Has("gpus_per_host")) g.gpus_per_host = static_cast<int>(e.At("gpus_per_host").Int({1, 72}));
   return g;
 }
 

@@ -93,6 +93,9 @@ struct GpuSpec {
   /// 0 otherwise. Such a rack is the node a job is planned on by default, so TP and EP groups inside it use
   /// NVLink.
   int nvlink_domain_gpus = 0;
+  /// GPUs that share one host's CPUs and memory when fewer than the node (an NVL72 compute tray: 4 GPUs and 2
+  /// CPUs); 0: the node's GPUs share one host.
+  int gpus_per_host = 0;
   /// The training software stack of data/gpus.json "stacks"; null for a GPU built outside the catalog, on
   /// which nothing is ruled out.
   const SoftwareStack* stack = nullptr;

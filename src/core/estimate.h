@@ -315,6 +315,7 @@ struct TimeRates {
   const LinkSpec* measured_link = nullptr;
   double measured_link_bytes_per_s = 0;
   double cpu_adam_s_per_param = 0;
+  int gpus_per_host = 0;  // GPUs sharing one host's CPUs when fewer than the node (GpuSpec::gpus_per_host); 0: the node
   // The engine's implementation (data/efficiency.json "frameworks").
   bool grad_reduce_overlap = true;
   double host_s_per_layer_pass = 0;

@@ -224,6 +224,24 @@ TEST(FeatureTime, TorchtuneActivationOffloadingCostsAlmostNothingWithCheckpointi
   EXPECT_NEAR(off / kept, 7301.0 / 7309, 0.01);
 }
 
+// CPU-Adam's rate is one host's, shared by the GPUs that host serves. An NVL72 rack's GPUs sit 4 to a compute tray
+// with its own 2 Grace CPUs: from 4 to 8 GPUs each one's halved shard still shares a host with 3 others, so the host
+// step halves. The 8 GPUs of an HGX server share one host: the halved shard meets a host shared twice over.
+TEST(FeatureTime, OffloadedStepSharesTheHostItsGpusSitOn) {
+  auto offload_s = [](const std::string& gpu, int gpus) {
+    const nlohmann::json doc{{"model", "llama-3-8b"},
+                             {"training", {{"method", "full"}, {"framework", "deepspeed"}, {"seq_len", 2048},
+                                           {"global_batch", 16}, {"optimizer_in_backward", false}}},
+                             {"hardware", {{"gpu", gpu}, {"gpus", gpus}}},
+                             {"strategy", {{"zero", 2}, {"offload", "optimizer"}, {"recompute", "full"}}}};
+    return EstimateScenario(ScenarioFromJson(doc, /*allow_paths=*/false)).time[TimeTerm::kOffload];
+  };
+  EXPECT_NEAR(offload_s("gb200", 8) / offload_s("gb200", 4), 0.5, 1e-9);
+  EXPECT_NEAR(offload_s("gb200", 16) / offload_s("gb200", 4), 0.25, 1e-9);
+  EXPECT_GT(offload_s("h100-sxm", 8) / offload_s("h100-sxm", 4), 0.9);
+  EXPECT_LT(offload_s("gb200", 16), offload_s("h100-sxm", 16));
+}
+
 // A job that asks for the optimizer step in backward gets it in the time model too: the host step of an
 // offloaded optimizer overlaps the backward instead of following it.
 TEST(FeatureTime, OptimizerInBackwardAsAskedOverlapsTheOffloadedStep) {

@@ -516,6 +516,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
   r.pcie_bytes_per_s = HostBytesPerS(gpu, eff.pcie_efficiency);
   r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
+  r.gpus_per_host = gpu.gpus_per_host;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
   r.elementwise_traffic = engine.elementwise_traffic;
@@ -829,7 +830,7 @@ double CpuAdamReferenceBytesPerParam() {
 
 /// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
 /// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
-/// CPU-Adam rate, shared by the node's GPUs) and updated weights come back over PCIe. The host step streams
+/// CPU-Adam rate, shared by the host's GPUs) and updated weights come back over PCIe. The host step streams
 /// the states through CPU memory like its GPU counterpart: an engine that keeps other dtypes there (torchtune's
 /// bf16 states under torch's fused CPU AdamW, recipes/configs/llama3_1/70B_full.yaml) moves its own bytes per
 /// parameter at CPU-Adam's rate per byte. Weights offloaded with the optimizer stay on the host and stream in
@@ -850,11 +851,13 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
     out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(sc.training, fw, grad_bytes));
     return;
   }
-  const double gpus_on_node = std::min<double>(l.gpus, sc.hardware.gpus_per_node);
+  // CPU-Adam's rate is a whole host's; the GPUs that host serves share it (an NVL72 tray's 4, not the rack's 72).
+  const int host_gpus = r.gpus_per_host > 0 ? std::min(r.gpus_per_host, sc.hardware.gpus_per_node) : sc.hardware.gpus_per_node;
+  const double gpus_on_host = std::min<double>(l.gpus, host_gpus);
   const double bytes_ratio = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
   const bool weights_on_host = st.offload == Offload::kOptimizerAndParams;
   const double step_s =
-      shard * gpus_on_node * r.cpu_adam_s_per_param * bytes_ratio + (weights_on_host ? 0 : shard * 2 / pcie);
+      shard * gpus_on_host * r.cpu_adam_s_per_param * bytes_ratio + (weights_on_host ? 0 : shard * 2 / pcie);
   const double layers = std::max<double>(1, sc.model.num_layers);
   // Stepping in backward needs a single micro-batch (as core/memory.cc counts it); the job may ask for it.
   const bool in_backward = EffectiveOptimizerInBackward(sc.training, sc.hardware.gpus) && micro_batches <= 1;
