@@ -392,6 +392,10 @@ TEST(GpuCatalog, BrokenDocumentsNameFileEntryAndKey) {
   EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); })
                 .find("gb200.links.host: 'nvlink-c2c-graze'; a link of data/links.json"),
             std::string::npos);
+  text = gpus;
+  text.replace(text.find("\"gpus_per_host\": 4", text.find("\"id\": \"gb200\"")), 18, "\"gpus_per_host\": 0");
+  EXPECT_NE(InternalErrorOf([&] { CheckHardwareDocuments(text, links); }).find("gb200.gpus_per_host: '0'"),
+            std::string::npos);
 }
 
 // Superchip GPUs copy to host memory over their NVLink-C2C, PCIe cards over their slot.
@@ -406,6 +410,8 @@ TEST(GpuCatalog, HostLinks) {
     if (g.pcie_gen == 0) {
       EXPECT_NE(HostLinkOf(g), nullptr) << g.id;
     }
+    // A rack's GPUs share a compute tray's host CPUs (4 GPUs, 2 CPUs); a server's GPUs share the server's.
+    EXPECT_EQ(g.gpus_per_host, g.nvlink_domain_gpus == 72 ? 4 : 0) << g.id;
   }
 }
 
