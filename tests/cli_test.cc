@@ -205,6 +205,34 @@ TEST(Cli, PlanBadConstraintsExit2NamingTheFlag) {
   }
 }
 
+// The engine switches a scenario file states have flags too: what they set is echoed and moves the answer the
+// way the switch says; a bad value names the flag.
+TEST(Cli, EngineSwitchFlagsReachTheEstimate) {
+  const std::string lora = "estimate --model llama-3-8b --method lora --gpu h100-sxm --gpus 1";
+  const auto plain = TrainplanJson(lora);
+  const auto saved = TrainplanJson(lora + " --modules-to-save embed_tokens,lm_head --master-weights off");
+  EXPECT_EQ(saved["training"]["modules_to_save"], (nlohmann::json{"embed_tokens", "lm_head"}));
+  EXPECT_EQ(saved["training"]["master_weights"], false);
+  EXPECT_GT(saved["memory"]["per_gpu_bytes"].get<double>(), plain["memory"]["per_gpu_bytes"].get<double>());
+
+  const std::string moe = "estimate --model qwen3-30b-a3b --method pretrain --gpu h100-sxm --gpus 16 --ep 8 --pp 2 "
+                          "--interleave 2";
+  const auto overlapped = TrainplanJson(moe);
+  const auto waiting = TrainplanJson(moe + " --no-moe-a2a-overlap");
+  EXPECT_EQ(waiting["strategy"]["moe_a2a_overlap"], false);
+  EXPECT_GE(waiting["time"]["step_s"].get<double>(), overlapped["time"]["step_s"].get<double>());
+  EXPECT_EQ(TrainplanJson(moe + " --moe-capacity-factor 1.25")["training"]["moe_capacity_factor"], 1.25);
+
+  for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+           {lora + " --master-weights maybe", "--master-weights"},
+           {"estimate --model llama-3-8b --method full --modules-to-save lm_head", "--modules-to-save"},
+           {moe + " --moe-capacity-factor 100", "--moe-capacity-factor"}}) {
+    const CliRun run = RunCli(args);
+    EXPECT_EQ(run.status, 2) << args;
+    EXPECT_NE(run.out.find("error: invalid " + flag + ":"), std::string::npos) << run.out;
+  }
+}
+
 // More GPUs than the search covers is an answer naming the limit, in the text and in the JSON.
 TEST(Cli, PlanBeyondTheSearchRangeSaysSo) {
   const std::string sentence =

@@ -39,12 +39,12 @@ namespace {
 
 using nlohmann::json;
 
-/// An on/off flag value as the boolean its document field holds.
-bool OnOff(const std::string& value) {
+/// An on/off flag value as the boolean its document `field` holds.
+bool OnOff(const std::string& value, const char* field) {
   const std::string n = NormalizeName(value);
   if (n == "on" || n == "true" || n == "yes") return true;
   if (n == "off" || n == "false" || n == "no") return false;
-  throw InputError("training.optimizer_in_backward", value, "on or off");
+  throw InputError(field, value, "on or off");
 }
 
 /// The job flags shared by `estimate` (and later `plan`), gathered into a scenario document so that
@@ -53,19 +53,20 @@ struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, framework_version, gpu, recompute, offload, intra_link,
       inter_link;
-  std::string loss, optimizer_in_backward, pipeline_schedule, optimizer_state_dtype;
+  std::string loss, optimizer_in_backward, master_weights, pipeline_schedule, optimizer_state_dtype;
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::string attention, quantization;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, etp, zero, interleave;
   std::optional<int64_t> micro_batch, global_batch, seq_len, lora_rank, trainable_layers;
-  std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens;
+  std::optional<double> tokens, usable_memory, host_ram_gb, sample_mean_tokens, sample_max_tokens, moe_capacity_factor;
   std::string training_objective, sample_lengths;
   bool packing = false, group_by_length = false;
   bool liger = false, compile = false;
   std::optional<int64_t> dataloader_workers, mtp_layers;
   bool fp8_swiglu_input = false;
-  std::vector<std::string> lora_targets;
-  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, generic_config = false;
+  std::vector<std::string> lora_targets, modules_to_save;
+  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_moe_a2a_overlap = false,
+       generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
   /// `with_scenario` the positional scenario file.
@@ -79,6 +80,8 @@ struct JobFlags {
     cmd->add_option("--loss", loss, "standard | chunked | fused_linear (Liger) | cut (Cut Cross-Entropy); default: the engine's");
     cmd->add_option("--optimizer-in-backward", optimizer_in_backward,
                     "on | off: step each parameter group during backward (default: the engine's)");
+    cmd->add_option("--master-weights", master_weights,
+                    "on | off: an fp32 master copy of the trained weights (default: the engine's)");
     cmd->add_flag("--activation-offloading", activation_offloading, "move saved activations to host RAM (torchtune)");
     cmd->add_flag("--dora", dora, "DoRA adapters (PEFT use_dora)");
     cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
@@ -91,6 +94,9 @@ struct JobFlags {
     cmd->add_option("--tokens", tokens, "training tokens in total (e.g. 1e9)");
     cmd->add_option("--lora-rank", lora_rank, "LoRA rank");
     cmd->add_option("--lora-targets", lora_targets, "LoRA target modules (e.g. q_proj,v_proj)")->delimiter(',');
+    cmd->add_option("--modules-to-save", modules_to_save,
+                    "lora/qlora: modules PEFT trains a whole copy of (embed_tokens,lm_head)")
+        ->delimiter(',');
     cmd->add_option("--trainable-layers", trainable_layers, "freeze: number of top layers that train");
     cmd->add_option("--training-objective", training_objective, "sft | dpo | orpo | kto | simpo");
     cmd->add_option("--sample-mean-tokens", sample_mean_tokens, "mean sample length in tokens (with --sample-max-tokens)");
@@ -107,6 +113,8 @@ struct JobFlags {
                     "fp32 | bf16: AdamW moments' dtype (DeepSeek-V3; Megatron --exp-avg-dtype)");
     cmd->add_flag("--fp8-swiglu-input", fp8_swiglu_input,
                   "save SwiGLU inputs in FP8 for the backward (Megatron --activation-func-fp8-input-store)");
+    cmd->add_option("--moe-capacity-factor", moe_capacity_factor,
+                    "MoE: pad each expert's input to this multiple of the mean load, dropping the rest (default: dropless)");
     cmd->add_option("--mtp-layers", mtp_layers, "multi-token-prediction depth trained beside the model (DeepSeek-V3: 1)");
     cmd->add_flag("--group-by-length", group_by_length,
                   "HF group_by_length: micro-batches of similar lengths, so padding falls");
@@ -136,6 +144,8 @@ struct JobFlags {
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
     cmd->add_flag("--no-tp-comm-overlap", no_tp_overlap,
                   "TP collectives wait for their GEMMs even where the engine overlaps them (Megatron-LM's default)");
+    cmd->add_flag("--no-moe-a2a-overlap", no_moe_a2a_overlap,
+                  "the expert all-to-all waits for the expert GEMMs (Megatron-Bridge presets' moe_a2a_overlap False)");
     cmd->add_option("--attention", attention,
                     "auto | eager | sdpa | fa2 | fa3 | triton | cudnn (auto: the engine's default kernel)");
   }
@@ -176,7 +186,11 @@ struct JobFlags {
     set("training", "trainable_layers", trainable_layers);
     if (!lora_targets.empty()) doc["training"]["lora_targets"] = lora_targets;
     set("training", "loss", loss);
-    if (!optimizer_in_backward.empty()) doc["training"]["optimizer_in_backward"] = OnOff(optimizer_in_backward);
+    if (!optimizer_in_backward.empty())
+      doc["training"]["optimizer_in_backward"] = OnOff(optimizer_in_backward, "training.optimizer_in_backward");
+    if (!master_weights.empty()) doc["training"]["master_weights"] = OnOff(master_weights, "training.master_weights");
+    if (!modules_to_save.empty()) doc["training"]["modules_to_save"] = modules_to_save;
+    set("training", "moe_capacity_factor", moe_capacity_factor);
     if (activation_offloading) doc["training"]["activation_offloading"] = true;
     if (dora) doc["training"]["dora"] = true;
     if (no_double_quant) doc["training"]["double_quant"] = false;
@@ -222,6 +236,7 @@ struct JobFlags {
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;
     if (no_flash) doc["strategy"]["flash_attention"] = false;
     if (no_tp_overlap) doc["strategy"]["tp_comm_overlap"] = false;
+    if (no_moe_a2a_overlap) doc["strategy"]["moe_a2a_overlap"] = false;
     return doc;
   }
 };
