@@ -201,6 +201,9 @@ TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
     return std::find(args.begin(), args.end(), "--overlap-moe-expert-parallel-comm") != args.end();
   };
   EXPECT_TRUE(has_overlap(job));
+  job["strategy"]["moe_a2a_overlap"] = false;  // the estimate charged the all-to-alls in full
+  EXPECT_FALSE(has_overlap(job));
+  job["strategy"].erase("moe_a2a_overlap");
   job["strategy"]["recompute"] = "full";
   EXPECT_FALSE(has_overlap(job));
   job["strategy"]["recompute"] = "selective";
