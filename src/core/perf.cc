@@ -830,7 +830,7 @@ double CpuAdamReferenceBytesPerParam() {
 
 /// Optimizer step over this GPU's shard of trainable parameters: on the GPU it is bandwidth-bound;
 /// offloaded, gradients stream to the host during backward (hidden), the CPU runs Adam (DeepSpeed
-/// CPU-Adam rate, shared by the host's GPUs) and updated weights come back over PCIe. The host step streams
+/// CPU-Adam rate, shared by the host's GPUs) and updated weights come back over the host link. The host step streams
 /// the states through CPU memory like its GPU counterpart: an engine that keeps other dtypes there (torchtune's
 /// bf16 states under torch's fused CPU AdamW, recipes/configs/llama3_1/70B_full.yaml) moves its own bytes per
 /// parameter at CPU-Adam's rate per byte. Weights offloaded with the optimizer stay on the host and stream in
@@ -852,7 +852,8 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
     return;
   }
   // CPU-Adam's rate is a whole host's; the GPUs that host serves share it (an NVL72 tray's 4, not the rack's 72).
-  const int host_gpus = r.gpus_per_host > 0 ? std::min(r.gpus_per_host, sc.hardware.gpus_per_node) : sc.hardware.gpus_per_node;
+  const int node_gpus = sc.hardware.gpus_per_node;
+  const int host_gpus = r.gpus_per_host > 0 ? std::min(r.gpus_per_host, node_gpus) : node_gpus;
   const double gpus_on_host = std::min<double>(l.gpus, host_gpus);
   const double bytes_ratio = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
   const bool weights_on_host = st.offload == Offload::kOptimizerAndParams;
