@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -82,6 +83,47 @@ TEST(FuzzSeeds, PlanAndRecommendRequestKeysAreAllSeeded) {
 TEST(FuzzSeeds, BuildKeysAreAllSeeded) {
   for (const auto& [function, list] : CheckedKeys(Slurp(kSrc / "io/build_reader.cc")))
     ExpectEveryKeySeeded("build_reader.cc " + function, list, Seeds(kSrc / "io/fuzz_seeds", {"b_"}));
+}
+
+TEST(FuzzSeeds, HfConfigKeysAreAllSeeded) {
+  // Every key hf_config.cc reads is the first argument of a ConfigReader call: c.Positive("hidden_size"),
+  // c.Positive({"n_layer", "num_hidden_layers"}), attn.BoolOr("alibi", false), c.Fail("layer_types", ...).
+  const std::string source = Slurp(kSrc / "io/hf_config.cc");
+  const std::regex call(R"rx(\.[A-Z][A-Za-z]*\((\{[^}]*\}|"[a-z_0-9]+"))rx"), key(R"rx("([a-z_0-9]+)")rx");
+  std::set<std::string> keys;
+  for (std::sregex_iterator it(source.begin(), source.end(), call), end; it != end; ++it) {
+    const std::string args = (*it)[1];
+    for (std::sregex_iterator k(args.begin(), args.end(), key); k != std::sregex_iterator(); ++k) keys.insert((*k)[1]);
+  }
+  ASSERT_GE(keys.size(), 80u);
+  ExpectEveryKeySeeded("hf_config.cc", keys, Seeds(kSrc / "io/fuzz_seeds", {"h_"}));
+}
+
+/// The member names of every object in `value`, but those of a model's config.json (the Hugging Face reader's,
+/// seeded by h_*.json) and comments.
+void MemberNames(const nlohmann::json& value, std::set<std::string>& names) {
+  if (value.is_array())
+    for (const auto& item : value) MemberNames(item, names);
+  if (!value.is_object()) return;
+  for (const auto& [name, member] : value.items()) {
+    if (name.rfind('_', 0) == 0) continue;
+    names.insert(name);
+    if (name != "config") MemberNames(member, names);
+  }
+}
+
+TEST(FuzzSeeds, UserCatalogKeysAreAllSeeded) {
+  // A user catalog may set any key of the built-in files: scripts/catalog-fuzz-seeds.py writes one seed per
+  // file with all of them; rerun it when a catalog gains a key.
+  const std::string seeds = Seeds(kSrc / "io/fuzz_seeds", {"c_"});
+  for (const char* section : {"gpus", "links", "cpus", "parts", "prices", "frameworks", "efficiency", "job_costs",
+                              "models"}) {
+    std::set<std::string> names;
+    MemberNames(nlohmann::json::parse(Slurp(fs::path(TRAINPLAN_SOURCE_DIR) / "data" / (std::string(section) + ".json"))),
+                names);
+    ASSERT_GE(names.size(), 5u) << section;
+    ExpectEveryKeySeeded(std::string("user catalog ") + section, names, seeds);
+  }
 }
 
 TEST(FuzzSeeds, EveryReaderHasSeedsAndEverySeedNamesAReader) {

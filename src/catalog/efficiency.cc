@@ -208,8 +208,8 @@ const MachineMeasurement* EfficiencyCatalog::MeasurementFor(const GpuSpec& gpu) 
   return found;
 }
 
-EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   const Field root = doc.Root();
   EfficiencyCatalog c;
   c.dim_half = root.At("gemm").At("dim_half").Number(0, 1e5);

@@ -9,6 +9,7 @@
 #include "base/vocabulary.h"
 #include "catalog/calibration.h"
 #include "catalog/hardware.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
@@ -96,6 +97,7 @@ struct EfficiencyCatalog {
 const EfficiencyCatalog& Efficiency();
 
 /// Reads an efficiency document; a bad entry throws InternalError naming `file`, the entry and the key.
-EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file);
+EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file,
+                                 const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

@@ -132,8 +132,9 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
 
 }  // namespace
 
-std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::string_view file,
+                                                    const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   const Field root = doc.Root();
   const Field sources = root.At("sources");
   const Field frameworks = root.At("frameworks");

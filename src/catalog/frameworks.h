@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/vocabulary.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
@@ -127,6 +128,7 @@ const FrameworkProfile& GetFrameworkProfile(Framework framework);
 
 /// Reads a frameworks document, one profile per Framework in enum order; a bad entry throws InternalError
 /// naming `file`, the framework and the key.
-std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::string_view file);
+std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::string_view file,
+                                                    const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

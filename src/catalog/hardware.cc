@@ -185,9 +185,9 @@ GpuSpec ReadGpu(const Field& e) {
   return g;
 }
 
-Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
+Catalogs Load(std::string_view gpus_text, std::string_view links_text, const std::vector<UserCatalog>& overlays) {
   Catalogs c;
-  const CatalogDocument links(links_text, "links.json");
+  const CatalogDocument links(links_text, "links.json", overlays);
   for (const Field& e : links.Entries("links")) {
     const size_t index = c.links.size();
     c.links.push_back(ReadLink(e));
@@ -196,7 +196,7 @@ Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
     for (const auto& alias : Strings(e.At("aliases"))) c.link_index.Add(alias, index);
   }
 
-  const CatalogDocument gpus(gpus_text, "gpus.json");
+  const CatalogDocument gpus(gpus_text, "gpus.json", overlays);
   for (const Field& e : gpus.Entries("stacks")) c.stacks.push_back(ReadStack(e));
   const Field usable = gpus.Root().At("usable_memory");
   c.usable_memory_fraction = usable.At("fraction").Number(0.5, 1);
@@ -229,7 +229,7 @@ Catalogs Load(std::string_view gpus_text, std::string_view links_text) {
 }
 
 const Catalogs& Get() {
-  static const Catalogs catalogs = Load(CatalogText("gpus.json"), CatalogText("links.json"));  // parsed once; thread-safe initialisation
+  static const Catalogs catalogs = Load(CatalogText("gpus.json"), CatalogText("links.json"), RegisteredUserCatalogs());  // parsed once; thread-safe initialisation
   return catalogs;
 }
 
@@ -270,7 +270,9 @@ std::optional<GpuGeneration> ParseGpuGeneration(std::string_view name) {
   return std::nullopt;
 }
 
-void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text) { Load(gpus_text, links_text); }
+void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text, const std::vector<UserCatalog>& overlays) {
+  Load(gpus_text, links_text, overlays);
+}
 
 double GpuSpec::PeakTflops(bool fp8, bool fp32) const {
   if (fp8) return fp8_tflops;

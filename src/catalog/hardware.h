@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/vocabulary.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
@@ -174,6 +175,7 @@ const LinkSpec* HostLinkOf(const GpuSpec& gpu);
 
 /// Reads and validates a GPU and a link document as the built-in ones are read; a bad entry throws
 /// InternalError naming the file, the entry and the key ("built-in catalog gpus.json: h100-sxm.memory_gb").
-void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text);
+void CheckHardwareDocuments(std::string_view gpus_text, std::string_view links_text,
+                            const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

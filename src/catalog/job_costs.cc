@@ -26,8 +26,8 @@ const BillingRule* JobCosts::FindBilling(std::string_view id) const {
   return nullptr;
 }
 
-JobCosts LoadJobCosts(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+JobCosts LoadJobCosts(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   const Field root = doc.Root();
   root.CheckKeys({"about", "sources", "startup", "checkpoint", "billing"});
   const Field sources = root.At("sources");

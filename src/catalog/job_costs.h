@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/load.h"
+
 namespace trainplan {
 
 /// A figure with the source key it comes from ("assumption" where no source gave it) and its date.
@@ -40,6 +42,6 @@ struct JobCosts {
 const JobCosts& JobCostCatalog();
 
 /// Reads a job-costs document; a bad entry throws InternalError naming `file` and the key.
-JobCosts LoadJobCosts(std::string_view text, std::string_view file);
+JobCosts LoadJobCosts(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

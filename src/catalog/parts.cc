@@ -326,8 +326,8 @@ CpuSpec ReadCpu(const Field& c) {
 
 }  // namespace
 
-PartsCatalog LoadParts(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+PartsCatalog LoadParts(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   const Field root = doc.Root();
   const std::string& name = doc.file();
   PartsCatalog c;
@@ -383,8 +383,8 @@ PartsCatalog LoadParts(std::string_view text, std::string_view file) {
   return c;
 }
 
-std::vector<CpuSpec> LoadCpus(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+std::vector<CpuSpec> LoadCpus(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   std::vector<CpuSpec> out;
   for (const Field& c : doc.Entries("cpus")) out.push_back(ReadCpu(c));
   return out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/hardware.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
@@ -287,7 +288,7 @@ const DriveSpec& FindDrive(const std::string& name);
 const std::vector<NicSpec>& NicCatalog();
 
 /// Reads a parts or CPU document; a bad entry throws InternalError naming `file`, the entry and the key.
-PartsCatalog LoadParts(std::string_view text, std::string_view file);
-std::vector<CpuSpec> LoadCpus(std::string_view text, std::string_view file);
+PartsCatalog LoadParts(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
+std::vector<CpuSpec> LoadCpus(std::string_view text, std::string_view file, const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

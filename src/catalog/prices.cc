@@ -181,9 +181,14 @@ const std::vector<StorageService>& StorageCatalog() {
   return catalog;
 }
 
-std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file) {
-  const CatalogDocument doc(text, file);
+std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file,
+                                              const std::vector<UserCatalog>& overlays) {
+  const CatalogDocument doc(text, file, overlays);
   const Field sources = doc.Root().At("sources");
+  // The tables the offers refer to are read from the built-in file once (ExchangeRateTable, StorageCatalog);
+  // read here too, so that a document's own are checked with it.
+  LoadExchangeRates(doc.Root().At("exchange_rates"), sources);
+  for (const auto& [id, s] : doc.Root().At("storage").Members()) ReadStorage(id, s, sources);
   std::vector<GpuRentalPrices> out;
   for (const Field& g : doc.Entries("gpus", "gpu")) {
     GpuRentalPrices prices;

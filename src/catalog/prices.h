@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/job_costs.h"
+#include "catalog/load.h"
 
 namespace trainplan {
 
@@ -98,7 +99,9 @@ const RentalOffer* PlatformOffer(const std::string& gpu_id, const std::string& m
 /// The default offer's USD per GPU-hour for a GPU catalog id; 0 when no rental price is cited.
 double DefaultRentalPrice(const std::string& gpu_id, const std::string& market = {});
 
-/// Reads a prices document; a bad entry throws InternalError naming `file`, the GPU and the key.
-std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file);
+/// Reads a prices document (exchange rates, storage and offers); a bad entry throws InternalError naming `file`,
+/// the GPU and the key, or InputError naming the user catalog that set it.
+std::vector<GpuRentalPrices> LoadRentalPrices(std::string_view text, std::string_view file,
+                                              const std::vector<UserCatalog>& overlays = RegisteredUserCatalogs());
 
 }  // namespace trainplan

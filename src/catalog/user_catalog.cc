@@ -50,6 +50,18 @@ std::vector<std::string> UserCatalogFiles() {
   return paths;
 }
 
+void CheckUserCatalog(const UserCatalog& user) {
+  const std::vector<UserCatalog> overlays{user};
+  const auto has = [&](const char* section) { return user.doc.contains(section); };
+  if (has("gpus") || has("links")) CheckHardwareDocuments(CatalogText("gpus.json"), CatalogText("links.json"), overlays);
+  if (has("parts")) LoadParts(CatalogText("parts.json"), "parts.json", overlays);
+  if (has("cpus")) LoadCpus(CatalogText("cpus.json"), "cpus.json", overlays);
+  if (has("prices")) LoadRentalPrices(CatalogText("prices.json"), "prices.json", overlays);
+  if (has("efficiency")) LoadEfficiency(CatalogText("efficiency.json"), "efficiency.json", overlays);
+  if (has("job_costs")) LoadJobCosts(CatalogText("job_costs.json"), "job_costs.json", overlays);
+  if (has("frameworks")) LoadFrameworkProfiles(CatalogText("frameworks.json"), "frameworks.json", overlays);
+}
+
 void LoadCatalogs() {
   GpuCatalog();
   Parts();

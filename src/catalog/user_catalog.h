@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/load.h"
+
 namespace trainplan {
 
 /// The built-in catalog names a user catalog file may hold as keys: "gpus", "links", "cpus", "parts",
@@ -19,6 +21,11 @@ void AddUserCatalog(std::string_view text, const std::string& path);
 
 /// The paths of the user catalog files in effect, in the order they apply (later ones win).
 std::vector<std::string> UserCatalogFiles();
+
+/// Reads each catalog of this layer that `user` has a section for, laid over the built-in file, without registering it: the checks
+/// LoadCatalogs runs on the registered files, for one file and any number of times (io's CheckModelCatalog
+/// covers models.json). InputError naming the file for a bad value.
+void CheckUserCatalog(const UserCatalog& user);
 
 /// Reads every catalog of this layer now, so a bad value in a user catalog fails here rather than in the
 /// middle of a command (io's ModelCatalog() covers models.json).

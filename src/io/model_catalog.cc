@@ -29,10 +29,10 @@ struct Catalog {
   std::vector<std::string> names;                   // ids and hf_ids, for suggestions
 };
 
-Catalog LoadCatalog() {
+Catalog LoadCatalog(const std::vector<UserCatalog>& overlays) {
   // data/models.json with the user catalogs' "models" laid over it: a broken built-in entry is our defect (an
   // InternalError naming "models.json: id.key"), a broken user entry an InputError naming the user's file.
-  const CatalogDocument doc(CatalogText("models.json"), "models.json");
+  const CatalogDocument doc(CatalogText("models.json"), "models.json", overlays);
   Catalog catalog;
   auto text_or = [](const Field& item, const char* key) { return item.Has(key) ? item.At(key).String() : ""; };
   auto count_or_zero = [](const Field& item, const char* key) {
@@ -68,7 +68,7 @@ Catalog LoadCatalog() {
 }
 
 const Catalog& GetCatalog() {
-  static const Catalog catalog = LoadCatalog();
+  static const Catalog catalog = LoadCatalog(RegisteredUserCatalogs());
   return catalog;
 }
 
@@ -101,6 +101,8 @@ bool LooksLikePath(std::string_view name) {
 }  // namespace
 
 const std::vector<ModelEntry>& ModelCatalog() { return GetCatalog().entries; }
+
+void CheckModelCatalog(const std::vector<UserCatalog>& overlays) { LoadCatalog(overlays); }
 
 const ModelEntry* FindModelEntry(const std::string& name) {
   const Catalog& catalog = GetCatalog();

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/load.h"
 #include "core/model.h"
 #include "io/hf_config.h"  // ModelFromHfConfig: each catalog entry is a config.json
 
@@ -22,6 +23,10 @@ struct ModelEntry {
 
 /// The built-in catalog (data/models.json).
 const std::vector<ModelEntry>& ModelCatalog();
+
+/// Reads data/models.json with `overlays` laid over it, as ModelCatalog() reads it with the registered user
+/// catalogs; InputError naming the user file for a bad entry or config.
+void CheckModelCatalog(const std::vector<UserCatalog>& overlays);
 
 /// Resolves a catalog id, Hugging Face id, alias or a generic size such as "generic-1000b" (forgiving match),
 /// else a Hugging Face repo id "org/name[@revision]" from the Hub (io/hf_hub.h: its cache, else fetched).

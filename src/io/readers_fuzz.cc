@@ -13,10 +13,12 @@
 #include "base/document.h"
 #include "base/error.h"
 #include "catalog/load.h"
+#include "catalog/user_catalog.h"
 #include "io/build_reader.h"
 #include "io/calibration_io.h"
 #include "io/hf_config.h"
 #include "io/hf_hub.h"
+#include "io/model_catalog.h"
 #include "io/requests.h"
 #include "io/run_logs.h"
 #include "io/sample_lengths.h"
@@ -48,11 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (kind == 'c') {
     Expect([&] {
       const trainplan::UserCatalog user = trainplan::ParseUserCatalog(text, "fuzz.json");
-      for (const auto& [section, value] : user.doc.items()) {
-        const std::string file = section + ".json";
-        const trainplan::CatalogDocument doc(trainplan::CatalogText(file), file, {user});
-        (void)doc.Root();
-      }
+      trainplan::CheckUserCatalog(user);
+      if (user.doc.contains("models")) trainplan::CheckModelCatalog({user});
     });
     return 0;
   }
