@@ -211,20 +211,22 @@ TEST(Accuracy, Llama2GpuHours) { ExpectWithin("Llama 2 GPU-hours", "gpu_hours", 
 TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hours", "gpu_hours", 2, 0.06, 0.10); }
 
 // NVIDIA's Megatron-Bridge MoE presets, all with expert parallelism: within 15% of their tokens/s per GPU. The
-// rows still outside are listed so that the list must shrink once they come within. The 26.02 GPT-OSS (H100) and
-// DeepSeek-V3 (B200) rows ran the MoE block before its fused grouped-GEMM kernels, with a host synchronisation per
-// layer for the token counts (NVIDIA technical blog 'Boosting MoE Training Throughput with Advanced Fusion
-// Kernels', 2026-06-15): charged as moe_host_sync, calibrated on these two rows (+53.6% and +15.6% before). The
-// 25.09 DeepSeek-V3 preset interleaves 4 virtual stages in a layout a scenario cannot state (61 layers over PP 8):
-// run without them, Megatron-Core's expert all-to-all overlap (which needs virtual stages under a pipeline) is not
-// modelled for it, and its bubble is overcounted.
+// 26.02 GPT-OSS (H100) and DeepSeek-V3 (B200) rows ran the MoE block before its fused grouped-GEMM kernels, with a
+// host synchronisation per layer for the token counts (NVIDIA technical blog 'Boosting MoE Training Throughput
+// with Advanced Fusion Kernels', 2026-06-15): charged as moe_host_sync, calibrated on these two rows (+53.6% and
+// +15.6% before). The 25.09 DeepSeek-V3 preset interleaves 4 virtual stages from an explicit layout (61 layers
+// over PP 8: 7 + 6 x 8 + 6): read -35% with interleave 1, when a scenario could not state that split (15 idle
+// bubble slots of 128 instead of about 2, and no expert all-to-all overlap, which needs virtual stages under a
+// pipeline); +4.1% with it.
 TEST(Accuracy, MegatronBridgeMoePresets) {
-  const std::set<std::string> known_off = {"megatron_bridge_2509_h100_deepseekv3_1024gpu_tput"};
   size_t rows = 0;
   for (const auto& r : Report().rows) {
     if (r.source != "Megatron-Bridge perf summary") continue;
     ++rows;
-    EXPECT_EQ(std::abs(r.error) <= 0.15, !known_off.contains(r.id)) << r.id << ": " << r.error;
+    EXPECT_LE(std::abs(r.error), 0.15) << r.id;
+    if (r.id == "megatron_bridge_2509_h100_deepseekv3_1024gpu_tput") {
+      EXPECT_LE(std::abs(r.error), 0.06) << r.id;
+    }
   }
   EXPECT_EQ(rows, 3u);
 }

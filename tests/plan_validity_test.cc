@@ -1,6 +1,7 @@
 // Every plan the search emits is one the rest of the tool accepts: the scenario validator takes it, and
 // `launch` renders it in every format that fits its engine. And one set of defaults: the same job gives the
 // same global batch and time in `estimate` and `plan`.
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -106,10 +107,19 @@ TEST(PlanValidity, OddLayerCountsAcrossModelsMethodsAndCounts) {
 
 // Megatron-Core's rule (arguments.py and transformer_config.py, NVIDIA/Megatron-LM d98e8a64): even stages
 // when pp x interleave divides the layers, else lighter first and last stages with each stage's count a
-// multiple of the virtual stages per rank.
+// multiple of the virtual stages per rank, else an explicit layout (pipeline_parallel_layout.md).
 TEST(PlanValidity, PipelineSplitFollowsMegatronCore) {
-  EXPECT_FALSE(SplitPipeline(126, 16, 4));
-  EXPECT_FALSE(SplitPipeline(61, 8, 2));
+  // Megatron-Bridge's DeepSeek-V3 presets: "Et|(tt|)*30mL", 7 layers on the first rank and 6 on the last.
+  const auto deepseek = SplitPipeline(61, 8, 4);
+  ASSERT_TRUE(deepseek);
+  EXPECT_NE(deepseek->first % 4, 0);  // neither end fills 4 virtual stages alike: only a layout runs it
+  EXPECT_EQ(deepseek->first, 7);
+  EXPECT_EQ(deepseek->middle, 8);
+  EXPECT_EQ(deepseek->last, 6);
+  const auto v4 = SplitPipeline(126, 16, 4);
+  ASSERT_TRUE(v4);
+  EXPECT_EQ(v4->first + 14 * v4->middle + v4->last, 126);
+  EXPECT_FALSE(SplitPipeline(126, 16, 3));  // 8 layers on a middle stage do not fill 3 virtual stages alike
   const auto llama = SplitPipeline(126, 16, 1);  // Llama 3's pipeline: one layer fewer on the first and last
   ASSERT_TRUE(llama);
   EXPECT_EQ(llama->first, 7);
@@ -135,7 +145,7 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   s.strategy.dp = 0;  // derived: 16,384 / (8 x 16)
   s.strategy.tp = 8;
   s.strategy.pp = 16;
-  s.strategy.interleave = 4;
+  s.strategy.interleave = 3;
   Scenario refused = s;
   EXPECT_THROW(ValidateScenario(refused), InputError);
   s.strategy.interleave = 2;
@@ -151,6 +161,22 @@ TEST(PlanValidity, ValidatorAndLauncherApplyTheSameSplit) {
   EXPECT_EQ(value("--decoder-last-pipeline-num-layers"), "8");
   EXPECT_EQ(value("--num-virtual-stages-per-pipeline-rank"), "2");
   EXPECT_EQ(value("--num-layers-per-virtual-pipeline-stage"), "absent");
+  EXPECT_EQ(value("--pipeline-model-parallel-layout"), "absent");
+  // 7 + 14 x 8 + 7 layers over 4 virtual stages a rank: the ends' 7 need Megatron-Core's explicit layout.
+  Scenario layout = s;
+  layout.strategy.interleave = 4;
+  ASSERT_NO_THROW(ValidateScenario(layout));
+  const std::vector<std::string> layout_args =
+      MegatronArguments(LaunchPlanFromJson(EstimateToJson(layout, EstimateScenario(layout)), "plan.json"));
+  const auto flag = std::find(layout_args.begin(), layout_args.end(), "--pipeline-model-parallel-layout");
+  ASSERT_NE(flag, layout_args.end());
+  const std::string text = *std::next(flag);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '|'), 16 * 4 - 1);
+  EXPECT_EQ(std::count(text.begin(), text.end(), 't'), 126);
+  EXPECT_EQ(text.substr(0, 3), "Ett");  // rank 0's first chunk: the embedding and 2 of its 7 layers
+  EXPECT_EQ(text.substr(text.size() - 3), "|tL");  // rank 15's last chunk: 1 of its 7 layers and the loss
+  EXPECT_TRUE(std::find(layout_args.begin(), layout_args.end(), "--decoder-first-pipeline-num-layers") ==
+              layout_args.end());
   // Interleaving runs micro-batches in groups of pp: 1,024 sequences over dp 128 are 8 micro-batches, not 16.
   Scenario short_steps = s;
   short_steps.training.global_batch = 1024;

@@ -266,6 +266,24 @@ TEST(PerfProperties, BubbleShrinksWithMicroBatchesAndInterleave) {
   EXPECT_NEAR(Time(sc)[TimeTerm::kPipelineBubble], plain / 2, plain * 1e-9);
 }
 
+// 29 layers over pp 4 x 2 virtual stages: 8 on each middle rank, 7 and 6 on the ends, which only an explicit
+// layout runs (SplitPipeline). The busiest stage keeps its 8 layers; the bubble halves as for an even split.
+TEST(PerfProperties, ALayoutSplitInterleavesLikeAnEvenOne) {
+  Scenario sc = Base(Gpt(4096, 32, 29, 32000), 32);
+  sc.strategy.tp = 4;
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 2;
+  sc.training.global_batch = 32;
+  const TimeEstimate plain = Time(sc);
+  sc.strategy.interleave = 2;
+  ASSERT_NO_THROW(ValidateScenario(sc));
+  const TimeEstimate interleaved = Time(sc);
+  EXPECT_NEAR(interleaved[TimeTerm::kPipelineBubble], plain[TimeTerm::kPipelineBubble] / 2,
+              plain[TimeTerm::kPipelineBubble] * 1e-9);
+  EXPECT_NEAR(interleaved[TimeTerm::kCompute], plain[TimeTerm::kCompute], plain[TimeTerm::kCompute] * 1e-9);
+  EXPECT_LT(interleaved.step_s, plain.step_s);
+}
+
 TEST(PerfProperties, Zero3SlowsDownAsPerGpuBatchShrinks) {
   // ZeRO-3 gathers every weight in each micro-batch: with the global batch fixed, more GPUs mean fewer
   // tokens per gather and a communication-bound step (Narayanan et al. 2021, Table 2).

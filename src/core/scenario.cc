@@ -208,8 +208,8 @@ void CheckPipelineSplit(const ModelSpec& m, const Strategy& sg) {
     const char* field = sg.interleave > 1 ? "strategy.interleave" : "strategy.pp";
     throw InputError(field, Num(sg.interleave > 1 ? sg.interleave : sg.pp),
                      fmt::format("a split of num_hidden_layers ({}) into pp ({}) stages of interleave ({}) virtual "
-                                 "stages: pp x interleave dividing the layers, or first and last stages lighter than "
-                                 "ceil(layers / pp) with every stage's count a multiple of interleave",
+                                 "stages: ceil(layers / pp) layers on the busiest stage, a multiple of interleave, and at "
+                                 "least one layer on the first and on the last stage",
                                  m.num_layers, sg.pp, sg.interleave));
   }
 }
@@ -520,9 +520,16 @@ std::optional<PipelineSplit> SplitPipeline(int64_t layers, int pp, int interleav
   // pipeline gives its first and last stage one layer fewer; Llama Team 2024, Sec. 3.3.2).
   if (largest % v != 0) return std::nullopt;
   const int64_t ends = layers - (pp - 2) * largest;
-  if (ends < 2 * v || ends % v != 0) return std::nullopt;
-  const int64_t first = ends / v / 2 * v;
-  return PipelineSplit{first, largest, ends - first};
+  if (ends >= 2 * v && ends % v == 0) {
+    const int64_t first = ends / v / 2 * v;
+    return PipelineSplit{first, largest, ends - first};
+  }
+  // Counts the virtual stages cannot share evenly run from an explicit layout (--pipeline-model-parallel-layout:
+  // any number of layers per virtual stage), as Megatron-Bridge's DeepSeek-V3 presets split 61 layers over
+  // pp 8 x 4 virtual stages ("Et|(tt|)*30mL"): the first rank the larger half beside the embedding, the last
+  // the rest beside the output layer and loss.
+  if (ends < 2) return std::nullopt;
+  return PipelineSplit{ends - ends / 2, largest, ends / 2};
 }
 
 }  // namespace trainplan

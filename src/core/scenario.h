@@ -167,8 +167,8 @@ int64_t GradAccumSteps(const Scenario& scenario);
 /// How pipeline stages hold the layers, in the forms Megatron-Core accepts (megatron/training/arguments.py
 /// and megatron/core/transformer/transformer_config.py, NVIDIA/Megatron-LM d98e8a64, 2026-08-22): either
 /// every stage holds layers / pp and each of its `interleave` virtual stages layers / (pp x interleave), or
-/// the first and last stages hold fewer (--decoder-first/last-pipeline-num-layers) and every stage's count is
-/// a multiple of the virtual stages per rank. Layer counts per stage, first, middle (each of pp - 2) and last.
+/// the first and last stages hold fewer (--decoder-first/last-pipeline-num-layers, or a layout where their
+/// counts are no multiple of interleave). Layer counts per stage, first, middle (each of pp - 2) and last.
 struct PipelineSplit {
   int64_t first = 0;
   int64_t middle = 0;

@@ -51,9 +51,9 @@ TEST(ValidateScenario, EachCheckNamesFieldValueAndAllowed) {
        "strategy.interleave", "2", "1 unless pipeline parallel (pp > 1)"},
       {"interleave and layers", {}, {}, {{"pp", 2}, {"interleave", 3}},
        "strategy.interleave", "3",
-       "a split of num_hidden_layers (32) into pp (2) stages of interleave (3) virtual stages: pp x interleave "
-       "dividing the layers, or first and last stages lighter than ceil(layers / pp) with every stage's count a "
-       "multiple of interleave"},
+       "a split of num_hidden_layers (32) into pp (2) stages of interleave (3) virtual stages: ceil(layers / pp) "
+       "layers on the busiest stage, a multiple of interleave, and at least one layer on the first and on the "
+       "last stage"},
       {"ep on a dense model", {}, {}, {{"ep", 2}},
        "strategy.ep", "2", "1 for a dense model (no experts)"},
       {"cp and seq_len", {{"seq_len", 2050}}, {}, {{"cp", 2}},

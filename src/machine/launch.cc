@@ -1,9 +1,12 @@
 #include "machine/launch.h"
 
 #include <iterator>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/document.h"
@@ -440,6 +443,24 @@ json DeepSpeedConfig(const LaunchPlan& p) {
 
 namespace {
 
+/// Megatron-Core's --pipeline-model-parallel-layout for `split` (docs/user-guide/features/pipeline_parallel_layout.md,
+/// NVIDIA/Megatron-LM d98e8a64): stages split by '|', virtual stage k on pipeline rank k % pp as its chunk k / pp;
+/// E the embedding, t a decoder layer, m an MTP layer, L the loss. A rank's layers fill its chunks as evenly as
+/// they divide, the earlier chunks taking the remainder.
+std::string PipelineLayout(const PipelineSplit& split, int pp, int interleave, int64_t mtp_layers) {
+  std::vector<std::string> stages(static_cast<size_t>(pp) * interleave);
+  for (int rank = 0; rank < pp; ++rank) {
+    const int64_t layers = rank == 0 ? split.first : rank == pp - 1 ? split.last : split.middle;
+    for (int chunk = 0; chunk < interleave; ++chunk) {
+      const int64_t count = layers / interleave + (chunk < layers % interleave ? 1 : 0);
+      stages[static_cast<size_t>(chunk) * pp + rank] = std::string(static_cast<size_t>(count), 't');
+    }
+  }
+  stages.front().insert(0, "E");
+  stages.back() += std::string(static_cast<size_t>(mtp_layers), 'm') + "L";
+  return fmt::format("{}", fmt::join(stages, "|"));
+}
+
 /// Expert tensor parallelism where it differs from Megatron-Core's default (tp), MTP, and DeepSeek-V3's memory
 /// savers as Megatron-LM's own flags (megatron/training/arguments.py at d98e8a64).
 void AddDeepSeekArguments(const LaunchPlan& p, std::vector<std::string>& args) {
@@ -511,7 +532,10 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     if (s.interleave > 1 && p.grad_accum_steps % s.pp != 0)
       throw InputError("strategy.interleave", std::to_string(s.interleave),
                        fmt::format("1, or micro-batches per step ({}) a multiple of pp ({})", p.grad_accum_steps, s.pp));
-    if (split->even()) {
+    // First and last counts the virtual stages cannot share evenly need an explicit layout (SplitPipeline).
+    if (s.interleave > 1 && (split->first % s.interleave != 0 || split->last % s.interleave != 0)) {
+      add("--pipeline-model-parallel-layout", PipelineLayout(*split, s.pp, s.interleave, p.mtp_layers));
+    } else if (split->even()) {
       if (s.interleave > 1) add("--num-layers-per-virtual-pipeline-stage", num_layers / (s.pp * s.interleave));
     } else {
       add("--decoder-first-pipeline-num-layers", split->first);

@@ -240,6 +240,29 @@ TEST(Launch, MegatronExpertTensorParallelMtpAndStateDtypes) {
   EXPECT_NE(std::find(args.begin(), args.end(), "--activation-func-fp8-input-store"), args.end());
 }
 
+// Megatron-Bridge 25.09's DeepSeek-V3 preset on 1,024 H100: 61 layers over pp 8 x 4 virtual stages, 7 and 6 on
+// the ends, which only Megatron-Core's --pipeline-model-parallel-layout states (the preset's "Et|(tt|)*30mL").
+TEST(Launch, MegatronLayoutForSplitsTheVirtualStagesCannotShareEvenly) {
+  const json job = {{"model", "deepseek-v3"},
+                    {"training",
+                     {{"method", "pretrain"}, {"framework", "megatron"}, {"precision", "fp8"}, {"seq_len", 4096},
+                      {"micro_batch", 1}, {"global_batch", 8192}, {"mtp_layers", 1}}},
+                    {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1024}}},
+                    {"strategy",
+                     {{"tp", 2}, {"pp", 8}, {"ep", 64}, {"etp", 1}, {"interleave", 4}, {"zero", 1},
+                      {"sequence_parallel", true}, {"recompute", "selective"}}}};
+  const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json"));
+  const auto flag = std::find(args.begin(), args.end(), "--pipeline-model-parallel-layout");
+  ASSERT_NE(flag, args.end());
+  const std::string layout = *std::next(flag);
+  EXPECT_EQ(std::count(layout.begin(), layout.end(), '|'), 31);
+  EXPECT_EQ(std::count(layout.begin(), layout.end(), 't'), 61);
+  EXPECT_EQ(layout.substr(0, 4), "Ett|");          // rank 0, chunk 0: the embedding and 2 of its 7 layers
+  EXPECT_EQ(layout.substr(layout.size() - 4), "|tmL");  // rank 7, chunk 3: 1 of its 6 layers, MTP and the loss
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--decoder-first-pipeline-num-layers"), args.end());
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--num-virtual-stages-per-pipeline-rank"), args.end());
+}
+
 TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(kMegatron16), "estimate.json");
   const std::vector<std::string> args = MegatronArguments(p);
