@@ -158,10 +158,37 @@ TEST(Accuracy, MosaicMlAttentionDoesNotLeanWithSequenceLength) {
 
 TEST(Accuracy, QwenFineTuning) {
   ExpectWithin("Qwen-1 README profile", "sec_per_iter", 39, 0.13, 0.65);
-  // Qwen's Q-LoRA runs GPTQ-Int4 kernels, slower than the NF4 dequantisation modelled here.
-  ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "sec_per_iter", 24, 0.28, 0.70);
+  // Qwen's Q-LoRA unpacks GPTQ-Int4 weights in broadcast torch ops below the streaming HBM rate; the worst row is
+  // 7B at 1024 tokens, whose published 3.5 s sits between 3.0 s at 512 and 7.0 s at 2048.
+  ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "sec_per_iter", 24, 0.08, 0.30);
   ExpectWithin("Qwen-1 README profile", "gib_per_gpu", 39, 0.06, 0.16);
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "gib_per_gpu", 24, 0.20, 0.55);
+}
+
+// The GPTQ unpacking rate was fitted on the 14B and 72B Q-LoRA rows at 256 and 512 tokens; the other 20 Q-LoRA rows
+// (1.8B, 7B, and every row from 1024 tokens) were only compared: their median stays under the 10% goal and leans
+// neither way by more than 5%. Before the rate, the group read 15% median, all 24 rows leaning fast.
+TEST(Accuracy, QwenGptqUnpackingRateHeldOut) {
+  std::vector<double> held_out, held_out_abs;
+  size_t fitted = 0;
+  for (const auto& r : Report().rows) {
+    if (r.source != "Qwen-1 README profile (GPTQ Q-LoRA)" || r.metric != "sec_per_iter") continue;
+    if (r.role == "calibration") {
+      ++fitted;
+      EXPECT_LE(std::abs(r.error), 0.05) << r.id;
+    } else {
+      held_out.push_back(r.error);
+      held_out_abs.push_back(std::abs(r.error));
+    }
+  }
+  EXPECT_EQ(fitted, 4u);
+  ASSERT_EQ(held_out.size(), 20u);
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  EXPECT_LE(median(held_out_abs), 0.08);
+  EXPECT_LE(std::abs(median(held_out)), 0.05);
 }
 
 // Qwen-1's 'LoRA (emb)' rows: finetune.py trains PEFT modules_to_save copies of wte and lm_head on a base model,

@@ -225,6 +225,7 @@ EfficiencyCatalog LoadEfficiency(std::string_view text, std::string_view file, c
   c.compile_s = kernels.At("compile").At("compile_s").Number(0, 1e5, true);
   c.dataloader_s_per_row = root.At("dataloader").At("seconds_per_row").Number(0, 10, true);
   c.gptq_dequant_host_s_per_module = root.At("gptq_dequant").At("host_s_per_module_pass").Number(0, 1, true);
+  c.gptq_dequant_relative_rate = root.At("gptq_dequant").At("relative_hbm_rate").Number(0.01, 1);
   c.gpu_speed_cv = root.At("scale").At("gpu_speed_cv").Number(0, 0.5, true);
   root.At("scale").At("source").String();
 

@@ -60,6 +60,7 @@ struct EfficiencyCatalog {
   double compile_s = 60;                // once per job: tracing and kernel compilation
   double dataloader_s_per_row = 0.001;  // fetch, pad and collate one row in a Python process
   double gptq_dequant_host_s_per_module = 0;  // eager torch ops unpacking a GPTQ weight, per module and pass
+  double gptq_dequant_relative_rate = 1;  // those ops' achieved HBM rate over hbm_efficiency's streaming rate
   double gpu_speed_cv = 0;  // spread of same-SKU GPU speeds (coefficient of variation): the straggler term
   std::array<GenerationCeilings, kGpuGenerations> generations{};  // by GpuGeneration; uncalibrated: the default
   std::array<EngineTiming, std::size(kAllFrameworks)> engines{};  // by Framework
