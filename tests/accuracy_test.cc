@@ -523,7 +523,7 @@ TEST(Accuracy, PublishedFineTuningPerEngine) {
     double median;
   };
   const Bound bounds[] = {
-      {"torchtune", "memory", 24, 0.09},      // today 8.1% (the A6000 rows excluded)
+      {"torchtune", "memory", 23, 0.09},      // the A6000 rows and the 405B QLoRA row excluded
       {"torchtune", "throughput", 15, 0.12},  // today 10.7%
       {"litgpt", "memory", 26, 0.06},         // today 4.0%: LoRA 2.1%, QLoRA 4.0% (the full rows excluded)
       {"deepspeed", "memory", 35, 0.09},      // the PEFT-docs rows, Qwen-1 full (ZeRO-3) and Q-LoRA (ZeRO-2)
@@ -655,8 +655,9 @@ TEST(Accuracy, Llama1SixtyFiveBillionRate) {
 // The fine-tuning memory goal of issue 10 per engine and method (median absolute error of the validation rows
 // within 12%, every published run fitting) for the QLoRA groups that were off it. LitGPT (config hub and resource
 // tables) meets it, its worst row within 12% too; PEFT's FSDP QLoRA of Llama 2 70B (the CPU-offloaded run 30%
-// under) and torchtune's QLoRA tables (Llama 3.1 405B and Llama 3.2 3B over, the Apr-2024 Llama 2 7B row under)
-// are held at today's median until their remaining gaps are modelled.
+// under) and torchtune's QLoRA tables (Llama 3.2 3B over, the Apr-2024 Llama 2 7B row under; the Llama 3.1 405B
+// row is excluded, its figure below what its stated configuration must hold) are held at today's median until their
+// remaining gaps are modelled.
 TEST(Accuracy, QloraMemoryGroupsAgainstTheGoal) {
   struct Bound {
     const char* engine;
@@ -666,7 +667,7 @@ TEST(Accuracy, QloraMemoryGroupsAgainstTheGoal) {
   const Bound bounds[] = {
       {"litgpt", 15, 0.12, 0.12},     // today 4.0%, worst 10.7% (was 16.1%, worst 23.6%)
       {"fsdp", 2, 0.19, 0.30},        // today 18.2% (was 25.5%)
-      {"torchtune", 4, 0.20, 0.25},   // today 19.1% (was 20.6%, worst 44.3%)
+      {"torchtune", 3, 0.17, 0.22},   // today 16.9%, worst 21.2% (was 19.1% over 4 rows with the 405B row)
   };
   for (const Bound& b : bounds) {
     Group g;
