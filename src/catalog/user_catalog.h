@@ -24,7 +24,8 @@ std::vector<std::string> UserCatalogFiles();
 
 /// Reads each catalog of this layer that `user` has a section for, laid over the built-in file, without registering it: the checks
 /// LoadCatalogs runs on the registered files, for one file and any number of times (io's CheckModelCatalog
-/// covers models.json). InputError naming the file for a bad value.
+/// covers models.json). InputError naming the file for a bad value. A reference to another file's entry (a price's
+/// GPU) is checked against the registered catalogs, so one that only `user` adds is refused here.
 void CheckUserCatalog(const UserCatalog& user);
 
 /// Reads every catalog of this layer now, so a bad value in a user catalog fails here rather than in the
