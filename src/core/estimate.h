@@ -308,7 +308,7 @@ struct TimeRates {
   double eager_attn_s_per_flop = 0;  // 1 / (attn_peak_flops x ceiling): batched attention GEMMs
   double flash_s_per_flop = 0;       // 1 / (attn_peak_flops x attn_ceiling)
   double hbm_s_per_byte = 0;         // 1 / hbm_bytes_per_s
-  double pcie_bytes_per_s = 0;  // achieved host <-> GPU
+  double host_link_bytes_per_s = 0;  // achieved host <-> GPU: PCIe, or NVLink-C2C where the GPU has it
   // Calibration (core/calibration.h): times every link's achieved bandwidth, and a measured bus bandwidth that
   // replaces one link's datasheet rate x efficiency (nullptr: none measured).
   double link_factor = 1;

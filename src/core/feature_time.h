@@ -7,8 +7,8 @@ namespace trainplan {
 /// Seconds activation offloading adds to one micro-batch over `layers` layers: each layer's `bytes_per_layer`
 /// leave for host RAM during its forward and return during its backward on a copy stream beside the compute
 /// (torchtune OffloadActivations, Unsloth's non-blocking copies), so a layer waits only for the part of its
-/// transfer that outlasts its own pass: layers x (max(0, T - fwd) + max(0, T - bwd)), T = bytes / PCIe rate.
-double ActivationOffloadSeconds(double bytes_per_layer, double layers, double pcie_bytes_per_s, double layer_fwd_s,
+/// transfer that outlasts its own pass: layers x (max(0, T - fwd) + max(0, T - bwd)), T = bytes / host-link rate.
+double ActivationOffloadSeconds(double bytes_per_layer, double layers, double host_link_bytes_per_s, double layer_fwd_s,
                                 double layer_bwd_s);
 
 /// Seconds a paged optimizer's spilled states cost per step: bitsandbytes prefetches each state into the GPU

@@ -62,10 +62,10 @@ const char* FixedTermName(FixedTerm term) {
   return "";
 }
 
-double ActivationOffloadSeconds(double bytes_per_layer, double layers, double pcie_bytes_per_s, double layer_fwd_s,
+double ActivationOffloadSeconds(double bytes_per_layer, double layers, double host_link_bytes_per_s, double layer_fwd_s,
                                 double layer_bwd_s) {
-  if (bytes_per_layer <= 0 || layers <= 0 || pcie_bytes_per_s <= 0) return 0;
-  const double transfer_s = bytes_per_layer / pcie_bytes_per_s;
+  if (bytes_per_layer <= 0 || layers <= 0 || host_link_bytes_per_s <= 0) return 0;
+  const double transfer_s = bytes_per_layer / host_link_bytes_per_s;
   return layers * (std::max(0.0, transfer_s - layer_fwd_s) + std::max(0.0, transfer_s - layer_bwd_s));
 }
 
@@ -514,7 +514,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.eager_attn_s_per_flop = 1 / (r.attn_peak_flops * r.ceiling);
   r.flash_s_per_flop = 1 / (r.attn_peak_flops * r.attn_ceiling);
   r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
-  r.pcie_bytes_per_s = HostBytesPerS(gpu, eff.pcie_efficiency);
+  r.host_link_bytes_per_s = HostBytesPerS(gpu, eff.pcie_efficiency);
   r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
   r.gpus_per_host = gpu.gpus_per_host;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
@@ -846,7 +846,7 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
   const bool sharded = st.zero >= 1;  // ZeRO-1 or Megatron's distributed optimizer
   const double shard = stage_trainable / (sharded ? l.d : 1);
-  const double pcie = r.pcie_bytes_per_s;
+  const double host_link = r.host_link_bytes_per_s;
   if (st.offload == Offload::kNone) {
     out[TimeTerm::kMemoryBound] += HbmSeconds(r, shard * OptimizerBytesPerParam(sc.training, fw, grad_bytes));
     return;
@@ -858,14 +858,14 @@ void AddOptimizerStep(const Scenario& sc, const TimeRates& r, const Layout& l, d
   const double bytes_ratio = OptimizerBytesPerParam(sc.training, fw, grad_bytes) / CpuAdamReferenceBytesPerParam();
   const bool weights_on_host = st.offload == Offload::kOptimizerAndParams;
   const double step_s =
-      shard * gpus_on_host * r.cpu_adam_s_per_param * bytes_ratio + (weights_on_host ? 0 : shard * 2 / pcie);
+      shard * gpus_on_host * r.cpu_adam_s_per_param * bytes_ratio + (weights_on_host ? 0 : shard * 2 / host_link);
   const double layers = std::max<double>(1, sc.model.num_layers);
   // Stepping in backward needs a single micro-batch (as core/memory.cc counts it); the job may ask for it.
   const bool in_backward = EffectiveOptimizerInBackward(sc.training, sc.hardware.gpus) && micro_batches <= 1;
   out[TimeTerm::kOffload] = in_backward ? std::max(step_s / layers, step_s - mb_bwd_busy) : step_s;
   if (weights_on_host) {  // weights stream in for every forward and backward
     const double param_shard = stage_params / (st.zero >= 3 ? l.d : 1);
-    out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / pcie;
+    out[TimeTerm::kOffload] += micro_batches * 2 * param_shard * 2 / host_link;
   }
 }
 
@@ -933,15 +933,15 @@ template <typename Layers>
 void AddMemoryFeatureTime(const Scenario& sc, const TimeRates& r, const Layers& groups, const FeatureMemory& fm,
                           double stage_layers, double stage_share, double micro_batches, double mb_fwd_layers_s,
                           double mb_bwd_layers_s, TimeEstimate& out) {
-  if (r.pcie_bytes_per_s > 0)
-    out.activation_offload_transfer_s = micro_batches * 2 * fm.offloaded_activation_bytes / r.pcie_bytes_per_s;
+  if (r.host_link_bytes_per_s > 0)
+    out.activation_offload_transfer_s = micro_batches * 2 * fm.offloaded_activation_bytes / r.host_link_bytes_per_s;
   out[TimeTerm::kActivationOffload] =
       micro_batches * ActivationOffloadSeconds(fm.offloaded_activation_bytes / stage_layers, stage_layers,
-                                               r.pcie_bytes_per_s, mb_fwd_layers_s / stage_layers,
+                                               r.host_link_bytes_per_s, mb_fwd_layers_s / stage_layers,
                                                mb_bwd_layers_s / stage_layers);
   if (fm.paged_spill_bytes > 0) {
     out[TimeTerm::kPagedOptimizer] = PagedOptimizerSeconds(
-        fm.paged_spill_bytes, r.pcie_bytes_per_s * Efficiency().unified_memory_migration_efficiency);
+        fm.paged_spill_bytes, r.host_link_bytes_per_s * Efficiency().unified_memory_migration_efficiency);
   }
   out[TimeTerm::kDora] = micro_batches * DoraSeconds(sc, r, groups, stage_share);
 }
