@@ -315,6 +315,8 @@ struct TimeRates {
   const LinkSpec* measured_link = nullptr;
   double measured_link_bytes_per_s = 0;
   double cpu_adam_s_per_param = 0;
+  // Dequantisation ops' HBM rate over the streaming rate: GPTQ's torch-path unpacking runs below it, 1 otherwise.
+  double dequant_relative_rate = 1;
   int gpus_per_host = 0;  // GPUs sharing one host's CPUs when fewer than the node (GpuSpec::gpus_per_host); 0: the node
   // The engine's implementation (data/efficiency.json "frameworks").
   bool grad_reduce_overlap = true;

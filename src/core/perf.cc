@@ -516,6 +516,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.hbm_s_per_byte = 1 / r.hbm_bytes_per_s;
   r.host_link_bytes_per_s = HostBytesPerS(gpu, eff.pcie_efficiency);
   r.cpu_adam_s_per_param = eff.cpu_adam_s_per_param;
+  if (sc.training.quantization == Quantization::kGptq4) r.dequant_relative_rate = eff.gptq_dequant_relative_rate;
   r.gpus_per_host = gpu.gpus_per_host;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
@@ -1079,11 +1080,9 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double layers = std::max<double>(1, model.num_layers);
   const double stage_share = std::ceil(layers / p) / layers;
   const double mb_compute = stage_share * (x.fwd_s + x.bwd_s) + head_fwd + head_bwd;
-  // GPTQ's torch-path unpacking runs its broadcast, mixed-dtype ops below the streaming rate.
-  const double dequant_rate =
-      tr.quantization == Quantization::kGptq4 ? Efficiency().gptq_dequant_relative_rate : 1;
   const double mb_mem =
-      stage_share * (x.fwd_mem + x.bwd_mem + HbmSeconds(r, x.dequant_bytes) / dequant_rate) + ce_fwd + ce_bwd;
+      stage_share * (x.fwd_mem + x.bwd_mem + HbmSeconds(r, x.dequant_bytes) / r.dequant_relative_rate) + ce_fwd +
+      ce_bwd;
   const double mb_recompute = stage_share * x.recompute_s;
   const double mb_tp = stage_share * x.tp_s;
   const double mb_ep = stage_share * x.ep_s;
