@@ -52,6 +52,14 @@ EngineTiming ReadEngineTiming(const Field& e) {
   t.zero3_prefetch = e.At("zero3_prefetch").Bool();
   t.zero3_host_s_per_module = e.At("zero3_host_s_per_module").Number(0, 1, true);
   e.At("zero3_host_source").String();
+  if (const auto gather = e.Get("zero3_host_s_per_gather")) {
+    t.zero3_host_s_per_gather = gather->Number(0, 1, true);
+    e.At("zero3_host_gather_source").String();
+  }
+  if (const auto copy_out = e.Get("zero3_gather_copy_out")) {
+    t.zero3_gather_copy_out = copy_out->Bool();
+    e.At("zero3_copy_out_source").String();
+  }
   if (const auto legacy = e.Get("zero3_legacy_before")) {
     t.zero3_legacy_before = legacy->String();
     e.At("zero3_legacy_source").String();

@@ -34,6 +34,9 @@ struct EngineTiming {
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer
   bool zero3_prefetch = true;            // gathers overlap the previous unit's compute
   double zero3_host_s_per_module = 0;    // ZeRO-3 fetch/release hooks, per weight-holding module per pass
+  // The hooks' collective path, per module pass, run only when the parameters are partitioned over several ranks.
+  double zero3_host_s_per_gather = 0;
+  bool zero3_gather_copy_out = false;    // each gather is copied out of its flat buffer on the compute stream
   // Releases before this one (training.framework_version; empty: none) gathered each ZeRO-3 parameter with a
   // list-output all-gather after a device synchronisation and all-reduced flattened gradient buckets.
   std::string zero3_legacy_before;

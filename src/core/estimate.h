@@ -326,6 +326,8 @@ struct TimeRates {
   bool zero3_prefetch = true;
   bool zero3_legacy = false;  // the job's engine release gathers per parameter and all-reduces gradients (ZeRO-3)
   double zero3_host_s_per_module = 0;  // ZeRO-3 hooks per module per pass (with zero 3), even on one GPU
+  double zero3_host_s_per_gather = 0;  // and their collective path, per module pass, with more than one rank
+  bool zero3_gather_copy_out = false;  // gathered weights copied out on the compute stream (FSDP2)
   double dataloader_s_per_row = 0;     // host time to build one row
   double gptq_dequant_host_s_per_module = 0;  // host ops unpacking a GPTQ weight, per module and pass
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)

@@ -535,6 +535,8 @@ TimeRates RatesOf(const Scenario& sc) {
   r.zero3_legacy = !engine.zero3_legacy_before.empty() && !sc.training.framework_version.empty() &&
                    VersionBefore(sc.training.framework_version, engine.zero3_legacy_before);
   r.zero3_host_s_per_module = engine.zero3_host_s_per_module;
+  r.zero3_host_s_per_gather = engine.zero3_host_s_per_gather;
+  r.zero3_gather_copy_out = engine.zero3_gather_copy_out;
   r.dataloader_s_per_row = eff.dataloader_s_per_row;
   r.gptq_dequant_host_s_per_module = eff.gptq_dequant_host_s_per_module;
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
@@ -797,7 +799,11 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
     const double exposed = overlapped ? PrefetchedExposure(fwd_comm, mb_fwd_busy, units) +
                                             PrefetchedExposure(bwd_comm, mb_bwd_busy, units)
                                       : fwd_comm + bwd_comm;
-    return micro_batches * exposed;
+    // FSDP2 copies each gathered flat buffer out into the unsharded parameters on the compute stream, after waiting
+    // for the all-gather (foreach_all_gather_copy_out: split_with_sizes_copy, a read and a write of every gathered
+    // byte): however well the gather hides, the copy is the layer's own device time.
+    const double copy_out = r.zero3_gather_copy_out ? gathers * HbmSeconds(r, 2 * param_bytes) : 0;
+    return micro_batches * (exposed + copy_out);
   }
   const double reduce = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
   const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
@@ -1008,16 +1014,18 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
 }
 
 /// Host work beside kernel dispatch, on the same thread, per micro-batch: ZeRO-3's fetch/release and gradient
-/// hooks around every weight-holding module and pass (`module_passes`), and building the input batch when the
+/// hooks around every weight-holding module and pass (`module_passes`), with the collective path they run only when
+/// the parameters are partitioned over several ranks, and building the input batch when the
 /// DataLoader has no workers (the training process builds it between two micro-batches' dispatch). Each is
 /// hidden while the device still works through queued kernels and exposed ZeRO-3 gathers; what outlasts them
 /// shows, the hooks as compute (like dispatch), the batch as `dataloader`. Workers build batches in parallel
 /// processes and prefetch them: exposed only when they cannot keep up.
-void AddHostWork(const Scenario& sc, const TimeRates& r, double module_passes, double rows, double micro_batches,
-                 double mb_dispatch, double mb_gpu, TimeEstimate& out) {
+void AddHostWork(const Scenario& sc, const TimeRates& r, const Layout& l, double module_passes, double rows,
+                 double micro_batches, double mb_dispatch, double mb_gpu, TimeEstimate& out) {
   const bool zero3 = sc.strategy.zero >= 3;
   const double device = mb_gpu + (zero3 ? out[TimeTerm::kDpComm] / micro_batches : 0);
-  const double hooks = zero3 ? module_passes * r.zero3_host_s_per_module : 0;
+  const double hook_s = r.zero3_host_s_per_module + (l.d > 1 ? r.zero3_host_s_per_gather : 0);
+  const double hooks = zero3 ? module_passes * hook_s : 0;
   const double launched = std::max(0.0, mb_dispatch - mb_gpu);  // already in compute
   const double host = mb_dispatch + hooks;
   out[TimeTerm::kCompute] += micro_batches * std::max(0.0, std::max(0.0, host - device) - launched);
@@ -1143,7 +1151,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
-  AddHostWork(sc, r, stage_share * x.module_passes, b, micro_batches, mb_dispatch, mb_gpu, out);
+  AddHostWork(sc, r, l, stage_share * x.module_passes, b, micro_batches, mb_dispatch, mb_gpu, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
