@@ -45,9 +45,10 @@ TEST(NvlinkDomain, EstimateKeepsExpertParallelAllToAllOnNvlinkInsideTheRack) {
   const Scenario servers = ScenarioFromJson(MoeJob("gb300", 288, {{"gpus_per_node", 8}}), false);
   const TimeEstimate on_rack = EstimateScenario(rack).time;
   const TimeEstimate on_servers = EstimateScenario(servers).time;
-  // NVLink 5 carries 900 GB/s a direction per GPU, ConnectX-8 100 GB/s: the all-to-all is several times shorter.
+  // NVLink 5 carries 900 GB/s a direction per GPU, of which NCCL's all-to-all reaches 0.426 (383 GB/s), ConnectX-8
+  // 100 GB/s at 0.94: the all-to-all is about half as long.
   EXPECT_GT(on_rack[TimeTerm::kEpComm], 0);
-  EXPECT_LT(on_rack[TimeTerm::kEpComm] * 3, on_servers[TimeTerm::kEpComm]);  // 0.15 s against 0.54 s
+  EXPECT_LT(on_rack[TimeTerm::kEpComm] * 2, on_servers[TimeTerm::kEpComm]);  // 0.26 s against 0.54 s
   EXPECT_LT(on_rack.step_s, on_servers.step_s);
   // The same job on 8-GPU HGX B300 servers: EP 16 leaves the node.
   const Scenario hgx = ScenarioFromJson(MoeJob("b300", 288), false);

@@ -140,6 +140,7 @@ LinkSpec ReadLink(const Field& e) {
   l.name = e.At("name").String();
   l.bytes_per_s = e.At("gb_per_s").Number(0, 1e5) * kBytesPerGbPerS;
   l.efficiency = e.At("efficiency").Number(0, 1);
+  if (const auto a2a = e.Get("all_to_all_efficiency")) l.all_to_all_efficiency = a2a->Number(0, 1);
   l.latency_s = e.At("latency_us").Number(0, 1e6) * kSecondsPerUs;
   l.source = e.At("source").String();
   l.basis = ReadBasis(e.At("basis"));

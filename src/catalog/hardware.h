@@ -124,6 +124,9 @@ struct LinkSpec {
   /// "measured" (the efficiency reproduces an NCCL measurement on this link), "datasheet" (line rate of a
   /// shipping part, efficiency assumed or carried over) or "announced" (a part not yet shipping).
   std::string basis;
+  /// Fraction of `bytes_per_s` that NCCL's all-to-all reaches (alltoall_perf bus bandwidth) where it was measured
+  /// below the ring collectives' `efficiency`; 0 where not measured: as `efficiency`.
+  double all_to_all_efficiency = 0;
 };
 
 /// The share of a GPU's memory a training job can plan to fill (data/gpus.json "usable_memory"): above it a

@@ -72,6 +72,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.zero", "--zero"},
     {"strategy.interleave", "--interleave"},
     {"strategy.pipeline_schedule", "--pipeline-schedule"},
+    {"strategy.moe_dispatcher", "--moe-dispatcher"},
     {"strategy.recompute", "--recompute"},
     {"strategy.offload", "--offload"},
     {"strategy.sequence_parallel", "--sequence-parallel"},

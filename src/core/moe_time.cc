@@ -28,6 +28,11 @@ AllToAllBytes ExpertAllToAllBytes(double tokens, double top_k, double copy_bytes
   return out;
 }
 
+LinkSpec AllToAllLink(LinkSpec link, MoeDispatcher dispatcher) {
+  if (dispatcher == MoeDispatcher::kAllToAll && link.all_to_all_efficiency > 0) link.efficiency = link.all_to_all_efficiency;
+  return link;
+}
+
 double NodesPerToken(double groups, double groups_per_token, double nodes) {
   if (groups <= 0 || groups_per_token <= 0) return 0;
   return groups_per_token * std::max(1.0, nodes / groups);

@@ -23,6 +23,12 @@ struct AllToAllBytes {
 AllToAllBytes ExpertAllToAllBytes(double tokens, double top_k, double copy_bytes, int ep, int local,
                                   double nodes_per_token);
 
+/// The link as an expert all-to-all runs on it. NCCL's all-to-all (MoeDispatcher::kAllToAll: Megatron-Core's
+/// MoEAlltoAllTokenDispatcher) reaches LinkSpec::all_to_all_efficiency of the line rate where that was measured
+/// below the ring collectives' efficiency; DeepEP and HybridEP (kFlex) copy tokens into the peers' buffers with
+/// their own kernels, at the ring collectives' rate.
+LinkSpec AllToAllLink(LinkSpec link, MoeDispatcher dispatcher);
+
 /// Nodes a token's experts may span under group-limited routing: `groups_per_token` of `groups` expert groups,
 /// the EP group spread over `nodes` nodes in expert order (a group within one node when nodes <= groups).
 /// 0 when routing is unrestricted (`groups` 0).

@@ -325,6 +325,41 @@ TEST(MoeTime, AllToAllAcrossNodesIsNeverFasterThanInsideAnNvlinkDomain) {
   }
 }
 
+// NCCL's all-to-all reaches 0.426 of NVLink 5's line rate where the ring collectives reach 0.822 (data/links.json
+// all_to_all_efficiency); DeepEP and HybridEP run at the rings' rate, and a link with no all-to-all measurement
+// (InfiniBand here) keeps its one efficiency whichever dispatcher runs.
+TEST(MoeTime, NcclAllToAllRunsAtItsMeasuredShareOfTheLink) {
+  const LinkSpec& nvlink = FindLink("nvlink5-nvswitch");
+  EXPECT_DOUBLE_EQ(AllToAllLink(nvlink, MoeDispatcher::kAllToAll).efficiency, 0.426);
+  EXPECT_DOUBLE_EQ(AllToAllLink(nvlink, MoeDispatcher::kFlex).efficiency, nvlink.efficiency);
+  const LinkSpec& ib = FindLink("ib-ndr400");
+  EXPECT_EQ(ib.all_to_all_efficiency, 0);
+  EXPECT_DOUBLE_EQ(AllToAllLink(ib, MoeDispatcher::kAllToAll).efficiency, ib.efficiency);
+}
+
+// The same job on NCCL's all-to-all is never faster than on the flex kernels: inside an NVL72 rack the all-to-alls
+// move at 0.426 instead of 0.822 of the line rate (their per-peer latency stays) and nothing else changes; across
+// 8-GPU nodes the network sets the pace either way.
+TEST(MoeTime, NcclAllToAllIsNeverFasterThanFlexKernels) {
+  for (const int gpus_per_node : {72, 8}) {
+    nlohmann::json doc = GptOss("gb200", gpus_per_node);
+    doc["strategy"]["moe_a2a_overlap"] = false;
+    doc["strategy"]["moe_dispatcher"] = "flex";
+    const Estimate flex = EstimateScenario(ScenarioFromJson(doc, false));
+    doc["strategy"]["moe_dispatcher"] = "alltoall";
+    const Estimate nccl = EstimateScenario(ScenarioFromJson(doc, false));
+    if (gpus_per_node == 72) {
+      EXPECT_GT(nccl.time[TimeTerm::kEpComm], 1.2 * flex.time[TimeTerm::kEpComm]);
+    } else {
+      EXPECT_EQ(nccl.time[TimeTerm::kEpComm], flex.time[TimeTerm::kEpComm]);
+    }
+    EXPECT_EQ(nccl.time[TimeTerm::kCompute], flex.time[TimeTerm::kCompute]) << gpus_per_node;
+    EXPECT_GE(nccl.time.step_s, flex.time.step_s) << gpus_per_node;
+  }
+  // Unset, a job runs NCCL's all-to-all (Megatron-Bridge's recipes set moe_token_dispatcher_type alltoall).
+  EXPECT_EQ(ScenarioFromJson(GptOss("gb200", 72), false).strategy.moe_dispatcher, MoeDispatcher::kAllToAll);
+}
+
 // Expert inputs padded to a capacity have shapes known before routing: no host wait for the token counts, and
 // every expert runs capacity x the mean rows whatever the routing (at 1.0, DeepSeek-V2's device-level budget, no
 // busiest-rank excess; at 1.25, 0.25 x the experts' GEMMs against the dropless profile's 0.1).

@@ -404,10 +404,11 @@ void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLaye
     const int local = ExpertRanksPerNode(st.ep, st.tp * st.cp, hw.gpus_per_node);
     const double nodes = std::ceil(static_cast<double>(st.ep) / local);
     const double node_limit = NodesPerToken(layer.expert_groups, layer.expert_groups_per_token, nodes);
+    const LinkSpec intra = AllToAllLink(hw.intra_node, st.moe_dispatcher);
+    const LinkSpec inter = AllToAllLink(hw.inter_node, st.moe_dispatcher);
     auto all_to_all = [&](double copy_bytes) {
       const AllToAllBytes a = ExpertAllToAllBytes(routed, layer.experts_per_token, copy_bytes, st.ep, local, node_limit);
-      return std::max(LinkTime(r, hw.intra_node, a.intra_bytes, a.intra_peers),
-                      LinkTime(r, hw.inter_node, a.inter_bytes, a.inter_peers));
+      return std::max(LinkTime(r, intra, a.intra_bytes, a.intra_peers), LinkTime(r, inter, a.inter_bytes, a.inter_peers));
     };
     out.ep_alltoall_s = all_to_all(h * 2);
     // FP8 training quantises the experts' input before dispatch, 1x128 tiles with an fp32 scale each (DeepSeek-V3

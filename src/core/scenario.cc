@@ -81,6 +81,14 @@ const char* ToString(PipelineSchedule s) {
   return "?";
 }
 
+const char* ToString(MoeDispatcher d) {
+  switch (d) {
+    case MoeDispatcher::kAllToAll: return "alltoall";
+    case MoeDispatcher::kFlex: return "flex";
+  }
+  return "?";
+}
+
 const char* ToString(Offload o) {
   switch (o) {
     case Offload::kNone: return "none";

@@ -83,6 +83,9 @@ struct Training {
 /// section 3.2.1; deepseek-ai/DualPipe dualpipe.py at bb214e82): micro-batches enter from both pipeline ends,
 /// each rank holds two stages (i and pp - 1 - i) and pairs one micro-batch's forward with another's backward.
 enum class PipelineSchedule { k1F1B, kDualPipe };
+/// The kernels that move tokens to their experts and back (Megatron-Core moe_token_dispatcher_type): NCCL's
+/// all-to-all (alltoall), or DeepEP / HybridEP kernels that write straight into the peers' buffers (flex).
+enum class MoeDispatcher { kAllToAll, kFlex };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
 struct Strategy {
@@ -102,6 +105,7 @@ struct Strategy {
   // The engine's expert all-to-all overlap (FrameworkProfile::moe_overlap) where its profile has one; false:
   // none (Megatron-Core overlap_moe_expert_parallel_comm off, Megatron-Bridge moe_a2a_overlap=False).
   bool moe_a2a_overlap = true;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
   int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
 };
 
@@ -190,5 +194,6 @@ const char* ToString(Framework f);
 const char* ToString(Loss l);
 const char* ToString(TrainingObjective o);
 const char* ToString(PipelineSchedule s);
+const char* ToString(MoeDispatcher d);
 
 }  // namespace trainplan

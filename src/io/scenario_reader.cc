@@ -327,6 +327,12 @@ PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& 
   return ParseEnum(s, field, kSpellings, "1f1b, dualpipe");
 }
 
+MoeDispatcher ParseMoeDispatcher(const std::string& s, const std::string& field) {
+  static constexpr Spelling<MoeDispatcher> kSpellings[] = {{"alltoall", MoeDispatcher::kAllToAll},
+                                                           {"flex", MoeDispatcher::kFlex}};
+  return ParseEnum(s, field, kSpellings, "alltoall, flex");
+}
+
 Offload ParseOffload(const std::string& s, const std::string& field) {
   static constexpr Spelling<Offload> kSpellings[] = {
       {"none", Offload::kNone},
@@ -368,7 +374,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap"});
+                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap", "moe_dispatcher"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -385,6 +391,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("recompute")) sg.recompute = ParseRecompute(v->String(), v->path());
   if (const auto v = st.Get("pipeline_schedule"))
     sg.pipeline_schedule = ParsePipelineSchedule(v->String(), v->path());
+  if (const auto v = st.Get("moe_dispatcher")) sg.moe_dispatcher = ParseMoeDispatcher(v->String(), v->path());
 }
 
 void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {

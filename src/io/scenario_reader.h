@@ -33,6 +33,7 @@ Optimizer ParseOptimizer(const std::string& s, const std::string& field = "train
 Recompute ParseRecompute(const std::string& s, const std::string& field = "strategy.recompute");
 Offload ParseOffload(const std::string& s, const std::string& field = "strategy.offload");
 PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& field = "strategy.pipeline_schedule");
+MoeDispatcher ParseMoeDispatcher(const std::string& s, const std::string& field = "strategy.moe_dispatcher");
 Framework ParseFramework(const std::string& s, const std::string& field = "training.framework");
 
 }  // namespace trainplan

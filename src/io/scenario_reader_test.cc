@@ -368,6 +368,11 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
   EXPECT_EQ(ErrorOf(Doc({{"interleave", 2}}, {{"gpus", 1}})).field(), "strategy.interleave");
   EXPECT_EQ(ErrorOf(Doc({{"pp", 4}, {"interleave", 3}}, {{"gpus", 4}})).field(), "strategy.interleave");
   EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}, {"interleave", 4}}, {{"gpus", 4}}), false).strategy.interleave, 4);
+  e = ErrorOf(Doc({{"ep", 1}, {"moe_dispatcher", "deepep"}}, {{"gpus", 1}}));
+  EXPECT_EQ(e.field(), "strategy.moe_dispatcher");
+  EXPECT_NE(e.allowed().find("alltoall, flex"), std::string::npos);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"moe_dispatcher", "flex"}}, {{"gpus", 1}}), false).strategy.moe_dispatcher,
+            MoeDispatcher::kFlex);
   // DualPipe: a known name, an even pp, no interleave, an even number of at least 2 x pp micro-batches.
   e = ErrorOf(Doc({{"pp", 4}, {"pipeline_schedule", "gpipe"}}, {{"gpus", 4}}));
   EXPECT_EQ(e.field(), "strategy.pipeline_schedule");

@@ -381,6 +381,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   if (const auto v = strategy.Get("tp_comm_overlap")) st.tp_comm_overlap = v->Bool();
   if (const auto v = strategy.Get("moe_a2a_overlap")) st.moe_a2a_overlap = v->Bool();
   if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
+  if (const auto v = strategy.Get("moe_dispatcher")) st.moe_dispatcher = std::apply(ParseMoeDispatcher, text(*v));
   p.micro_batch = strategy.At("micro_batch").Int(kCount);
   p.global_batch = strategy.At("global_batch").Int(kCount);
   p.grad_accum_steps = strategy.At("grad_accum_steps").Int(kCount);
