@@ -60,7 +60,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies", "unties_embeddings",
                "bnb_source", "holds_previous_quantized_inputs", "bnb_quant_state_unsharded",
                "nf4_unchunked_quantize_before", "nf4_unchunked_quantize_before_source", "root_unit_unsharded",
-               "root_unit_unsharded_source"});
+               "root_unit_unsharded_source", "zero3_overflow_flags_since", "zero3_overflow_flags_since_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -107,6 +107,13 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
     const std::string& v = p.nf4_unchunked_quantize_before;
     if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.2.0)");
     const Field why = e.At("nf4_unchunked_quantize_before_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (auto f = e.Get("zero3_overflow_flags_since")) {
+    p.zero3_overflow_flags_since = f->String();
+    const std::string& v = p.zero3_overflow_flags_since;
+    if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.9.4)");
+    const Field why = e.At("zero3_overflow_flags_since_source");
     if (why.String().empty()) why.Fail("a reason");
   }
   if (p.quantizes_lm_head || p.bnb_dequant_copies > 0 || p.holds_previous_quantized_inputs ||

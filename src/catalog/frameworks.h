@@ -109,6 +109,10 @@ struct FrameworkProfile {
   /// ZeRO-3 prefetches the next submodule's parameters only while those gathered stay under this many
   /// elements (DeepSpeed stage3_max_live_parameters); 0: no limit (FSDP prefetches one unit ahead).
   double zero3_max_live_params = 0;
+  /// DeepSpeed ZeRO-3 from this release on (training.framework_version; empty: none) checks the step's gradients
+  /// for overflow with torch.isinf / torch.isnan over the whole flat gradient partition on its reduce stream: a
+  /// 1-byte flag per gradient element that this stream's allocator pool keeps cached.
+  std::string zero3_overflow_flags_since;
   /// Share of allocated memory lost to the caching allocator's fragmentation at the peak.
   double allocator_fragmentation = 0.05;
   /// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers present before the first tensor.

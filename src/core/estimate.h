@@ -49,9 +49,16 @@ struct MemoryEstimate {
   bool at_edge = false;
   double reference_weights_bytes = 0;  // of the weights term: a preference objective's frozen reference model
 
-  /// What the GPU must hold: the step peak less what may page out, or the load-time peak if larger.
-  double ResidentPeakBytes() const { return std::max(per_gpu_bytes - pageable_bytes, load_peak_bytes); }
-  bool LoadPeakBinds() const { return load_peak_bytes > per_gpu_bytes - pageable_bytes; }
+  /// Of the fragmentation term, blocks the caching allocator keeps in a side stream's pool: nvidia-smi and
+  /// torch.cuda.memory_reserved count them, but the allocator frees cached blocks and retries before an
+  /// allocation fails, so the GPU need not hold them.
+  double stream_cache_bytes = 0;
+
+  /// What the GPU must hold: the step peak less what may page out or be released, or the load-time peak if larger.
+  double ResidentPeakBytes() const {
+    return std::max(per_gpu_bytes - pageable_bytes - stream_cache_bytes, load_peak_bytes);
+  }
+  bool LoadPeakBinds() const { return load_peak_bytes > per_gpu_bytes - pageable_bytes - stream_cache_bytes; }
   bool GpuOverCapacity() const { return ResidentPeakBytes() > capacity_bytes; }
   bool HostOverLimit() const {
     return host_limit_bytes > 0 && std::max(host_bytes, load_host_bytes) > host_limit_bytes;

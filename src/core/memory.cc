@@ -869,6 +869,21 @@ struct TrainingState {
   m.load_peak_bytes = (weights + in_flight) * (1 + AllocatorOverhead(sc, fw)) + fw.runtime_overhead_bytes;
 }
 
+// DeepSpeed ZeRO-3's step checks the gradients for overflow (stage3.py has_overflow, v0.9.4 and later, bf16
+// too): torch.isinf and then torch.isnan over the whole flat gradient partition, a 1-byte bool per element, on
+// the reduce_and_partition_stream. PyTorch's caching allocator reuses a freed block only for the stream that
+// allocated it, so that stream's pool keeps the flags' block reserved for the rest of the run. With the
+// optimizer offloaded the flat partition is pinned host memory and the flags are made there.
+[[gnu::always_inline]] inline double OverflowFlagBytes(const Scenario& sc, const FrameworkProfile& fw,
+                                                       const Tally& tally, const StateLayout& l) {
+  const Training& tr = sc.training;
+  if (fw.zero3_overflow_flags_since.empty() || sc.strategy.zero < 3 || l.offload_optimizer) return 0;
+  if (!tr.framework_version.empty() && VersionBefore(tr.framework_version, fw.zero3_overflow_flags_since)) return 0;
+  constexpr double kBoolBytes = 1;
+  return ShardedStates(tally.trainable, tally.expert_trainable, kBoolBytes, l.shard_grads, l.expert_shard_grads) +
+         tally.lora * kBoolBytes / l.shard_grads;
+}
+
 template <typename Layers>
 MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const Layers& layers,
                            const FrameworkProfile& fw, const Parallel& par, const Stage& stage) {
@@ -921,6 +936,8 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
   m[MemTerm::kFragmentation] = (allocated - m.pageable_bytes) * AllocatorOverhead(sc, fw);  // calibrated or the engine's
+  m.stream_cache_bytes = OverflowFlagBytes(sc, fw, tally, layout);
+  m[MemTerm::kFragmentation] += m.stream_cache_bytes;
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];
   const double gpus_on_node = std::min(sc.hardware.gpus, std::max(sc.hardware.gpus_per_node, 1));

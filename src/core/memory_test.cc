@@ -213,6 +213,37 @@ Scenario LlamaJob(Method method, Framework framework, int gpus, int zero) {
   return sc;
 }
 
+// DeepSpeed ZeRO-3 (v0.9.4 on) flags every element of the rank's gradient partition with a 1-byte bool on its
+// reduce stream: exactly trainable / dp bytes stay in that stream's pool, counted with the allocator's cached
+// blocks, never in the allocated bytes nor in what must fit, and absent before v0.9.4 or with the optimizer offloaded.
+TEST(MemoryTest, DeepSpeedZero3OverflowFlagsStayInTheReduceStreamPool) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kDeepSpeed, 2, 3);
+  const ParamCounts params = CountParams(sc.model);
+  const MemoryEstimate now = Estimate(sc);
+  EXPECT_NEAR(now.stream_cache_bytes, static_cast<double>(params.total) / 2, 1e-9 * static_cast<double>(params.total));
+  sc.training.framework_version = "0.9.3";
+  const MemoryEstimate before = Estimate(sc);
+  EXPECT_EQ(before.stream_cache_bytes, 0);
+  EXPECT_DOUBLE_EQ(now.per_gpu_bytes - before.per_gpu_bytes, now.stream_cache_bytes);
+  EXPECT_DOUBLE_EQ(now[MemTerm::kFragmentation] - before[MemTerm::kFragmentation], now.stream_cache_bytes);
+  EXPECT_DOUBLE_EQ(now.ResidentPeakBytes(), before.ResidentPeakBytes());
+  sc.training.framework_version.clear();
+  sc.strategy.offload = Offload::kOptimizer;
+  EXPECT_EQ(Estimate(sc).stream_cache_bytes, 0);
+  sc.strategy.offload = Offload::kNone;
+  sc.strategy.zero = 2;
+  EXPECT_EQ(Estimate(sc).stream_cache_bytes, 0);
+}
+
+// PEFT under FSDP (lora_dropout 0.1 in its recipes): each adapted linear keeps a 1-byte mask and a bf16 dropped
+// copy of its input, so a LoRA run saves more than the same run's frozen linears alone; bitsandbytes dequantises
+// the largest 4-bit matrix whole in bf16 (its quantisation dtype) for each QLoRA matmul.
+TEST(MemoryTest, FsdpPeftKeepsDropoutCopiesAndOneDequantisedWeight) {
+  const FrameworkProfile& fsdp = GetFrameworkProfile(Framework::kFsdp);
+  EXPECT_TRUE(fsdp.lora_dropout_copies);
+  EXPECT_EQ(fsdp.bnb_dequant_copies, 1);
+}
+
 double ModelStates(const MemoryEstimate& m) {
   return m[MemTerm::kWeights] + m[MemTerm::kMasterWeights] + m[MemTerm::kGradients] +
          m[MemTerm::kOptimizerStates];
