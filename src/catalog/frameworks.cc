@@ -60,7 +60,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "sdpa_expands_kv", "saved_tensors_source", "quantizes_lm_head", "bnb_dequant_copies", "unties_embeddings",
                "bnb_source", "holds_previous_quantized_inputs", "bnb_quant_state_unsharded",
                "nf4_unchunked_quantize_before", "nf4_unchunked_quantize_before_source", "root_unit_unsharded",
-               "root_unit_unsharded_source", "zero3_overflow_flags_since", "zero3_overflow_flags_since_source"});
+               "root_unit_unsharded_source", "loss_freed_before_recompute", "loss_freed_before_recompute_source",
+               "zero3_overflow_flags_since", "zero3_overflow_flags_since_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -100,6 +101,11 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   if (auto f = e.Get("root_unit_unsharded")) {
     p.root_unit_unsharded = f->Bool();
     const Field why = e.At("root_unit_unsharded_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (auto f = e.Get("loss_freed_before_recompute")) {
+    p.loss_freed_before_recompute = f->Bool();
+    const Field why = e.At("loss_freed_before_recompute_source");
     if (why.String().empty()) why.Fail("a reason");
   }
   if (auto f = e.Get("nf4_unchunked_quantize_before")) {

@@ -74,6 +74,9 @@ struct FrameworkProfile {
   /// (LitGPT's fit rebinds `logits` and `loss` then), and bitsandbytes' MatMul4Bit keeps each 4-bit linear's
   /// input as a ctx attribute that backward never releases: those inputs are held again beside the next peak.
   bool holds_previous_quantized_inputs = false;
+  /// The loop drops its reference to the logits before backward, so the loss's tensors are gone by the time
+  /// full recomputation rebuilds the last layer: the step's peak holds the larger of the two, not both.
+  bool loss_freed_before_recompute = false;
   /// QLoRA with torchao NF4: releases before this one (training.framework_version; empty: none) pinned a torchao
   /// whose NF4 quantisation compares every element with the 16 NF4 values at once, a [numel, 16] tensor.
   std::string nf4_unchunked_quantize_before;

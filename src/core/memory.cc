@@ -529,6 +529,7 @@ struct StageActivations {
   double gpu = 0;   // bytes on the GPU at the peak
   double host = 0;  // checkpointed inputs moved to host memory
   double offloaded = 0;  // of them, one micro-batch's
+  double recompute = 0;  // of `gpu`, the layer full recomputation rebuilds in backward
 };
 
 template <typename Layers>
@@ -592,6 +593,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
     }
   }
   StageActivations out;
+  out.recompute = working;
   if (EffectiveActivationOffloading(sc.training, sc.strategy.recompute)) {
     out.host = stored * in_flight;
     out.offloaded = stored;
@@ -926,8 +928,10 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
           ? fw.bnb_dequant_copies * ComputeBytes(sc.training.precision) * tally.largest_quantized
           : 0;
   m[MemTerm::kActivations] = acts.gpu + dequant_transient;
-  // Each MTP depth takes its own loss over the shared head: another micro-batch of logits.
-  m[MemTerm::kLogits] = stage.last ? LogitsBytes(sc, fw, par) * static_cast<double>(1 + stage.mtp) : 0;
+  // Each MTP depth takes its own loss over the shared head: another micro-batch of logits. Where the loss's
+  // tensors are gone before the last layer is recomputed, they count only beyond the recomputed layer.
+  const double logits = stage.last ? LogitsBytes(sc, fw, par) * static_cast<double>(1 + stage.mtp) : 0;
+  m[MemTerm::kLogits] = logits - (fw.loss_freed_before_recompute ? std::min(acts.recompute, logits) : 0);
   m[MemTerm::kOptimizerStates] =
       state.optimizer + AdamStepExcessBytes(sc, fw, tally, layout, m[MemTerm::kActivations] + m[MemTerm::kLogits]);
   // bitsandbytes paged states live in unified memory, outside the caching allocator (no fragmentation).

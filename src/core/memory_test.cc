@@ -925,6 +925,53 @@ TEST(MemoryTest, ActivationOffloadingMovesSavedTensorsToHost) {
   }
 }
 
+// torchtune drops the logits before backward, so the loss's tensors are gone when the last layer is recomputed:
+// with full recomputation the peak holds the larger of the two. torchtune's QLoRA row of the README's
+// optimization flags (Llama 3.2 3B, 2 x 4096 tokens, offloading): the chunked bf16 logits (8192 x 128256 x 2 B)
+// and the head's inputs outweigh a recomputed layer, so beside them only the two layer inputs in transit stay.
+TEST(MemoryTest, TorchtuneFreesTheLossBeforeRecomputingTheLastLayer) {
+  Scenario sc = LlamaJob(Method::kQlora, Framework::kTorchtune, 1, 0);
+  sc.model = ModelFromHfConfig({{"model_type", "llama"},
+                                {"hidden_size", 3072},
+                                {"num_hidden_layers", 28},
+                                {"num_attention_heads", 24},
+                                {"num_key_value_heads", 8},
+                                {"intermediate_size", 8192},
+                                {"vocab_size", 128256},
+                                {"tie_word_embeddings", true},
+                                {"max_position_embeddings", 131072}},
+                               "meta-llama/Llama-3.2-3B config.json");
+  sc.training.micro_batch = 2;
+  sc.training.loss = Loss::kChunked;
+  sc.strategy.recompute = Recompute::kFull;
+  sc.training.activation_offloading = true;
+  const MemoryEstimate m = Estimate(sc);
+  const double tokens = 8192, h = 3072;
+  const double inputs_in_transit = 2 * tokens * h * 2, logits = tokens * 128256 * 2 + 2 * 2 * tokens * h;
+  EXPECT_DOUBLE_EQ(m[MemTerm::kActivations] + m[MemTerm::kLogits], inputs_in_transit + logits);
+  // A head smaller than the recomputed layer fits inside its working set: the peak stops depending on it.
+  sc.training.activation_offloading = false;
+  sc.model.vocab_size = 8000;
+  const MemoryEstimate small = Estimate(sc);
+  sc.model.vocab_size = 16000;
+  const MemoryEstimate larger = Estimate(sc);
+  EXPECT_EQ(larger[MemTerm::kLogits], 0);
+  EXPECT_DOUBLE_EQ(larger[MemTerm::kActivations] + larger[MemTerm::kLogits],
+                   small[MemTerm::kActivations] + small[MemTerm::kLogits]);
+  // An engine that still holds the logits while the last layer is recomputed keeps both.
+  Scenario held = sc;
+  held.training.framework = Framework::kHfTrainer;
+  EXPECT_GT(Estimate(held)[MemTerm::kLogits], 0);
+  // Without recomputation no layer is rebuilt in backward: the head adds all of its bytes.
+  sc.strategy.recompute = Recompute::kNone;
+  const MemoryEstimate larger_none = Estimate(sc);
+  sc.model.vocab_size = 8000;
+  const MemoryEstimate small_none = Estimate(sc);
+  EXPECT_DOUBLE_EQ(larger_none[MemTerm::kActivations] + larger_none[MemTerm::kLogits] -
+                       small_none[MemTerm::kActivations] - small_none[MemTerm::kLogits],
+                   tokens * (16000 - 8000) * 2);
+}
+
 // PEFT LoRA on embed_tokens (lora_embedding_A r x V, B h x r) and lm_head (r x h, V x r) adds r (V + h) each
 // to the r=16 all-linear count of 41,943,040; DoRA adds a magnitude per output of each adapted linear
 // (4096 + 1024 + 1024 + 4096 + 3 x 14336 - 2 x 14336 + ... = 43,008 per layer).
