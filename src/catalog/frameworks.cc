@@ -36,6 +36,17 @@ Loss ReadLoss(const Field& f) {
   f.Fail("standard, chunked, fused, fused_linear or cut");
 }
 
+/// An optional engine release (digits and dots) with its `<key>_source`; empty when the key is absent.
+std::string ReadRelease(const Field& e, const std::string& key) {
+  const auto f = e.Get(key);
+  if (!f) return {};
+  std::string v = f->String();
+  if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.9.4)");
+  const Field why = e.At(key + "_source");
+  if (why.String().empty()) why.Fail("a reason");
+  return v;
+}
+
 /// A value's `<key>_source` must cite something: a key of the file's sources where `sources` is given.
 void CheckSource(const Field& e, std::string_view key, const Field* sources) {
   const std::string source_key = std::string(key) + "_source";
@@ -108,20 +119,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
     const Field why = e.At("loss_freed_before_recompute_source");
     if (why.String().empty()) why.Fail("a reason");
   }
-  if (auto f = e.Get("nf4_unchunked_quantize_before")) {
-    p.nf4_unchunked_quantize_before = f->String();
-    const std::string& v = p.nf4_unchunked_quantize_before;
-    if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.2.0)");
-    const Field why = e.At("nf4_unchunked_quantize_before_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
-  if (auto f = e.Get("zero3_overflow_flags_since")) {
-    p.zero3_overflow_flags_since = f->String();
-    const std::string& v = p.zero3_overflow_flags_since;
-    if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.9.4)");
-    const Field why = e.At("zero3_overflow_flags_since_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
+  p.nf4_unchunked_quantize_before = ReadRelease(e, "nf4_unchunked_quantize_before");
+  p.zero3_overflow_flags_since = ReadRelease(e, "zero3_overflow_flags_since");
   if (p.quantizes_lm_head || p.bnb_dequant_copies > 0 || p.holds_previous_quantized_inputs ||
       p.bnb_quant_state_unsharded) {
     const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers
