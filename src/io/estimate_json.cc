@@ -41,6 +41,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                  {"host_limit_bytes", e.memory.host_limit_bytes > 0 ? json(e.memory.host_limit_bytes) : json()},
                  {"pageable_bytes", e.memory.pageable_bytes},
                  {"paged_spill_bytes", e.memory.paged_spill_bytes},
+                 {"stream_cache_bytes", e.memory.stream_cache_bytes},
                  {"load_peak_bytes", e.memory.load_peak_bytes},
                  {"load_host_bytes", e.memory.load_host_bytes},
                  {"load_peak_binds", e.memory.LoadPeakBinds()},

@@ -119,6 +119,12 @@ constexpr Entry kPhrases[] = {
      "torch.cuda.memory_allocated{spill}",
      "含在合计中：分页的优化器状态，驻留时计入 nvidia-smi，不计入 torch.cuda.memory_allocated{spill}"},
     {"est.pageable_spill", "; {gib:.2f} GiB page to host RAM", "；{gib:.2f} GiB 分页到主机内存"},
+    {"est.stream_cache", "stream cache", "流缓存"},
+    {"est.stream_cache_line",
+     "of the total: blocks cached in a side stream's pool, counted by nvidia-smi and memory_reserved; the "
+     "allocator frees them before an allocation fails, so the fit leaves them out",
+     "含在合计中：缓存在旁路流内存池中的块，计入 nvidia-smi 与 memory_reserved；分配失败前分配器会释放它们，"
+     "因此判断能否放下时不计入"},
     {"est.load_peak", "load-time peak", "加载峰值"},
     {"est.load_peak_line", "loading the weights{binds}", "加载权重时{binds}"},
     {"est.load_peak_binds", " (above the step peak: the fit is judged on it)", "（高于单步峰值：以它判断能否放下）"},

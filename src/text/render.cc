@@ -44,7 +44,8 @@ std::string HostRamLine(const MemoryEstimate& m, Lang lang) {
   return Row(lang, "est.host_ram_needed", value);
 }
 
-/// The figures beside the step peak: paged optimizer state and the load-time peak (which the fit uses when larger).
+/// The figures beside the step peak: paged optimizer state, side-stream cache (both in the total, not in the fit)
+/// and the load-time peak (which the fit uses when larger).
 std::string MemorySideLines(const MemoryEstimate& m, Lang lang) {
   std::string out;
   if (m.pageable_bytes > 0)
@@ -54,6 +55,8 @@ std::string MemorySideLines(const MemoryEstimate& m, Lang lang) {
                        fmt::arg("spill", m.paged_spill_bytes > 0 ? Say(lang, "est.pageable_spill",
                                                                        fmt::arg("gib", m.paged_spill_bytes / kGiB))
                                                                  : "")));
+  if (m.stream_cache_bytes > 0)
+    out += Row(lang, "est.stream_cache", Gib(m.stream_cache_bytes) + "  " + Say(lang, "est.stream_cache_line"));
   out += Row(lang, "est.load_peak",
              Gib(m.load_peak_bytes) + "  " +
                  Say(lang, "est.load_peak_line",
