@@ -86,6 +86,12 @@ struct FrameworkProfile {
   /// ZeRO-3 / FULL_SHARD: the root unit (embedding, final norm, LM head) stays gathered from its forward to its
   /// backward (FSDP1 _post_forward_reshard frees no root handle).
   bool root_unit_unsharded = false;
+  /// Fine-tuning accumulates inside FSDP's no_sync() on every micro-batch but the one that steps (HF Trainer under
+  /// Accelerate): each trained parameter's gradient stays whole on the GPU until that micro-batch reduces it.
+  bool no_sync_accumulation = false;
+  /// FSDP1 with parameter offload copies each unit's host shard to the GPU on its pre-unshard stream before the
+  /// all-gather; that stream's pool keeps the largest copy cached.
+  bool offload_shard_copy_stream = false;
   /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
   /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
   bool ddp_gradient_buckets = false;

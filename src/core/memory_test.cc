@@ -1316,6 +1316,63 @@ TEST(MemoryTest, FsdpQloraKeepsQuantStateAndRootWhole) {
   EXPECT_DOUBLE_EQ(Estimate(lora_offloaded)[MemTerm::kWeights], 0);
 }
 
+// HF Trainer accumulates under Accelerate's accumulate(), which enters FSDP1's no_sync() on every micro-batch but
+// the one that steps: the adapters' gradients (fp32) stay whole on each GPU until then, and parameter offload
+// moves them to host RAM only after that reduce-scatter. One micro-batch per step keeps them sharded.
+TEST(MemoryTest, FsdpNoSyncKeepsGradientsWholeUntilTheStep) {
+  Scenario one = LlamaJob(Method::kQlora, Framework::kFsdp, 2, 3);
+  one.training.global_batch = 2;
+  Scenario two = one;
+  two.training.global_batch = 4;
+  const double lora = CountTrainable(one, CountParams(one.model)).lora;
+  EXPECT_NEAR(Estimate(one)[MemTerm::kGradients], lora * 4 / 2, 1e-6 * lora);
+  EXPECT_NEAR(Estimate(two)[MemTerm::kGradients], lora * 4, 1e-6 * lora);
+  Scenario offloaded = two;
+  offloaded.strategy.offload = Offload::kOptimizerAndParams;
+  EXPECT_NEAR(Estimate(offloaded)[MemTerm::kGradients], lora * 4, 1e-6 * lora);
+  offloaded.training.global_batch = 2;
+  EXPECT_EQ(Estimate(offloaded)[MemTerm::kGradients], 0);
+  // Pre-training loops on FSDP and DeepSpeed ZeRO-3 reduce every micro-batch's gradients into the shard.
+  Scenario pretrain = two;
+  pretrain.training.method = Method::kPretrain;
+  const double trained = CountTrainable(pretrain, CountParams(pretrain.model)).trainable;
+  EXPECT_NEAR(Estimate(pretrain)[MemTerm::kGradients], trained * 2 / 2, 1e-6 * trained);
+  Scenario deepspeed = two;
+  deepspeed.training.framework = Framework::kDeepSpeed;
+  EXPECT_NEAR(Estimate(deepspeed)[MemTerm::kGradients], lora * 4 / 2, 1e-6 * lora);
+}
+
+// FSDP1 copies each offloaded unit's host shard to the GPU on its pre-unshard stream before the all-gather; that
+// stream's pool keeps the largest copy, here the root unit's (embedding, final norm, head in bf16) half: counted
+// where the device counter sees cached blocks, never in what must fit. Offloading the parameters still never
+// raises the device memory, and what stays is at least the quantisation state, the gathered units and that copy.
+TEST(MemoryTest, FsdpOffloadCachesTheShardCopyInItsStreamPool) {
+  Scenario sharded = LlamaJob(Method::kQlora, Framework::kFsdp, 2, 3);
+  Scenario offloaded = sharded;
+  offloaded.strategy.offload = Offload::kOptimizerAndParams;
+  const ParamCounts params = CountParams(sharded.model);
+  const double root = static_cast<double>(params.embedding + params.lm_head) + 4096;
+  const MemoryEstimate kept = Estimate(sharded), moved = Estimate(offloaded);
+  EXPECT_EQ(kept.stream_cache_bytes, 0);
+  EXPECT_NEAR(moved.stream_cache_bytes, root * 2 / 2, 1e-6 * root);
+  EXPECT_LT(moved.per_gpu_bytes, kept.per_gpu_bytes);
+  EXPECT_LT(moved.ResidentPeakBytes(), kept.ResidentPeakBytes());
+  EXPECT_GE(moved.per_gpu_bytes,
+            moved[MemTerm::kWeights] + moved[MemTerm::kCommBuffers] + moved.stream_cache_bytes);
+  for (int64_t seq : {512, 4096, 16384}) {
+    for (int64_t global_batch : {2, 8}) {
+      Scenario a = offloaded, b = sharded;
+      a.training.seq_len = b.training.seq_len = seq;
+      a.training.global_batch = b.training.global_batch = global_batch;
+      EXPECT_LE(Estimate(a).per_gpu_bytes, Estimate(b).per_gpu_bytes) << seq << " " << global_batch;
+    }
+  }
+  // DeepSpeed is not FSDP1: no pre-unshard stream.
+  Scenario deepspeed = offloaded;
+  deepspeed.training.framework = Framework::kDeepSpeed;
+  EXPECT_EQ(Estimate(deepspeed).stream_cache_bytes, 0);
+}
+
 // LitGPT never ties weights (its converter copies a tied embedding into lm_head.weight): a tied model's weights
 // cost it what the untied one does, while PEFT holds the shared matrix once.
 TEST(MemoryTest, LitGptHoldsTiedEmbeddingsTwice) {
