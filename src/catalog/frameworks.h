@@ -122,6 +122,10 @@ struct FrameworkProfile {
   /// for overflow with torch.isinf / torch.isnan over the whole flat gradient partition on its reduce stream: a
   /// 1-byte flag per gradient element that this stream's allocator pool keeps cached.
   std::string zero3_overflow_flags_since;
+  /// FSDP2 (fully_shard) from this release on (training.framework_version; empty: none): each unit's unsharded
+  /// gradients are copied into one reduce-scatter input before the collective, a second copy of the unit's
+  /// gradients that lives until the next unit's reduce-scatter.
+  std::string reduce_scatter_input_copy_since;
   /// Share of allocated memory lost to the caching allocator's fragmentation at the peak.
   double allocator_fragmentation = 0.05;
   /// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers present before the first tensor.

@@ -682,6 +682,7 @@ struct StateLayout {
   double expert_shard_optimizer, expert_shard_grads;  // the routed experts' (over Parallel::expert_dpc)
   bool master, offload_optimizer, offload_params;
   bool grads_whole_until_sync;  // no_sync accumulation: gradients unsharded on the GPU until the last micro-batch
+  bool step_in_backward;  // each parameter group stepped as its gradient is ready, one micro-batch per step
 };
 
 [[gnu::always_inline]] inline StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
@@ -709,6 +710,7 @@ struct StateLayout {
   l.master = EffectiveMasterWeights(tr) && !tr.fp32_weights;
   l.offload_optimizer = st.offload != Offload::kNone;
   l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
+  l.step_in_backward = EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1;
   return l;
 }
 
@@ -788,7 +790,7 @@ struct TrainingState {
 
   out.grads = ShardedStates(tally.trainable, tally.expert_trainable, l.grad_bytes, l.shard_grads, l.expert_shard_grads) +
               tally.lora * l.adapter_grad_bytes / l.shard_grads;
-  if (EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1) {
+  if (l.step_in_backward) {
     // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
     // embedding / LM head matrix).
     out.grads = tally.largest_trainable_layer * l.grad_bytes / l.shard_grads;
@@ -844,8 +846,13 @@ struct GatheredUnits {
     // DeepSpeed prefetches nothing while the gathered parameters reach stage3_max_live_parameters: a unit at
     // or over it is gathered alone (a 530B GPT's 1.7e9-element MLP matrices).
     const double live_units = fw.zero3_max_live_params > 0 && g.unit >= fw.zero3_max_live_params ? 1 : 2;
-    // Plus the gradients of one unit on their way to the reduce-scatter.
-    comm += g.unit_bytes * live_units + std::min(tally.largest_trainable_layer, g.unit) * l.grad_bytes + g.root_bytes;
+    // Plus the gradients of one unit on their way to the reduce-scatter, and where FSDP2 copies them into its
+    // reduce-scatter input, that copy, kept until the next unit's reduce-scatter.
+    const std::string& copy_since = fw.reduce_scatter_input_copy_since;
+    const bool input_copy = !copy_since.empty() && (sc.training.framework_version.empty() ||
+                                                     !VersionBefore(sc.training.framework_version, copy_since));
+    const double unit_grads = std::min(tally.largest_trainable_layer, g.unit) * l.grad_bytes;
+    comm += g.unit_bytes * live_units + unit_grads * (input_copy ? 2 : 1) + g.root_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers
@@ -856,10 +863,13 @@ struct GatheredUnits {
 }
 
 // The AdamW step's temporaries never coexist with activations and logits: they count only where they exceed
-// them.
+// them. Stepped in backward, each parameter group has an optimizer of its own (torchtune's optimizer_in_bwd:
+// config.instantiate(cfg_optimizer, [p]) per parameter, stepped by its post-accumulate-grad hook,
+// recipes/full_finetune_single_device.py @1814feb17): one group's temporaries at a time, beside the activations.
 [[gnu::always_inline]] inline double AdamStepExcessBytes(const Scenario& sc, const FrameworkProfile& fw, const Tally& tally,
                            const StateLayout& l, double activations_and_logits) {
   if (sc.training.optimizer != Optimizer::kAdamW || l.offload_optimizer) return 0;
+  if (l.step_in_backward) return tally.largest_trainable_layer / l.shard_optimizer * fw.adam_step_temp_bytes_per_param;
   double step_params = (tally.trainable + tally.lora) / l.shard_optimizer;
   if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
   return std::max(0.0, step_params * fw.adam_step_temp_bytes_per_param - activations_and_logits);

@@ -311,10 +311,12 @@ TEST(MemoryTest, ModelStateBytesPerParameter) {
   sc.training.framework = Framework::kTorchtune;  // pure bf16: 2 + 2 + 2*2 (one GPU: optimizer in backward)
   sc.training.global_batch = 1;  // optimizer in backward needs steps without gradient accumulation
   const MemoryEstimate tt = Estimate(sc);
-  EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P);
-  // Gradients of one parameter group at a time: the biggest is the LM head with the final norm.
+  // Gradients and the AdamW step's bf16 temporaries of one parameter group at a time: the biggest is the LM
+  // head with the final norm.
+  const double head_group = static_cast<double>(CountParams(sc.model).lm_head + 4096);
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P + 2 * head_group);
   ASSERT_LT(LayerParams(sc.model.layers[0].spec), CountParams(sc.model).lm_head);
-  EXPECT_DOUBLE_EQ(tt[MemTerm::kGradients], 2.0 * static_cast<double>(CountParams(sc.model).lm_head + 4096));
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kGradients], 2.0 * head_group);
 }
 
 TEST(MemoryTest, OptimizerVariants) {
@@ -903,6 +905,38 @@ TEST(MemoryTest, OptimizerInBackwardOverridesTheEngine) {
   EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], 2 * P);
   sc.training.optimizer_in_backward = true;
   EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], head_group);
+}
+
+// torchtune's optimizer in backward gives each parameter an AdamW of its own, stepped as its gradient is ready:
+// the step's temporaries (a bf16 sqrt of the second moment) are one group's, the LM head here, held beside the
+// activations. Stepped after backward, the whole model's count where they exceed activations and logits.
+TEST(MemoryTest, StepInBackwardHoldsOneGroupsAdamTemporaries) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 1, 0);
+  sc.training.global_batch = 1;
+  sc.training.optimizer = Optimizer::kAdamW;
+  const ParamCounts params = CountParams(sc.model);
+  const double P = static_cast<double>(params.total);
+  const double head_group = static_cast<double>(params.lm_head + 4096);
+  const double moments = 2 * 2 * P;  // bf16 exp_avg and exp_avg_sq
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kOptimizerStates], moments + 2 * head_group, 1e-6 * P);
+  sc.training.optimizer_in_backward = false;
+  const MemoryEstimate after = Estimate(sc);
+  const double transients = after[MemTerm::kActivations] + after[MemTerm::kLogits];
+  EXPECT_NEAR(after[MemTerm::kOptimizerStates], moments + std::max(0.0, 2 * P - transients), 1e-6 * P);
+}
+
+// torchtune from v0.3.0 shards with FSDP2, which copies a unit's unsharded gradients into one reduce-scatter
+// input kept until the next unit's reduce-scatter: a second copy of the biggest unit's gradients (the LM head
+// with the final norm, bf16). Releases on FSDP1 reduce-scatter the gradient in place.
+TEST(MemoryTest, Fsdp2KeepsTheReduceScatterInput) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 8, 3);
+  const MemoryEstimate now = Estimate(sc);
+  sc.training.framework_version = "0.2.1";
+  const MemoryEstimate before = Estimate(sc);
+  sc.training.framework_version = "0.3.0";
+  const double head_group = static_cast<double>(CountParams(sc.model).lm_head + 4096);
+  EXPECT_NEAR(now[MemTerm::kCommBuffers] - before[MemTerm::kCommBuffers], 2 * head_group, 1e-6 * head_group);
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kCommBuffers], now[MemTerm::kCommBuffers]);
 }
 
 // Activation offloading (torchtune enable_activation_offloading) moves what is saved to host RAM; the GPU keeps
