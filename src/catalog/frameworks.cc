@@ -72,7 +72,9 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "bnb_source", "holds_previous_quantized_inputs", "bnb_quant_state_unsharded",
                "nf4_unchunked_quantize_before", "nf4_unchunked_quantize_before_source", "root_unit_unsharded",
                "root_unit_unsharded_source", "loss_freed_before_recompute", "loss_freed_before_recompute_source",
-               "zero3_overflow_flags_since", "zero3_overflow_flags_since_source"});
+               "zero3_overflow_flags_since", "zero3_overflow_flags_since_source", "no_sync_accumulation",
+               "no_sync_accumulation_source", "offload_shard_copy_stream", "offload_shard_copy_stream_source",
+               "reduce_scatter_input_copy_since", "reduce_scatter_input_copy_since_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -114,6 +116,16 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
     const Field why = e.At("root_unit_unsharded_source");
     if (why.String().empty()) why.Fail("a reason");
   }
+  if (auto f = e.Get("no_sync_accumulation")) {
+    p.no_sync_accumulation = f->Bool();
+    const Field why = e.At("no_sync_accumulation_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
+  if (auto f = e.Get("offload_shard_copy_stream")) {
+    p.offload_shard_copy_stream = f->Bool();
+    const Field why = e.At("offload_shard_copy_stream_source");
+    if (why.String().empty()) why.Fail("a reason");
+  }
   if (auto f = e.Get("loss_freed_before_recompute")) {
     p.loss_freed_before_recompute = f->Bool();
     const Field why = e.At("loss_freed_before_recompute_source");
@@ -121,6 +133,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   }
   p.nf4_unchunked_quantize_before = ReadRelease(e, "nf4_unchunked_quantize_before");
   p.zero3_overflow_flags_since = ReadRelease(e, "zero3_overflow_flags_since");
+  p.reduce_scatter_input_copy_since = ReadRelease(e, "reduce_scatter_input_copy_since");
   if (p.quantizes_lm_head || p.bnb_dequant_copies > 0 || p.holds_previous_quantized_inputs ||
       p.bnb_quant_state_unsharded) {
     const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers

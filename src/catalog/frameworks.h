@@ -86,6 +86,12 @@ struct FrameworkProfile {
   /// ZeRO-3 / FULL_SHARD: the root unit (embedding, final norm, LM head) stays gathered from its forward to its
   /// backward (FSDP1 _post_forward_reshard frees no root handle).
   bool root_unit_unsharded = false;
+  /// Fine-tuning accumulates inside FSDP's no_sync() on every micro-batch but the one that steps (HF Trainer under
+  /// Accelerate): each trained parameter's gradient stays whole on the GPU until that micro-batch reduces it.
+  bool no_sync_accumulation = false;
+  /// FSDP1 with parameter offload copies each unit's host shard to the GPU on its pre-unshard stream before the
+  /// all-gather; that stream's pool keeps the largest copy cached.
+  bool offload_shard_copy_stream = false;
   /// Data parallelism without ZeRO uses PyTorch DDP, whose reducer keeps gradient buckets as a second
   /// full-size copy of the gradients (`gradient_as_bucket_view=False`, the default).
   bool ddp_gradient_buckets = false;
@@ -116,6 +122,10 @@ struct FrameworkProfile {
   /// for overflow with torch.isinf / torch.isnan over the whole flat gradient partition on its reduce stream: a
   /// 1-byte flag per gradient element that this stream's allocator pool keeps cached.
   std::string zero3_overflow_flags_since;
+  /// FSDP2 (fully_shard) from this release on (training.framework_version; empty: none): each unit's unsharded
+  /// gradients are copied into one reduce-scatter input before the collective, a second copy of the unit's
+  /// gradients that lives until the next unit's reduce-scatter.
+  std::string reduce_scatter_input_copy_since;
   /// Share of allocated memory lost to the caching allocator's fragmentation at the peak.
   double allocator_fragmentation = 0.05;
   /// CUDA context, cuBLAS/cuDNN workspaces and NCCL buffers present before the first tensor.

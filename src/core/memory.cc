@@ -681,6 +681,8 @@ struct StateLayout {
   double shard_optimizer, shard_grads, shard_weights;
   double expert_shard_optimizer, expert_shard_grads;  // the routed experts' (over Parallel::expert_dpc)
   bool master, offload_optimizer, offload_params;
+  bool grads_whole_until_sync;  // no_sync accumulation: gradients unsharded on the GPU until the last micro-batch
+  bool step_in_backward;  // each parameter group stepped as its gradient is ready, one micro-batch per step
 };
 
 [[gnu::always_inline]] inline StateLayout LayoutOf(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par) {
@@ -694,13 +696,21 @@ struct StateLayout {
   l.adapter_grad_bytes = std::max(l.adapter_bytes, l.grad_bytes);
   l.dpc = par.d * par.c;
   l.shard_optimizer = st.zero >= 1 ? l.dpc : 1;  // ZeRO-1 or Megatron's distributed optimizer
-  l.shard_grads = st.zero >= 2 ? l.dpc : 1;
+  // Fine-tuning under HF Trainer accumulates inside FSDP's no_sync(): the reduce-scatter runs only on the
+  // micro-batch that steps, so until then each trained parameter's gradient stays whole on the GPU, offloaded or
+  // not. Pre-training loops on FSDP (Composer, torchtitan) reduce every micro-batch, and Accelerate runs no
+  // pipeline stages.
+  l.grads_whole_until_sync = fw.no_sync_accumulation && tr.method != Method::kPretrain && st.zero >= 2 &&
+                             par.microbatches > 1 && par.p == 1;
+  const bool sharded_grads = st.zero >= 2 && !l.grads_whole_until_sync;
+  l.shard_grads = sharded_grads ? l.dpc : 1;
   l.shard_weights = st.zero >= 3 ? l.dpc : 1;
   l.expert_shard_optimizer = st.zero >= 1 ? par.expert_dpc : 1;
-  l.expert_shard_grads = st.zero >= 2 ? par.expert_dpc : 1;
+  l.expert_shard_grads = sharded_grads ? par.expert_dpc : 1;
   l.master = EffectiveMasterWeights(tr) && !tr.fp32_weights;
   l.offload_optimizer = st.offload != Offload::kNone;
   l.offload_params = st.offload == Offload::kOptimizerAndParams && st.zero >= 3;
+  l.step_in_backward = EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1;
   return l;
 }
 
@@ -780,7 +790,7 @@ struct TrainingState {
 
   out.grads = ShardedStates(tally.trainable, tally.expert_trainable, l.grad_bytes, l.shard_grads, l.expert_shard_grads) +
               tally.lora * l.adapter_grad_bytes / l.shard_grads;
-  if (EffectiveOptimizerInBackward(tr, sc.hardware.gpus) && par.microbatches <= 1) {
+  if (l.step_in_backward) {
     // Each parameter group is stepped and its gradient freed during backward (largest: a layer or the
     // embedding / LM head matrix).
     out.grads = tally.largest_trainable_layer * l.grad_bytes / l.shard_grads;
@@ -791,10 +801,37 @@ struct TrainingState {
     out.optimizer = 0;
     if (sc.strategy.zero >= 2) {  // ZeRO-Offload reduces gradients into fp32 partitions in host memory
       out.host += trained / l.dpc * 4;
-      out.grads = 0;
+      if (!l.grads_whole_until_sync) out.grads = 0;
     }
   }
   return out;
+}
+
+// What ZeRO-3 / FSDP gathers at once. Units (a layer, or the embedding / LM head): the one computing and the
+// one prefetched. A QLoRA base is gathered as stored: torchao's NF4Tensor implements fsdp_pre_all_gather, so FSDP2
+// moves the NF4 data and scales (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are
+// gathered as fp32. DeepSpeed gathers each weight-holding submodule as it runs (its stage-3 fetch hooks;
+// efficiency.json zero3_gather_unit "module"), so its unit is the biggest matrix, the embedding or the head.
+// FSDP1 keeps the root unit's gathered parameters from its forward to its backward (_post_forward_reshard frees
+// no root handle under FULL_SHARD): embedding, final norm and head whole through the step, the units in flight
+// being decoder layers. Counted for adapter methods, whose root is frozen; a trained root's unsharded gradients
+// until its post-backward are not modelled.
+struct GatheredUnits {
+  double unit = 0, unit_bytes = 0, root_bytes = 0;
+};
+
+[[gnu::always_inline]] inline GatheredUnits GatheredUnitsOf(const Scenario& sc, const FrameworkProfile& fw,
+                                                            const Tally& tally, const StateLayout& l) {
+  const bool per_module = Efficiency().Engine(fw.id).zero3_gather_per_module;
+  const bool blocks = fw.root_unit_unsharded && !per_module && IsAdapterMethod(sc.training.method);
+  GatheredUnits g;
+  g.unit = per_module ? tally.largest_module : blocks ? tally.largest_block : tally.largest_layer;
+  g.unit_bytes = sc.training.fp32_weights ? g.unit * l.weight_bytes
+                 : per_module             ? tally.largest_module_bytes
+                 : blocks                 ? tally.largest_block_bytes
+                                          : tally.largest_layer_bytes;
+  if (blocks) g.root_bytes = tally.root * l.weight_bytes;
+  return g;
 }
 
 // Communication buffers: the engine's DP buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
@@ -805,27 +842,17 @@ struct TrainingState {
   if (l.dpc > 1 || st.zero > 0) comm += fw.comm_buffer_bytes;
   if (fw.ddp_gradient_buckets && st.zero == 0 && l.dpc > 1) comm += grads;
   if (st.zero >= 3) {
-    // Gathered units (a layer, or the embedding / LM head): the one computing and the one prefetched,
-    // plus the gradients of one unit on their way to the reduce-scatter. A QLoRA base is gathered as stored:
-    // torchao's NF4Tensor implements fsdp_pre_all_gather, so FSDP2 moves the NF4 data and scales
-    // (torchtune's QLoRA recipes shard it with fully_shard); fp32 parameters are gathered as fp32.
-    // DeepSpeed gathers each weight-holding submodule as it runs (its stage-3 fetch hooks; efficiency.json
-    // zero3_gather_unit "module"), so its unit is the biggest matrix, the embedding or the head.
-    // Where the root unit stays gathered (below), the units in flight are decoder layers. Counted for adapter
-    // methods, whose root is frozen; a trained root's unsharded gradients until its post-backward are not modelled.
-    const bool per_module = Efficiency().Engine(fw.id).zero3_gather_per_module;
-    const bool blocks = fw.root_unit_unsharded && !per_module && IsAdapterMethod(sc.training.method);
-    const double unit = per_module ? tally.largest_module : blocks ? tally.largest_block : tally.largest_layer;
-    const double unit_bytes =
-        per_module ? tally.largest_module_bytes : blocks ? tally.largest_block_bytes : tally.largest_layer_bytes;
-    const double gathered = sc.training.fp32_weights ? unit * l.weight_bytes : unit_bytes;
+    const GatheredUnits g = GatheredUnitsOf(sc, fw, tally, l);
     // DeepSpeed prefetches nothing while the gathered parameters reach stage3_max_live_parameters: a unit at
     // or over it is gathered alone (a 530B GPT's 1.7e9-element MLP matrices).
-    const double live_units = fw.zero3_max_live_params > 0 && unit >= fw.zero3_max_live_params ? 1 : 2;
-    comm += gathered * live_units + std::min(tally.largest_trainable_layer, unit) * l.grad_bytes;
-    // FSDP1 keeps the root unit's gathered parameters from its forward to its backward (_post_forward_reshard
-    // frees no root handle under FULL_SHARD): embedding, final norm and head whole through the step.
-    if (blocks) comm += tally.root * l.weight_bytes;
+    const double live_units = fw.zero3_max_live_params > 0 && g.unit >= fw.zero3_max_live_params ? 1 : 2;
+    // Plus the gradients of one unit on their way to the reduce-scatter, and where FSDP2 copies them into its
+    // reduce-scatter input, that copy, kept until the next unit's reduce-scatter.
+    const std::string& copy_since = fw.reduce_scatter_input_copy_since;
+    const bool input_copy = !copy_since.empty() && (sc.training.framework_version.empty() ||
+                                                     !VersionBefore(sc.training.framework_version, copy_since));
+    const double unit_grads = std::min(tally.largest_trainable_layer, g.unit) * l.grad_bytes;
+    comm += g.unit_bytes * live_units + unit_grads * (input_copy ? 2 : 1) + g.root_bytes;
   }
   if (par.p > 1) {
     // p2p send and receive buffers
@@ -836,10 +863,13 @@ struct TrainingState {
 }
 
 // The AdamW step's temporaries never coexist with activations and logits: they count only where they exceed
-// them.
+// them. Stepped in backward, each parameter group has an optimizer of its own (torchtune's optimizer_in_bwd:
+// config.instantiate(cfg_optimizer, [p]) per parameter, stepped by its post-accumulate-grad hook,
+// recipes/full_finetune_single_device.py @1814feb17): one group's temporaries at a time, beside the activations.
 [[gnu::always_inline]] inline double AdamStepExcessBytes(const Scenario& sc, const FrameworkProfile& fw, const Tally& tally,
                            const StateLayout& l, double activations_and_logits) {
   if (sc.training.optimizer != Optimizer::kAdamW || l.offload_optimizer) return 0;
+  if (l.step_in_backward) return tally.largest_trainable_layer / l.shard_optimizer * fw.adam_step_temp_bytes_per_param;
   double step_params = (tally.trainable + tally.lora) / l.shard_optimizer;
   if (fw.adam_step_group_params > 0) step_params = std::min(step_params, fw.adam_step_group_params);
   return std::max(0.0, step_params * fw.adam_step_temp_bytes_per_param - activations_and_logits);
@@ -884,6 +914,18 @@ struct TrainingState {
   constexpr double kBoolBytes = 1;
   return ShardedStates(tally.trainable, tally.expert_trainable, kBoolBytes, l.shard_grads, l.expert_shard_grads) +
          tally.lora * kBoolBytes / l.shard_grads;
+}
+
+// FSDP1 with the parameters offloaded copies each unit's host shard to the GPU before its all-gather, on a stream
+// of its own (_runtime_utils.py _unshard runs FlatParamHandle.pre_unshard, flat_param_to(device), a new tensor, on
+// _pre_unshard_stream, "allocations and writes for CPU offloading (H2D copy)"); the all-gather frees the copy
+// (_all_gather_flat_param record_stream onto the unshard stream). Only that stream reuses the freed block, so its
+// pool keeps the largest copy cached: the root unit's shard where the root is the biggest unit.
+[[gnu::always_inline]] inline double OffloadShardCopyBytes(const Scenario& sc, const FrameworkProfile& fw,
+                                                           const Tally& tally, const StateLayout& l) {
+  if (!fw.offload_shard_copy_stream || !l.offload_params) return 0;
+  const GatheredUnits g = GatheredUnitsOf(sc, fw, tally, l);
+  return std::max(g.unit_bytes, g.root_bytes) / l.shard_weights;
 }
 
 template <typename Layers>
@@ -940,7 +982,7 @@ MemoryEstimate StageMemory(const Scenario& sc, const ParamCounts& params, const 
   double allocated = 0;  // every term so far; runtime and fragmentation are still 0
   for (double b : m.bytes) allocated += b;
   m[MemTerm::kFragmentation] = (allocated - m.pageable_bytes) * AllocatorOverhead(sc, fw);  // calibrated or the engine's
-  m.stream_cache_bytes = OverflowFlagBytes(sc, fw, tally, layout);
+  m.stream_cache_bytes = OverflowFlagBytes(sc, fw, tally, layout) + OffloadShardCopyBytes(sc, fw, tally, layout);
   m[MemTerm::kFragmentation] += m.stream_cache_bytes;
   m[MemTerm::kRuntime] = fw.runtime_overhead_bytes;
   m.per_gpu_bytes = allocated + m[MemTerm::kRuntime] + m[MemTerm::kFragmentation];

@@ -311,10 +311,12 @@ TEST(MemoryTest, ModelStateBytesPerParameter) {
   sc.training.framework = Framework::kTorchtune;  // pure bf16: 2 + 2 + 2*2 (one GPU: optimizer in backward)
   sc.training.global_batch = 1;  // optimizer in backward needs steps without gradient accumulation
   const MemoryEstimate tt = Estimate(sc);
-  EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P);
-  // Gradients of one parameter group at a time: the biggest is the LM head with the final norm.
+  // Gradients and the AdamW step's bf16 temporaries of one parameter group at a time: the biggest is the LM
+  // head with the final norm.
+  const double head_group = static_cast<double>(CountParams(sc.model).lm_head + 4096);
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kWeights] + tt[MemTerm::kOptimizerStates], 6 * P + 2 * head_group);
   ASSERT_LT(LayerParams(sc.model.layers[0].spec), CountParams(sc.model).lm_head);
-  EXPECT_DOUBLE_EQ(tt[MemTerm::kGradients], 2.0 * static_cast<double>(CountParams(sc.model).lm_head + 4096));
+  EXPECT_DOUBLE_EQ(tt[MemTerm::kGradients], 2.0 * head_group);
 }
 
 TEST(MemoryTest, OptimizerVariants) {
@@ -905,6 +907,38 @@ TEST(MemoryTest, OptimizerInBackwardOverridesTheEngine) {
   EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kGradients], head_group);
 }
 
+// torchtune's optimizer in backward gives each parameter an AdamW of its own, stepped as its gradient is ready:
+// the step's temporaries (a bf16 sqrt of the second moment) are one group's, the LM head here, held beside the
+// activations. Stepped after backward, the whole model's count where they exceed activations and logits.
+TEST(MemoryTest, StepInBackwardHoldsOneGroupsAdamTemporaries) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 1, 0);
+  sc.training.global_batch = 1;
+  sc.training.optimizer = Optimizer::kAdamW;
+  const ParamCounts params = CountParams(sc.model);
+  const double P = static_cast<double>(params.total);
+  const double head_group = static_cast<double>(params.lm_head + 4096);
+  const double moments = 2 * 2 * P;  // bf16 exp_avg and exp_avg_sq
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kOptimizerStates], moments + 2 * head_group, 1e-6 * P);
+  sc.training.optimizer_in_backward = false;
+  const MemoryEstimate after = Estimate(sc);
+  const double transients = after[MemTerm::kActivations] + after[MemTerm::kLogits];
+  EXPECT_NEAR(after[MemTerm::kOptimizerStates], moments + std::max(0.0, 2 * P - transients), 1e-6 * P);
+}
+
+// torchtune from v0.3.0 shards with FSDP2, which copies a unit's unsharded gradients into one reduce-scatter
+// input kept until the next unit's reduce-scatter: a second copy of the biggest unit's gradients (the LM head
+// with the final norm, bf16). Releases on FSDP1 reduce-scatter the gradient in place.
+TEST(MemoryTest, Fsdp2KeepsTheReduceScatterInput) {
+  Scenario sc = LlamaJob(Method::kFull, Framework::kTorchtune, 8, 3);
+  const MemoryEstimate now = Estimate(sc);
+  sc.training.framework_version = "0.2.1";
+  const MemoryEstimate before = Estimate(sc);
+  sc.training.framework_version = "0.3.0";
+  const double head_group = static_cast<double>(CountParams(sc.model).lm_head + 4096);
+  EXPECT_NEAR(now[MemTerm::kCommBuffers] - before[MemTerm::kCommBuffers], 2 * head_group, 1e-6 * head_group);
+  EXPECT_DOUBLE_EQ(Estimate(sc)[MemTerm::kCommBuffers], now[MemTerm::kCommBuffers]);
+}
+
 // Activation offloading (torchtune enable_activation_offloading) moves what is saved to host RAM; the GPU keeps
 // the working set. Never more on the GPU than without it.
 TEST(MemoryTest, ActivationOffloadingMovesSavedTensorsToHost) {
@@ -1314,6 +1348,63 @@ TEST(MemoryTest, FsdpQloraKeepsQuantStateAndRootWhole) {
   Scenario lora_offloaded = lora;
   lora_offloaded.strategy.offload = Offload::kOptimizerAndParams;
   EXPECT_DOUBLE_EQ(Estimate(lora_offloaded)[MemTerm::kWeights], 0);
+}
+
+// HF Trainer accumulates under Accelerate's accumulate(), which enters FSDP1's no_sync() on every micro-batch but
+// the one that steps: the adapters' gradients (fp32) stay whole on each GPU until then, and parameter offload
+// moves them to host RAM only after that reduce-scatter. One micro-batch per step keeps them sharded.
+TEST(MemoryTest, FsdpNoSyncKeepsGradientsWholeUntilTheStep) {
+  Scenario one = LlamaJob(Method::kQlora, Framework::kFsdp, 2, 3);
+  one.training.global_batch = 2;
+  Scenario two = one;
+  two.training.global_batch = 4;
+  const double lora = CountTrainable(one, CountParams(one.model)).lora;
+  EXPECT_NEAR(Estimate(one)[MemTerm::kGradients], lora * 4 / 2, 1e-6 * lora);
+  EXPECT_NEAR(Estimate(two)[MemTerm::kGradients], lora * 4, 1e-6 * lora);
+  Scenario offloaded = two;
+  offloaded.strategy.offload = Offload::kOptimizerAndParams;
+  EXPECT_NEAR(Estimate(offloaded)[MemTerm::kGradients], lora * 4, 1e-6 * lora);
+  offloaded.training.global_batch = 2;
+  EXPECT_EQ(Estimate(offloaded)[MemTerm::kGradients], 0);
+  // Pre-training loops on FSDP and DeepSpeed ZeRO-3 reduce every micro-batch's gradients into the shard.
+  Scenario pretrain = two;
+  pretrain.training.method = Method::kPretrain;
+  const double trained = CountTrainable(pretrain, CountParams(pretrain.model)).trainable;
+  EXPECT_NEAR(Estimate(pretrain)[MemTerm::kGradients], trained * 2 / 2, 1e-6 * trained);
+  Scenario deepspeed = two;
+  deepspeed.training.framework = Framework::kDeepSpeed;
+  EXPECT_NEAR(Estimate(deepspeed)[MemTerm::kGradients], lora * 4 / 2, 1e-6 * lora);
+}
+
+// FSDP1 copies each offloaded unit's host shard to the GPU on its pre-unshard stream before the all-gather; that
+// stream's pool keeps the largest copy, here the root unit's (embedding, final norm, head in bf16) half: counted
+// where the device counter sees cached blocks, never in what must fit. Offloading the parameters still never
+// raises the device memory, and what stays is at least the quantisation state, the gathered units and that copy.
+TEST(MemoryTest, FsdpOffloadCachesTheShardCopyInItsStreamPool) {
+  Scenario sharded = LlamaJob(Method::kQlora, Framework::kFsdp, 2, 3);
+  Scenario offloaded = sharded;
+  offloaded.strategy.offload = Offload::kOptimizerAndParams;
+  const ParamCounts params = CountParams(sharded.model);
+  const double root = static_cast<double>(params.embedding + params.lm_head) + 4096;
+  const MemoryEstimate kept = Estimate(sharded), moved = Estimate(offloaded);
+  EXPECT_EQ(kept.stream_cache_bytes, 0);
+  EXPECT_NEAR(moved.stream_cache_bytes, root * 2 / 2, 1e-6 * root);
+  EXPECT_LT(moved.per_gpu_bytes, kept.per_gpu_bytes);
+  EXPECT_LT(moved.ResidentPeakBytes(), kept.ResidentPeakBytes());
+  EXPECT_GE(moved.per_gpu_bytes,
+            moved[MemTerm::kWeights] + moved[MemTerm::kCommBuffers] + moved.stream_cache_bytes);
+  for (int64_t seq : {512, 4096, 16384}) {
+    for (int64_t global_batch : {2, 8}) {
+      Scenario a = offloaded, b = sharded;
+      a.training.seq_len = b.training.seq_len = seq;
+      a.training.global_batch = b.training.global_batch = global_batch;
+      EXPECT_LE(Estimate(a).per_gpu_bytes, Estimate(b).per_gpu_bytes) << seq << " " << global_batch;
+    }
+  }
+  // DeepSpeed is not FSDP1: no pre-unshard stream.
+  Scenario deepspeed = offloaded;
+  deepspeed.training.framework = Framework::kDeepSpeed;
+  EXPECT_EQ(Estimate(deepspeed).stream_cache_bytes, 0);
 }
 
 // LitGPT never ties weights (its converter copies a tied embedding into lm_head.weight): a tied model's weights
