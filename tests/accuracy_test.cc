@@ -99,8 +99,11 @@ TEST(Accuracy, MegatronTable2) {
 
 // torchtitan's FSDP2 runs of Llama 2 and 3 on 64 A100s, the rows whose activation checkpointing trainplan can
 // state (none or full); its 'selective op' policy recomputes every second matmul, which no recompute mode models.
+// Run as its own profile (FSDP2 copy-out, fp32 reduce-scatter, eager elementwise bytes) the rows read -0.7..+3.2%;
+// as fsdp they read +4.4..+11.2%.
 TEST(Accuracy, TorchtitanA100) {
-  ExpectWithin("torchtitan A100 FSDP2 (64 GPUs)", "tokens_per_s_per_gpu", 3, 0.07, 0.12);
+  ExpectWithin("torchtitan A100 FSDP2 (64 GPUs)", "tokens_per_s_per_gpu", 3, 0.02, 0.045);
+  EXPECT_LT(std::abs(SignedMedian("torchtitan A100 FSDP2 (64 GPUs)")), 0.02);
 }
 
 // The 131k-token CP-16 row reads +12%: attention at FlashAttention-2's H100 rate dominates it.
@@ -391,6 +394,13 @@ std::string ErrorField(const nlohmann::json& rec, const std::string& name) {
   }
   ADD_FAILURE() << "no error for " << rec.dump();
   return "";
+}
+
+// An engine with a profile runs as itself: a record may not label it as a proxy of another.
+TEST(AccuracyScenarioRecord, PublishedEngineWithAProfileIsRefused) {
+  nlohmann::json rec = Record("profiled", {{"tokens_per_s_per_gpu", 3000}});
+  rec["published_engine"] = "torchtitan";
+  EXPECT_EQ(ErrorField(rec, "profiled"), "profiled.published_engine");
 }
 
 TEST(AccuracyScenarioRecord, MalformedRecordNamesIdAndField) {

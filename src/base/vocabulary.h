@@ -18,10 +18,10 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class Offload { kNone, kOptimizer, kOptimizerAndParams };
 /// The training engine; each profile changes memory and time through documented mechanisms
 /// (see catalog/frameworks.h).
-enum class Framework { kHfTrainer, kTorchtune, kUnsloth, kDeepSpeed, kFsdp, kMegatron, kLitGpt };
+enum class Framework { kHfTrainer, kTorchtune, kUnsloth, kDeepSpeed, kFsdp, kMegatron, kLitGpt, kTorchtitan };
 inline constexpr Framework kAllFrameworks[] = {Framework::kHfTrainer, Framework::kTorchtune, Framework::kUnsloth,
                                                Framework::kDeepSpeed, Framework::kFsdp,      Framework::kMegatron,
-                                               Framework::kLitGpt};
+                                               Framework::kLitGpt,    Framework::kTorchtitan};
 
 /// The key of a framework's entries in data/frameworks.json and data/efficiency.json: its spelling in
 /// scenario files ("hf", "megatron").
@@ -34,6 +34,7 @@ constexpr const char* FrameworkKey(Framework f) {
     case Framework::kFsdp: return "fsdp";
     case Framework::kMegatron: return "megatron";
     case Framework::kLitGpt: return "litgpt";
+    case Framework::kTorchtitan: return "torchtitan";
   }
   return "?";
 }

@@ -125,7 +125,7 @@ std::string ReadDate(const Field& f) {
 Framework ReadEngine(const Field& f) {
   for (Framework fw : kAllFrameworks)
     if (f.String() == FrameworkKey(fw)) return fw;
-  f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron or litgpt");
+  f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt or torchtitan");
 }
 
 /// How many runs determined a factor: absent or 0 when it was not fitted.

@@ -168,7 +168,7 @@ std::vector<FrameworkProfile> LoadFrameworkProfiles(std::string_view text, std::
     const Field e = Named(frameworks.At(FrameworkKey(f)), doc.file(), FrameworkKey(f));
     out.push_back(ReadProfile(f, e, sources));
   }
-  if (frameworks.Members().size() != out.size()) frameworks.Fail("one entry per framework: hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt");
+  if (frameworks.Members().size() != out.size()) frameworks.Fail("one entry per framework: hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt, torchtitan");
   return out;
 }
 

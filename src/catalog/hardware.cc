@@ -116,7 +116,7 @@ SoftwareStack ReadStack(const Field& e) {
     const std::string key = f.String();
     const auto* it = std::find_if(std::begin(kAllFrameworks), std::end(kAllFrameworks),
                                   [&](Framework w) { return key == FrameworkKey(w); });
-    if (it == std::end(kAllFrameworks)) f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron or litgpt");
+    if (it == std::end(kAllFrameworks)) f.Fail("hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt or torchtitan");
     s.frameworks.push_back(*it);
   }
   const Field features = e.At("features");

@@ -86,7 +86,7 @@ struct JobFlags {
     cmd->add_flag("--dora", dora, "DoRA adapters (PEFT use_dora)");
     cmd->add_flag("--no-double-quant", no_double_quant, "QLoRA without double quantisation of the NF4 constants");
     cmd->add_option("--quantization", quantization, "QLoRA base: nf4 (bitsandbytes, default) | gptq (4-bit, group 128)");
-    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron | litgpt");
+    cmd->add_option("--framework", framework, "hf | torchtune | unsloth | deepspeed | fsdp | megatron | litgpt | torchtitan");
     cmd->add_option("--framework-version", framework_version,
                     "the engine's release (0.3.13); earlier DeepSpeed releases run ZeRO-3 as they did");
     cmd->add_option("--seq-len", seq_len, "tokens per sequence");

@@ -138,6 +138,23 @@ TEST(FrameworkTest, LitGptRunsPurelyInBf16) {
   EXPECT_EQ(EffectiveLoss(job.training), Loss::kChunked);
 }
 
+// torchtitan: FSDP2 over fp32 sharded parameters with bf16 compute (MixedPrecisionPolicy): an fp32 master, fp32
+// gradients (reduce_dtype), the loss on fp32 logits, full checkpointing as its 70B presets run.
+TEST(FrameworkTest, TorchtitanKeepsFp32ShardsAndGradients) {
+  const FrameworkProfile& titan = GetFrameworkProfile(Framework::kTorchtitan);
+  EXPECT_STREQ(FrameworkKey(titan.id), "torchtitan");
+  EXPECT_EQ(titan.default_recompute, Recompute::kFull);
+  const Scenario job = Job(Framework::kTorchtitan, Method::kPretrain);
+  const MemoryEstimate m = Estimate(job);
+  const MemoryEstimate fsdp = Estimate(Job(Framework::kFsdp, Method::kPretrain));
+  const double params = static_cast<double>(CountParams(job.model).total);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kGradients], 4 * params);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kGradients], 2 * fsdp[MemTerm::kGradients]);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kMasterWeights], fsdp[MemTerm::kMasterWeights]);
+  EXPECT_EQ(EffectiveLoss(job.training), Loss::kStandard);
+  EXPECT_DOUBLE_EQ(m[MemTerm::kLogits], fsdp[MemTerm::kLogits]);
+}
+
 }  // namespace
 }  // namespace trainplan
 

@@ -404,6 +404,29 @@ TEST(PerfZero3, Fsdp2CopyOutIsDeviceTimeNoPrefetchHides) {
   EXPECT_EQ(Time(one)[TimeTerm::kDpComm], 0);
 }
 
+// torchtitan gathers per block as FSDP does, but through FSDP2: each gather is copied out on the compute stream,
+// and the gradients are reduce-scattered in fp32 (MixedPrecisionPolicy reduce_dtype). Neither shortens a step:
+// its data-parallel time is the fsdp profile's with twice the reduce-scatter bytes, plus the copy-out.
+TEST(PerfZero3, TorchtitanCopiesOutAndReducesInFp32) {
+  for (const int gpus : {8, 64}) {
+    Scenario sc = Base(Gpt(8192, 64, 16, 32000), gpus);
+    sc.strategy.zero = 3;
+    sc.strategy.recompute = Recompute::kFull;
+    sc.training.global_batch = gpus;
+    sc.training.framework = Framework::kFsdp;
+    const TimeEstimate fsdp = Time(sc);
+    sc.training.framework = Framework::kTorchtitan;
+    const TimeEstimate titan = Time(sc);
+    const TimeEstimate no_copy = TimeWithRates(sc, [](TimeRates& r) { r.zero3_gather_copy_out = false; });
+    EXPECT_GE(no_copy[TimeTerm::kDpComm], fsdp[TimeTerm::kDpComm]) << gpus;
+    // Per-block gathers: one in forward, one before the backward, recomputation or not.
+    const double weights_bytes = static_cast<double>(Counts(sc.model).total) * 2;
+    const double copy_s = 2 * weights_bytes / (sc.hardware.gpu.memory_bw_bytes_per_s * 0.8);
+    EXPECT_NEAR(titan[TimeTerm::kDpComm] - no_copy[TimeTerm::kDpComm], 2 * copy_s, 1e-9) << gpus;
+    EXPECT_GT(titan.step_s, fsdp.step_s) << gpus;
+  }
+}
+
 // Overlap can only lower a step: an engine that prefetches gathers exposes no more than one that waits.
 TEST(PerfProperties, Zero3PrefetchNeverRaisesAStep) {
   for (const int gpus : {16, 64, 256}) {

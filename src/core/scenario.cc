@@ -407,9 +407,10 @@ void ValidateScenario(Scenario& s) {
   // DeepSpeed asserts that ZeRO-2/3 do not combine with its pipeline engine, and Megatron shards no gradients;
   // PyTorch FSDP does: torch.distributed.pipelining runs FSDP-wrapped stages (PipelineStage's
   // backward_maybe_with_nosync), as torchtitan and Llama 3 405B's FSDP over 16 stages ran.
-  if (sg.zero >= 2 && sg.pp > 1 && s.training.framework != Framework::kFsdp) {
+  if (sg.zero >= 2 && sg.pp > 1 && s.training.framework != Framework::kFsdp &&
+      s.training.framework != Framework::kTorchtitan) {
     throw InputError("strategy.zero", Num(sg.zero),
-                     "0 or 1 with pipeline parallelism (pp > 1); 2 or 3 with framework fsdp");
+                     "0 or 1 with pipeline parallelism (pp > 1); 2 or 3 with framework fsdp or torchtitan");
   }
   CheckBatch(s.training, sg);
   // Megatron-Core's interleaved schedule runs micro-batches in groups of pp per virtual stage and refuses a

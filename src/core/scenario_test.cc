@@ -61,7 +61,7 @@ TEST(ValidateScenario, EachCheckNamesFieldValueAndAllowed) {
       {"sequence parallel and seq_len", {{"seq_len", 2050}}, {}, {{"tp", 4}, {"sequence_parallel", true}},
        "strategy.sequence_parallel", "true", "tp (4) must divide seq_len (2050)"},
       {"zero with pp", {}, {}, {{"pp", 2}, {"zero", 2}},
-       "strategy.zero", "2", "0 or 1 with pipeline parallelism (pp > 1); 2 or 3 with framework fsdp"},
+       "strategy.zero", "2", "0 or 1 with pipeline parallelism (pp > 1); 2 or 3 with framework fsdp or torchtitan"},
       {"global batch", {{"global_batch", 12}, {"micro_batch", 1}}, {}, {},
        "training.global_batch", "12", "a multiple of micro_batch x dp = 1 x 8 = 8"},
       {"bf16 on a V100", {{"precision", "bf16"}}, {{"gpu", "v100-sxm2-32gb"}}, {},

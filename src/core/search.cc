@@ -1021,7 +1021,8 @@ void AddEngineAlternatives(const Scenario& job, const PlanConstraints& c, std::v
 
 /// The loss kernel an engine offers in place of the standard cross-entropy: Liger's fused linear
 /// cross-entropy through the HF Trainer (use_liger_kernel), torchtune's and LitGPT's chunked loss, Unsloth's Cut
-/// Cross-Entropy; none for Megatron, whose vocabulary-parallel loss is already chunked.
+/// Cross-Entropy; none for Megatron, whose vocabulary-parallel loss is already chunked, nor for torchtitan, whose
+/// train.py takes F.cross_entropy on the full logits (pytorch/torchtitan @04133643).
 std::optional<Loss> LighterLoss(Framework f) {
   switch (f) {
     case Framework::kHfTrainer:
@@ -1030,7 +1031,8 @@ std::optional<Loss> LighterLoss(Framework f) {
     case Framework::kTorchtune:
     case Framework::kLitGpt: return Loss::kChunked;
     case Framework::kUnsloth: return Loss::kCut;
-    case Framework::kMegatron: return std::nullopt;
+    case Framework::kMegatron:
+    case Framework::kTorchtitan: return std::nullopt;
   }
   return std::nullopt;
 }

@@ -359,8 +359,9 @@ Framework ParseFramework(const std::string& s, const std::string& field) {
       {"pytorchfsdp", Framework::kFsdp},       {"megatron", Framework::kMegatron},
       {"megatronlm", Framework::kMegatron},    {"megatroncore", Framework::kMegatron},
       {"mcore", Framework::kMegatron},         {"nemo", Framework::kMegatron},
-      {"litgpt", Framework::kLitGpt},          {"lightning", Framework::kLitGpt}};
-  return ParseEnum(s, field, kSpellings, "hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt");
+      {"litgpt", Framework::kLitGpt},          {"lightning", Framework::kLitGpt},
+      {"torchtitan", Framework::kTorchtitan}};
+  return ParseEnum(s, field, kSpellings, "hf, torchtune, unsloth, deepspeed, fsdp, megatron, litgpt, torchtitan");
 }
 
 const GpuSpec& ReadGpu(const Field& v) {

@@ -634,6 +634,36 @@ std::vector<std::string> LitGptCommand(const LaunchPlan& p) {
   return cmd;
 }
 
+/// torchtitan's train.py with overrides of its TOML config as pytorch/torchtitan @04133643 defines them
+/// (torchtitan/config_manager.py: --training.*, --activation_checkpoint.mode). It pre-trains with FSDP2, TP and
+/// PP; there is no gradient accumulation (the global batch is batch_size x data_parallel_degree), no adapter,
+/// no context parallelism and no offloading.
+std::vector<std::string> TorchtitanCommand(const LaunchPlan& p) {
+  const Strategy& s = p.strategy;
+  if (IsAdapterMethod(p.method) || p.method == Method::kFreeze)
+    throw InputError("training.method", ToString(p.method), "pretrain or full with torchtitan");
+  if (p.grad_accum_steps > 1)
+    throw InputError("training.global_batch", std::to_string(p.global_batch),
+                     fmt::format("micro-batch x dp = {} with torchtitan (it has no gradient accumulation)",
+                                 p.micro_batch * s.dp));
+  if (s.cp > 1) throw InputError("strategy.cp", std::to_string(s.cp), "1 with torchtitan");
+  if (s.offload != Offload::kNone)
+    throw InputError("strategy.offload", ToString(s.offload), "none with torchtitan");
+  std::vector<std::string> cmd = {"train.py", "--job.config_file", "CONFIG.toml"};
+  auto add = [&](const std::string& flag, const auto& value) {
+    cmd.push_back(flag);
+    cmd.push_back(fmt::format("{}", value));
+  };
+  add("--training.batch_size", p.micro_batch);
+  add("--training.seq_len", p.seq_len);
+  add("--training.data_parallel_degree", s.dp);
+  add("--training.tensor_parallel_degree", s.tp);
+  add("--training.pipeline_parallel_degree", s.pp);
+  add("--activation_checkpoint.mode", ToString(s.recompute));
+  if (p.compile) cmd.push_back("--training.compile");
+  return cmd;
+}
+
 std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions& o) {
   const Strategy& s = p.strategy;
   if (p.framework == Framework::kMegatron) {
@@ -641,6 +671,7 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
     for (auto& a : MegatronArguments(p)) cmd.push_back(a);
     return cmd;
   }
+  if (p.framework == Framework::kTorchtitan) return TorchtitanCommand(p);
   if (s.tp > 1 || s.pp > 1 || s.cp > 1)
     throw InputError("training.framework", ToString(p.framework),
                      "megatron for a plan with tensor, pipeline or context parallelism");

@@ -71,7 +71,7 @@ nlohmann::json DeepSpeedConfig(const LaunchPlan& plan);
 std::vector<std::string> MegatronArguments(const LaunchPlan& plan);
 
 /// The training script and its arguments for the plan's engine (HF Trainer flags, --deepspeed,
-/// FSDP, torchtune recipe overrides or Megatron arguments), or LitGPT's whole `litgpt finetune_*` command,
+/// FSDP, torchtune recipe overrides, torchtitan config overrides or Megatron arguments), or LitGPT's whole `litgpt finetune_*` command,
 /// which starts its own processes (throws InputError for what litgpt cannot run: multi-GPU QLoRA, offload,
 /// fp8, freeze, SGD or Adafactor).
 std::vector<std::string> EngineCommand(const LaunchPlan& plan, const LaunchOptions& options);

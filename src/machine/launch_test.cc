@@ -505,6 +505,34 @@ TEST(Launch, LitGptLoraAndQloraCommands) {
   EXPECT_EQ(ValueOf(EngineCommand(bad, {}), "--optimizer"), "bitsandbytes.optim.AdamW8bit");
 }
 
+json TorchtitanJob(int global_batch) {
+  return {{"model", "llama-3-8b"},
+          {"training", {{"method", "pretrain"}, {"framework", "torchtitan"}, {"seq_len", 8192}, {"micro_batch", 1},
+                        {"global_batch", global_batch}}},
+          {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
+          {"strategy", {{"tp", 2}, {"zero", 3}, {"recompute", "full"}}}};
+}
+
+// torchtitan's train.py takes its parallel sizes and checkpointing mode as overrides of the TOML config.
+TEST(Launch, TorchtitanRunsTrainPyWithConfigOverrides) {
+  const LaunchPlan p = LaunchPlanFromJson(EstimateDoc(TorchtitanJob(8)), "estimate.json");
+  const std::vector<std::string> cmd = EngineCommand(p, {});
+  ASSERT_FALSE(cmd.empty());
+  EXPECT_EQ(cmd[0], "train.py");
+  EXPECT_EQ(ValueOf(cmd, "--job.config_file"), "CONFIG.toml");
+  EXPECT_EQ(ValueOf(cmd, "--training.batch_size"), "1");
+  EXPECT_EQ(ValueOf(cmd, "--training.seq_len"), "8192");
+  EXPECT_EQ(ValueOf(cmd, "--training.data_parallel_degree"), "8");
+  EXPECT_EQ(ValueOf(cmd, "--training.tensor_parallel_degree"), "2");
+  EXPECT_EQ(ValueOf(cmd, "--training.pipeline_parallel_degree"), "1");
+  EXPECT_EQ(ValueOf(cmd, "--activation_checkpoint.mode"), "full");
+  const std::string script = RenderLaunch(p, LaunchFormat::kTorchrun, {});
+  EXPECT_NE(script.find("torchrun --nnodes=2 --nproc_per_node=8"), std::string::npos) << script;
+  // It has no gradient accumulation: a global batch above micro-batch x dp cannot be launched.
+  const LaunchPlan accumulating = LaunchPlanFromJson(EstimateDoc(TorchtitanJob(32)), "estimate.json");
+  EXPECT_THROW(EngineCommand(accumulating, {}), InputError);
+}
+
 TEST(Launch, DataAndKernelOptionsReachTheEngineFlags) {
   json job = {{"model", "llama-3-8b"},
               {"training",
