@@ -206,7 +206,7 @@ TEST(Accuracy, QwenLoraWithTrainedEmbeddingAndHead) {
 
 // The HF Trainer + PEFT LoRA group (Qwen-1 profile rows) against the goal: memory median 3.8%, worst 15.7% (Qwen-72B
 // LoRA under ZeRO-3 at 256 tokens; 42.7% before modules_to_save counted the 'LoRA (emb)' copies); validation
-// throughput median 5.9% (5.5% before host_sync, which the 72B and 14B rows at long sequences did not need).
+// throughput median 5.8% (5.5% before host_sync, which the 72B and 14B rows at long sequences did not need).
 TEST(Accuracy, HfLoraGroupAgainstTheGoal) {
   Group memory, speed;
   for (const auto& r : Report().rows) {

@@ -48,6 +48,7 @@ struct EngineTiming {
   // The training loop reads a device value back after every micro-batch (set: its host work between two
   // micro-batches, which the device then waits for).
   std::optional<double> micro_batch_sync_host_s;
+  bool grad_accumulation_in_place = false;  // unsharded gradients summed into param.grad by autograd
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
 };
 

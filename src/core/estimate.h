@@ -341,6 +341,7 @@ struct TimeRates {
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
   bool micro_batch_sync = false;       // the loop waits for the device after every micro-batch
   double micro_batch_sync_host_s = 0;  // its host work between two micro-batches, beside the batch
+  bool grad_accumulation_in_place = false;  // autograd sums unsharded micro-batch gradients into param.grad
   double compile_s = 0;                // once per job; 0 without torch.compile
   double gpu_speed_cv = 0;             // spread of same-SKU GPU speeds (data/efficiency.json "scale")
   // FP8 recipes (core/fp8_time.h): linears run at peak_flops with 1-byte operands, everything else 16-bit.

@@ -544,6 +544,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
   r.micro_batch_sync = engine.micro_batch_sync_host_s.has_value();
   r.micro_batch_sync_host_s = engine.micro_batch_sync_host_s.value_or(0);
+  r.grad_accumulation_in_place = engine.grad_accumulation_in_place;
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
   r.gpu_speed_cv = eff.gpu_speed_cv;
   r.fp8 = fp8;
@@ -1158,6 +1159,10 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
+  // Unsharded gradients accumulate in param.grad: autograd keeps the first micro-batch's and adds each later one in
+  // place (AccumulateGrad), reading both and writing the sum for every trainable parameter this GPU holds.
+  if (r.grad_accumulation_in_place && st.zero == 0)
+    out[TimeTerm::kMemoryBound] += (micro_batches - 1) * HbmSeconds(r, 3 * stage_trainable * grad_bytes);
   AddHostWork(sc, r, l, stage_share * x.module_passes, b, micro_batches, mb_dispatch, mb_gpu, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
