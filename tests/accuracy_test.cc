@@ -160,7 +160,7 @@ TEST(Accuracy, MosaicMlAttentionDoesNotLeanWithSequenceLength) {
 }
 
 TEST(Accuracy, QwenFineTuning) {
-  ExpectWithin("Qwen-1 README profile", "sec_per_iter", 39, 0.13, 0.65);
+  ExpectWithin("Qwen-1 README profile", "sec_per_iter", 39, 0.07, 0.20);
   // Qwen's Q-LoRA unpacks GPTQ-Int4 weights in broadcast torch ops below the streaming HBM rate; the worst row is
   // 7B at 1024 tokens, whose published 3.5 s sits between 3.0 s at 512 and 7.0 s at 2048.
   ExpectWithin("Qwen-1 README profile (GPTQ Q-LoRA)", "sec_per_iter", 24, 0.08, 0.30);
@@ -209,7 +209,7 @@ TEST(Accuracy, QwenLoraWithTrainedEmbeddingAndHead) {
 
 // The HF Trainer + PEFT LoRA group (Qwen-1 profile rows) against the goal: memory median 3.8%, worst 15.7% (Qwen-72B
 // LoRA under ZeRO-3 at 256 tokens; 42.7% before modules_to_save counted the 'LoRA (emb)' copies); validation
-// throughput median 5.5%.
+// throughput median 5.8% (5.5% before host_sync, which the 72B and 14B rows at long sequences did not need).
 TEST(Accuracy, HfLoraGroupAgainstTheGoal) {
   Group memory, speed;
   for (const auto& r : Report().rows) {
@@ -306,10 +306,13 @@ TEST(Accuracy, PerEngineAndRole) {
   const Group lora_validation = EngineRows("hf", "lora", "throughput", "validation");
   EXPECT_EQ(lora_validation.errors.size(), 20u);
   EXPECT_LE(lora_validation.Median(), 0.10);
-  EXPECT_LE(lora_validation.Max(), 0.22);
+  // The Trainer's wait for every micro-batch's loss (host_sync) lifted 1.8B at 1024 tokens from -21% and 2048
+  // from -18%; the worst rows left are 72B under ZeRO-3 at 2048-8192 tokens, 12-14% slow.
+  EXPECT_LE(lora_validation.Max(), 0.15);
   const Group lora_calibration = EngineRows("hf", "lora", "throughput", "calibration");
   EXPECT_EQ(lora_calibration.errors.size(), 10u);
-  EXPECT_LE(lora_calibration.Median(), 0.115);
+  // 11.0% before host_sync, whose constant these rows fitted.
+  EXPECT_LE(lora_calibration.Median(), 0.05);
   const Group lora_memory = EngineRows("hf", "lora", "memory", "validation");
   // Qwen-1's own loss skips the fp32 upcast: 1.8B at 8192 tokens went from +12% to +1%, the mid-length rows
   // lost the over-count that had offset an under-count elsewhere (1.8B at 4096 tokens: -14%); one adapter on

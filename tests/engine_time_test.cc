@@ -110,7 +110,8 @@ TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
 }
 
 // PEFT's fp32 adapters cast each target's input and add its output outside the GEMMs; Unsloth's fused LoRA
-// kernels do not. More targets: more memory traffic for HF, none for Unsloth.
+// kernels do not. More targets: more memory traffic for HF; for Unsloth only the larger adapters' own optimizer
+// step and gradient accumulation, a small share of HF's growth.
 TEST(EngineTime, PeftAdapterCastsAreMemoryTraffic) {
   auto memory_s = [](const std::string& framework, const json& targets) {
     return EstimateScenario(Job({{"method", "lora"}, {"framework", framework}, {"lora_targets", targets}},
@@ -118,8 +119,11 @@ TEST(EngineTime, PeftAdapterCastsAreMemoryTraffic) {
         .time[TimeTerm::kMemoryBound];
   };
   const json one = {"q_proj"}, all = {"all-linear"};
-  EXPECT_GT(memory_s("hf", all), memory_s("hf", one) * 1.1);
-  EXPECT_NEAR(memory_s("unsloth", all), memory_s("unsloth", one), 1e-3 * memory_s("unsloth", one));
+  const double hf_growth = memory_s("hf", all) - memory_s("hf", one);
+  EXPECT_GT(hf_growth, memory_s("hf", one) * 0.1);
+  const double unsloth_growth = memory_s("unsloth", all) - memory_s("unsloth", one);
+  EXPECT_GT(unsloth_growth, 0);
+  EXPECT_LT(unsloth_growth, 0.05 * hf_growth);
 }
 
 // torchtune steps each parameter inside the backward (optimizer_in_bwd, one GPU, no accumulation): the CPU

@@ -158,13 +158,13 @@ TEST(Lang, ReviewFindingsAndFixesInChinese) {
   const std::string en = Output(job, kReviewFails), zh = Output(job + " --lang zh", kReviewFails);
   ExpectContains(en, {"the build claims NVLink, but the NVIDIA GeForce RTX 4090 has none",
                       "-> plan for PCIe peer-to-peer, or choose a GPU with NVLink",
-                      "36 lanes wanted (GPUs x16, NVMe, NICs), 1 x AMD Ryzen 9 7950X gives 24", "38.3 h"});
+                      "36 lanes wanted (GPUs x16, NVMe, NICs), 1 x AMD Ryzen 9 7950X gives 24", "38.6 h"});
   ExpectContains(zh, {"配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink", "-> 按 PCIe 点对点规划，或换用带 NVLink 的 GPU",
                       "需要 36 条 PCIe 通道（GPU 各 x16、NVMe、网卡），1 x AMD Ryzen 9 7950X 只提供 24 条",
                       "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.5 GiB / 24.0 GiB；最快：",
-                      "电源 1 x 1600 W = 1600 W", "38.3 小时", "单价 $0.60/卡时，RunPod 按需实例（比价网站汇总），2026-03，计费方式 "});
+                      "电源 1 x 1600 W = 1600 W", "38.6 小时", "单价 $0.60/卡时，RunPod 按需实例（比价网站汇总），2026-03，计费方式 "});
   for (const std::string english : {"the build claims", "lanes wanted", "installed", "cores for", "checkpoint takes",
-                                    "fits:", "fastest:", "38.3 h", "/GPU-h", "billed"})
+                                    "fits:", "fastest:", "38.6 h", "/GPU-h", "billed"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }
 
@@ -215,7 +215,7 @@ TEST(Lang, ReviewCurrency) {
   EXPECT_NEAR(cny["needed"]["node"].get<double>(), rate * usd["needed"]["node_usd"].get<double>(), 1e-6);
   // The plan's cost in the text: $46 at $0.60/GPU-h becomes ¥321 at ¥4.19/GPU-h.
   ExpectContains(Output(job, kReviewFails), {"$46 at $0.60/GPU-h"});
-  ExpectContains(Output(job + " --currency CNY", kReviewFails), {"¥321 at ¥4.19/GPU-h"});
+  ExpectContains(Output(job + " --currency CNY", kReviewFails), {"¥323 at ¥4.19/GPU-h"});
   const CliRun bad = RunCli(job + " --currency GBP");
   EXPECT_EQ(bad.status, 2) << bad.out;
   ExpectContains(bad.out, {"--currency", "GBP"});

@@ -72,6 +72,14 @@ EngineTiming ReadEngineTiming(const Field& e) {
     t.moe_sync_host_s_per_layer = sync->Number(0, 1, true);
     e.At("moe_sync_host_source").String();
   }
+  if (const auto accumulation = e.Get("grad_accumulation_in_place")) {
+    t.grad_accumulation_in_place = accumulation->Bool();
+    e.At("grad_accumulation_source").String();
+  }
+  if (const auto sync = e.Get("micro_batch_sync_host_s")) {
+    t.micro_batch_sync_host_s = sync->Number(0, 1, true);
+    e.At("micro_batch_sync_source").String();
+  }
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2, fa3, triton or cudnn");
   e.At("default_attention_source").String();

@@ -2,6 +2,7 @@
 // Achieved-efficiency constants of the time model (data/efficiency.json), per GPU generation and per
 // training engine; each value in the file names the measurement it was calibrated on.
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ struct EngineTiming {
   bool fp8_weight_cache = false;         // FP8 weight copies made once per step, not per micro-batch
   // Host time a dropless MoE layer's host synchronisation exposes, per layer and forward (with its backward).
   double moe_sync_host_s_per_layer = 0;
+  // The training loop reads a device value back after every micro-batch (set: its host work between two
+  // micro-batches, which the device then waits for).
+  std::optional<double> micro_batch_sync_host_s;
+  bool grad_accumulation_in_place = false;  // unsharded gradients summed into param.grad by autograd
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
 };
 

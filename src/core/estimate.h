@@ -88,6 +88,7 @@ enum class TimeTerm {
   kPagedOptimizer,     // paged optimizer states spilled to host, migrated back and out every step
   kDora,               // DoRA's weight norm rebuilt every forward and its rescaling of the output
   kDataloader,       // batches built in the training process (no DataLoader workers), not hidden
+  kHostSync,         // the training loop's host work between micro-batches, serial after its device synchronisation
   kStraggler,        // waiting for the slowest of the step's GPUs at its synchronisations (core/scale.h)
   kFp8Casts,         // FP8 quantisation of inputs, gradients and weights; delayed scaling's amax bookkeeping
   kMtp,              // multi-token-prediction modules on the last stage: block, projection, head and loss
@@ -338,6 +339,9 @@ struct TimeRates {
   double dataloader_s_per_row = 0;     // host time to build one row
   double gptq_dequant_host_s_per_module = 0;  // host ops unpacking a GPTQ weight, per module and pass
   int dataloader_workers = 0;          // the job's DataLoader workers (engine default unless given)
+  bool micro_batch_sync = false;       // the loop waits for the device after every micro-batch
+  double micro_batch_sync_host_s = 0;  // its host work between two micro-batches, beside the batch
+  bool grad_accumulation_in_place = false;  // autograd sums unsharded micro-batch gradients into param.grad
   double compile_s = 0;                // once per job; 0 without torch.compile
   double gpu_speed_cv = 0;             // spread of same-SKU GPU speeds (data/efficiency.json "scale")
   // FP8 recipes (core/fp8_time.h): linears run at peak_flops with 1-byte operands, everything else 16-bit.

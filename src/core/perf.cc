@@ -40,6 +40,7 @@ const char* TimeTermName(TimeTerm term) {
     case TimeTerm::kPagedOptimizer: return "paged_optimizer";
     case TimeTerm::kDora: return "dora";
     case TimeTerm::kDataloader: return "dataloader";
+    case TimeTerm::kHostSync: return "host_sync";
     case TimeTerm::kStraggler: return "straggler";
     case TimeTerm::kFp8Casts: return "fp8_casts";
     case TimeTerm::kMtp: return "mtp";
@@ -541,6 +542,9 @@ TimeRates RatesOf(const Scenario& sc) {
   r.dataloader_s_per_row = eff.dataloader_s_per_row;
   r.gptq_dequant_host_s_per_module = eff.gptq_dequant_host_s_per_module;
   r.dataloader_workers = static_cast<int>(EffectiveDataloaderWorkers(sc.training));
+  r.micro_batch_sync = engine.micro_batch_sync_host_s.has_value();
+  r.micro_batch_sync_host_s = engine.micro_batch_sync_host_s.value_or(0);
+  r.grad_accumulation_in_place = engine.grad_accumulation_in_place;
   r.compile_s = sc.training.compile ? eff.compile_s : 0;
   r.gpu_speed_cv = eff.gpu_speed_cv;
   r.fp8 = fp8;
@@ -1020,7 +1024,9 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
 /// DataLoader has no workers (the training process builds it between two micro-batches' dispatch). Each is
 /// hidden while the device still works through queued kernels and exposed ZeRO-3 gathers; what outlasts them
 /// shows, the hooks as compute (like dispatch), the batch as `dataloader`. Workers build batches in parallel
-/// processes and prefetch them: exposed only when they cannot keep up.
+/// processes and prefetch them: exposed only when they cannot keep up. A loop that waits for the device after
+/// every micro-batch (micro_batch_sync) has no queued work to hide behind: the batch it builds and its own work
+/// between two micro-batches (`host_sync`) show whole, however long the device's part.
 void AddHostWork(const Scenario& sc, const TimeRates& r, const Layout& l, double module_passes, double rows,
                  double micro_batches, double mb_dispatch, double mb_gpu, TimeEstimate& out) {
   const bool zero3 = sc.strategy.zero >= 3;
@@ -1031,10 +1037,11 @@ void AddHostWork(const Scenario& sc, const TimeRates& r, const Layout& l, double
   const double host = mb_dispatch + hooks;
   out[TimeTerm::kCompute] += micro_batches * std::max(0.0, std::max(0.0, host - device) - launched);
   const double load = rows * r.dataloader_s_per_row;
-  const double exposed = r.dataloader_workers > 0
-                             ? std::max(0.0, load / r.dataloader_workers - std::max(device, host))
-                             : std::max(0.0, host + load - device) - std::max(0.0, host - device);
+  const double exposed = r.dataloader_workers > 0 ? std::max(0.0, load / r.dataloader_workers - std::max(device, host))
+                         : r.micro_batch_sync    ? load
+                                                 : std::max(0.0, host + load - device) - std::max(0.0, host - device);
   out[TimeTerm::kDataloader] = micro_batches * exposed;
+  out[TimeTerm::kHostSync] = micro_batches * r.micro_batch_sync_host_s;
 }
 
 /// One pipeline stage's share of `count` parameters, `experts` of them routed experts, on one GPU: the experts
@@ -1152,6 +1159,10 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);
   AddOptimizerStep(sc, r, l, stage_params, stage_trainable, grad_bytes, micro_batches, mb_total - mb_fwd_busy, out);
+  // Unsharded gradients accumulate in param.grad: autograd keeps the first micro-batch's and adds each later one in
+  // place (AccumulateGrad), reading both and writing the sum for every trainable parameter this GPU holds.
+  if (r.grad_accumulation_in_place && st.zero == 0)
+    out[TimeTerm::kMemoryBound] += (micro_batches - 1) * HbmSeconds(r, 3 * stage_trainable * grad_bytes);
   AddHostWork(sc, r, l, stage_share * x.module_passes, b, micro_batches, mb_dispatch, mb_gpu, out);
   AddReferenceForward(sc, micro_batches, mb_fwd_busy, out);
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,

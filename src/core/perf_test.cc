@@ -792,6 +792,81 @@ TEST(PerfDataloader, ExposedWithoutWorkersOnlyWhereTheHostIsTheBottleneck) {
   EXPECT_EQ(Time(busy)[TimeTerm::kDataloader], 0);
 }
 
+// The HF Trainer reads each micro-batch's loss back (logging_nan_inf_filter): the host's work between two
+// micro-batches runs while the device idles, so it adds to a device-bound step as it does to a host-bound one.
+Scenario QwenLoraProfile(int64_t seq_len) {
+  Scenario sc = QwenFullProfile(seq_len);
+  sc.training.method = Method::kLora;
+  sc.training.framework = Framework::kHfTrainer;
+  sc.strategy.zero = 0;
+  return sc;
+}
+
+TEST(PerfHostSync, NeverShortensAStepAndShowsWholeWhereTheDeviceIsBusy) {
+  const auto unsynchronised = [](TimeRates& r) {
+    r.micro_batch_sync = false;
+    r.micro_batch_sync_host_s = 0;
+  };
+  const double host_s = *Efficiency().Engine(Framework::kHfTrainer).micro_batch_sync_host_s;
+  EXPECT_GT(host_s, 0);
+  for (int64_t seq : {256, 1024, 8192}) {
+    for (int workers : {0, 2}) {
+      Scenario sc = QwenLoraProfile(seq);
+      sc.training.dataloader_workers = workers;
+      const TimeEstimate synced = Time(sc), free = TimeWithRates(sc, unsynchronised);
+      EXPECT_GE(synced.step_s, free.step_s) << seq << " " << workers;
+      EXPECT_DOUBLE_EQ(synced[TimeTerm::kHostSync], 8 * host_s);
+      EXPECT_EQ(free[TimeTerm::kHostSync], 0);
+    }
+  }
+  // Device-bound at 8192 tokens: without the wait the batch is built behind the queued micro-batch; with it,
+  // one row per micro-batch at the DataLoader's rate shows, and the step grows by exactly the host's work.
+  const Scenario busy = QwenLoraProfile(8192);
+  const TimeEstimate synced = Time(busy), free = TimeWithRates(busy, unsynchronised);
+  EXPECT_EQ(free[TimeTerm::kDataloader], 0);
+  EXPECT_NEAR(synced[TimeTerm::kDataloader], 8 * Efficiency().dataloader_s_per_row, 1e-12);
+  EXPECT_NEAR(synced.step_s - free.step_s, 8 * (host_s + Efficiency().dataloader_s_per_row), 1e-9);
+}
+
+TEST(PerfHostSync, OnlyWhereTheEngineSynchronises) {
+  // Engines with their own loops (torchtune, Megatron, FSDP scripts, LitGPT) queue the next micro-batch behind
+  // the device's work: no host_sync term, whatever the method.
+  for (Framework f : kAllFrameworks) {
+    if (Efficiency().Engine(f).micro_batch_sync_host_s) continue;
+    for (int64_t seq : {256, 8192}) {
+      Scenario sc = QwenLoraProfile(seq);
+      sc.training.framework = f;
+      EXPECT_EQ(Time(sc)[TimeTerm::kHostSync], 0) << ToString(f);
+    }
+  }
+  EXPECT_TRUE(Efficiency().Engine(Framework::kHfTrainer).micro_batch_sync_host_s);
+  EXPECT_FALSE(Efficiency().Engine(Framework::kTorchtune).micro_batch_sync_host_s);
+  EXPECT_FALSE(Efficiency().Engine(Framework::kMegatron).micro_batch_sync_host_s);
+}
+
+// Unsharded gradients accumulate in param.grad: each micro-batch after the first reads the sum so far and the new
+// gradient and writes the sum, for every trainable parameter (Qwen-1.8B fully fine-tuned, 8 micro-batches).
+TEST(PerfGradAccumulation, SumsEveryLaterMicroBatchIntoParamGrad) {
+  Scenario sc = QwenLoraProfile(2048);
+  sc.training.method = Method::kFull;
+  const auto separate = [](TimeRates& r) { r.grad_accumulation_in_place = false; };
+  const ParamCounts p = Counts(sc.model);
+  const double trainable = Trainable(sc, p).trainable;
+  const double hbm_bytes_per_s = PrepareModel(sc, p, Trainable(sc, p)).rates.hbm_bytes_per_s;
+  const double added = Time(sc)[TimeTerm::kMemoryBound] - TimeWithRates(sc, separate)[TimeTerm::kMemoryBound];
+  EXPECT_NEAR(added, 7 * 3 * trainable * 2 / hbm_bytes_per_s, 1e-9);
+  // One micro-batch per step keeps its gradient as autograd made it; ZeRO partitions them in its own buffers.
+  Scenario one = sc;
+  one.training.global_batch = 1;
+  EXPECT_DOUBLE_EQ(Time(one).step_s, TimeWithRates(one, separate).step_s);
+  Scenario zero = sc;
+  zero.strategy.zero = 2;
+  EXPECT_DOUBLE_EQ(Time(zero).step_s, TimeWithRates(zero, separate).step_s);
+  // Engines that fuse the sum into the weight-gradient GEMM or keep their own buffers do not pay it.
+  for (Framework f : {Framework::kMegatron, Framework::kDeepSpeed, Framework::kFsdp})
+    EXPECT_FALSE(Efficiency().Engine(f).grad_accumulation_in_place) << ToString(f);
+}
+
 TEST(PerfNames, EveryTermHasAName) {
   for (int i = 0; i < static_cast<int>(TimeTerm::kCount); ++i) {
     EXPECT_STRNE(TimeTermName(static_cast<TimeTerm>(i)), "");

@@ -45,6 +45,7 @@ constexpr Entry kPhrases[] = {
     {"time.paged_optimizer", "paged_optimizer", "分页优化器"},
     {"time.dora", "dora", "DoRA"},
     {"time.dataloader", "dataloader", "数据加载"},
+    {"time.host_sync", "host_sync", "微批次主机同步"},
     {"time.straggler", "straggler", "慢节点"},
     {"time.fp8_casts", "fp8_casts", "fp8 类型转换"},
     {"time.mtp", "mtp", "MTP"},
