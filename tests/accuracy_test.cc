@@ -206,7 +206,7 @@ TEST(Accuracy, QwenLoraWithTrainedEmbeddingAndHead) {
   EXPECT_EQ(rows, 6u);
 }
 
-// The HF Trainer + PEFT LoRA group (Qwen-1 profile rows) against the goal: memory median 3.8%, worst 15.7% (Qwen-72B
+// The HF Trainer + PEFT LoRA group (Qwen-1 profile rows) against the goal: memory median 3.5%, worst 15.6% (Qwen-72B
 // LoRA under ZeRO-3 at 256 tokens; 42.7% before modules_to_save counted the 'LoRA (emb)' copies); validation
 // throughput median 5.5%.
 TEST(Accuracy, HfLoraGroupAgainstTheGoal) {

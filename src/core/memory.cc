@@ -837,7 +837,8 @@ struct GatheredUnits {
 // DeepSpeed's gradient reduce buckets of reduce_bucket_size elements in the 16-bit dtype: the job's size, "auto"
 // (the HF Trainer fills hidden_size^2: HfTrainerDeepSpeedConfig.trainer_config_finalize), else the engine's.
 // ZeRO-1/2 allocate one per backward and a second under overlap_comm (stage_1_and_2.py backward: buf_0, buf_1);
-// ZeRO-3 keeps one flat buffer (stage3.py __ipg_bucket_flat_buffer), both at v0.10.0 and v0.12.6.
+// ZeRO-3 keeps one flat buffer (stage3.py __ipg_bucket_flat_buffer), both at v0.10.0 and v0.12.6; ZeRO-0 across
+// ranks flattens one bucket at a time for its all-reduce (engine.py allreduce_bucket).
 // allgather_bucket_size costs nothing: the step's all-gather fills the parameters' own flat buffers
 // (runtime/utils.py all_gather_dp_groups).
 double ReduceBucketBytes(const Scenario& sc, const FrameworkProfile& fw) {
