@@ -72,7 +72,7 @@ TEST(Lang, EstimateInChineseHasTheEnglishFigures) {
   ExpectSameNumbers(en, zh);
   ExpectContains(en, {"memory per GPU (busiest GPU):", "  optimizer_states      59.83 GiB", "(16 accumulation steps)"});
   ExpectContains(zh, {"每卡显存（最忙的一张卡）：", "  优化器状态            59.83 GiB", "梯度累积 16 步",
-                      "吞吐：69758 tokens/s", "算力利用率 MFU 45.4%", "显存放不下（占容量的 197%）"});
+                      "吞吐：69758 tokens/s", "算力利用率 MFU 45.4%", "显存放不下（占容量的 196%）"});
   EXPECT_EQ(zh.find("memory per GPU"), std::string::npos) << zh;
   EXPECT_EQ(Output(job + " --lang zh-CN"), zh);
 }
@@ -106,7 +106,7 @@ TEST(Lang, NoPlanAndAlternativesInChinese) {
   ExpectContains(en, {"NO PLAN: does not fit: needs at least 158.0 GiB per GPU on 24.0 GiB"});
   ExpectContains(zh, {"没有可行方案：显存放不下：找到的最佳策略（完全激活重计算、微批 1、完全切分；未允许卸载）每卡至少需要 158.0 GiB "
                       "显存，容量只有 24.0 GiB",
-                      "其他选择：", "  + 允许 CPU 卸载: 每卡显存 21.4 GiB；最便宜：8 x rtx-4090，deepspeed（",
+                      "其他选择：", "  + 允许 CPU 卸载: 每卡显存 20.4 GiB；最便宜：8 x rtx-4090，deepspeed（",
                       "  + 目录中的任意 GPU: ", "  - 改用 lora: 显存放不下："});
   for (const std::string english : {"does not fit", "GiB per GPU", "cheapest:", "allow CPU offload", "method lora"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
@@ -161,7 +161,7 @@ TEST(Lang, ReviewFindingsAndFixesInChinese) {
                       "36 lanes wanted (GPUs x16, NVMe, NICs), 1 x AMD Ryzen 9 7950X gives 24", "38.6 h"});
   ExpectContains(zh, {"配置单写了 NVLink，但 NVIDIA GeForce RTX 4090 没有 NVLink", "-> 按 PCIe 点对点规划，或换用带 NVLink 的 GPU",
                       "需要 36 条 PCIe 通道（GPU 各 x16、NVMe、网卡），1 x AMD Ryzen 9 7950X 只提供 24 条",
-                      "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.5 GiB / 24.0 GiB；最快：",
+                      "已装内存 128 GB（显存总量 52 GB 的 2.5 倍）", "CPU 16 核，需要 10 核", "放得下：每卡显存 20.9 GiB / 24.0 GiB；最快：",
                       "电源 1 x 1600 W = 1600 W", "38.6 小时", "单价 $0.60/卡时，RunPod 按需实例（比价网站汇总），2026-03，计费方式 "});
   for (const std::string english : {"the build claims", "lanes wanted", "installed", "cores for", "checkpoint takes",
                                     "fits:", "fastest:", "38.6 h", "/GPU-h", "billed"})
@@ -175,13 +175,13 @@ TEST(Lang, AssumptionsDurationsAndWarningsInChinese) {
                       "  - host time: 1.50 ms of dispatch per layer pass; batches built in the training process",
                       "  - fixed costs per job (data/job_costs.json): provisioning 5 min, a 23.2 GB image",
                       "  - global batch 128 sequences (524,288 tokens), the default for fine-tuning (Stanford Alpaca's 128)",
-                      "warning: does not fit: needs 157.8 GiB per GPU on 80.0 GiB"});
+                      "warning: does not fit: needs 156.8 GiB per GPU on 80.0 GiB"});
   ExpectContains(zh, {"总计：1e+09 tokens，1907 步：4.1 小时", "  - 框架配置：DeepSpeed ZeRO（",
                       "  - 损失函数 standard：在完整 logits 上算标准交叉熵（引擎默认）", "  - 不做激活重计算",
                       "  - 主机侧时间：每层每次前向/反向调度 1.50 ms；批数据在训练进程内构建",
                       "  - 每个任务的固定开销（data/job_costs.json）：资源开通 5 分钟，23.2 GB 镜像", "进程启动 60.00 秒（假设）",
                       "  - 全局批大小 128 条序列（524,288 tokens），微调的默认值（Stanford Alpaca 的 128）；可用 --global-batch 设置",
-                      "警告：显存放不下：每卡需要 157.8 GiB，显存只有 80.0 GiB"});
+                      "警告：显存放不下：每卡需要 156.8 GiB，显存只有 80.0 GiB"});
   for (const std::string english : {"host time", "fixed costs", "global batch", "framework profile", "loss standard",
                                     "does not fit", "4.1 h", " min", "no activation"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
@@ -244,8 +244,8 @@ TEST(Lang, ApiAnswersInTheRequestLanguage) {
             "全局批大小 128 条序列（524,288 tokens），微调的默认值（Stanford Alpaca 的 128）；可用 --global-batch 设置");
   EXPECT_EQ(z["time"]["duration"], "4.1 小时");
   EXPECT_EQ(e["time"]["duration"], "4.1 h");
-  EXPECT_EQ(z["warnings"][0], "显存放不下：每卡需要 157.8 GiB，显存只有 80.0 GiB");
-  EXPECT_EQ(e["warnings"][0], "does not fit: needs 157.8 GiB per GPU on 80.0 GiB");
+  EXPECT_EQ(z["warnings"][0], "显存放不下：每卡需要 156.8 GiB，显存只有 80.0 GiB");
+  EXPECT_EQ(e["warnings"][0], "does not fit: needs 156.8 GiB per GPU on 80.0 GiB");
   // Without `lang` the answer is the English one, as before.
   json en_doc = doc;
   en_doc["lang"] = "en";

@@ -199,7 +199,7 @@ TEST(RecommendEndToEnd, ChinaLabInYuan) {
     EXPECT_NE(text.find("ranking: priced options first"), std::string::npos);
     EXPECT_NE(text.find("platform: China GPU marketplaces (AutoDL"), std::string::npos);  // the 4090 rents in China
     EXPECT_EQ(text.find("RunPod"), std::string::npos);
-    EXPECT_NE(text.find("rent 1 x NVIDIA A800 PCIe 80GB at ¥12.00/GPU-hour"), std::string::npos);
+    EXPECT_NE(text.find("rent 1 x NVIDIA A800 SXM4 80GB at ¥12.00/GPU-hour"), std::string::npos);
   }
   const json j = RecommendationToJson(r);
   EXPECT_EQ(j["currency"]["code"], "CNY");

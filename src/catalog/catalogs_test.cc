@@ -409,7 +409,7 @@ TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
     const char* name;
     bool logits_fp32, chunked_ce, fused_lce, opt_in_bwd, offload_ckpt, fused_kernels, dist_opt, fp32_grads, pure_low,
         fp32_adapters, kbit_fp32, ddp_buckets, sp_regather;
-    double adam_temp, adam_group, comm_buffer;
+    double adam_temp, adam_group, reduce_bucket;
     Recompute recompute;
   };
   const Expected expected[] = {
@@ -420,7 +420,7 @@ TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
       {Framework::kUnsloth, "Unsloth", false, false, true, false, true, true, false, false, false, true, false, true,
        false, 4, 0, 0, Recompute::kFull},
       {Framework::kDeepSpeed, "DeepSpeed ZeRO", true, false, false, false, false, false, false, false, false, true,
-       false, false, false, 6, 1e9, 2 * 5e8 * 2, Recompute::kNone},
+       false, false, false, 6, 1e9, 5e8, Recompute::kNone},
       {Framework::kFsdp, "PyTorch FSDP", true, false, false, false, false, false, false, false, false, true, false,
        false, false, 4, 0, 0, Recompute::kNone},
       {Framework::kMegatron, "Megatron-LM / NeMo", false, false, false, false, false, true, true, true, false, false,
@@ -449,7 +449,8 @@ TEST(FrameworkProfiles, DataEqualsThePreviousDefinitions) {
     EXPECT_EQ(p.sp_regathers_input, x.sp_regather);
     EXPECT_EQ(p.adam_step_temp_bytes_per_param, x.adam_temp);
     EXPECT_EQ(p.adam_step_group_params, x.adam_group);
-    EXPECT_EQ(p.comm_buffer_bytes, x.comm_buffer);
+    EXPECT_EQ(p.reduce_bucket_elements, x.reduce_bucket);
+    EXPECT_EQ(p.overlap_comm, x.id == Framework::kDeepSpeed);
     EXPECT_EQ(p.default_recompute, x.recompute);
     EXPECT_EQ(p.allocator_fragmentation, kFragmentation);
     EXPECT_EQ(p.runtime_overhead_bytes, kRuntime);

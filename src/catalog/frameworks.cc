@@ -63,7 +63,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "fp8_primary_weights_source", "distributed_optimizer_source", "pure_low_precision", "fp32_adapters", "kbit_fp32_unquantized",
                "ddp_gradient_buckets", "ddp_gradient_buckets_source", "adam_step_temp_bytes_per_param",
                "adam_step_temp_bytes_per_param_source", "adam_step_group_params", "sp_regathers_input",
-               "sp_regathers_input_source", "tp_comm_overlap", "tp_comm_overlap_source", "default_recompute", "comm_buffer_bytes", "comm_buffer_bytes_source",
+               "sp_regathers_input_source", "tp_comm_overlap", "tp_comm_overlap_source", "default_recompute", "reduce_bucket_elements",
+               "reduce_bucket_elements_source", "overlap_comm", "overlap_comm_source",
                "allocator_fragmentation", "allocator_fragmentation_source", "runtime_overhead_bytes",
                "runtime_overhead_bytes_source", "kernel_efficiency", "moe_overlap", "moe_overlap_source",
                "zero3_max_live_params", "zero3_max_live_params_source",
@@ -97,7 +98,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   p.sp_regathers_input = e.At("sp_regathers_input").Bool();
   p.tp_comm_overlap = e.At("tp_comm_overlap").Bool();
   p.default_recompute = ReadRecompute(e.At("default_recompute"));
-  p.comm_buffer_bytes = e.At("comm_buffer_bytes").Number(0, 1e12, true);
+  p.reduce_bucket_elements = e.At("reduce_bucket_elements").Number(0, 1e12, true);
+  if (auto f = e.Get("overlap_comm")) p.overlap_comm = f->Bool();
   if (auto live = e.Get("zero3_max_live_params")) p.zero3_max_live_params = live->Number(0, 1e13, true);
   p.allocator_fragmentation = e.At("allocator_fragmentation").Number(0, 0.5, true);
   p.runtime_overhead_bytes = e.At("runtime_overhead_bytes").Number(0, 1e11, true);
@@ -146,7 +148,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   }
   e.At("loss_source");  // which code of the engine computes its loss
   for (std::string_view key : {"loss", "distributed_optimizer", "fp32_grad_accumulation", "fp8_primary_weights", "ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
-                               "tp_comm_overlap", "comm_buffer_bytes", "zero3_max_live_params"})
+                               "tp_comm_overlap", "reduce_bucket_elements", "overlap_comm", "zero3_max_live_params"})
     CheckSource(e, key, nullptr);
   for (std::string_view key : {"allocator_fragmentation", "runtime_overhead_bytes", "moe_overlap", "moe_load_imbalance"}) {
     e.At(std::string(key) + "_source");  // shared figures always cite their source

@@ -112,9 +112,11 @@ struct FrameworkProfile {
   bool tp_comm_overlap = false;
   /// Turns gradient checkpointing on unless the scenario says otherwise.
   Recompute default_recompute = Recompute::kNone;
-  /// Bytes of communication buckets the engine keeps per GPU when data-parallel (DeepSpeed reduce and
-  /// all-gather buckets, FSDP's prefetched unit, Megatron grad buffers are counted with gradients).
-  double comm_buffer_bytes = 0;
+  /// Elements of the engine's gradient reduce bucket when the job names none (DeepSpeed reduce_bucket_size);
+  /// 0: the engine keeps no such bucket (FSDP's units and Megatron's grad buffers are counted elsewhere).
+  double reduce_bucket_elements = 0;
+  /// ZeRO-1/2 reduce into two buckets in turn, one filling while the other reduces (DeepSpeed overlap_comm).
+  bool overlap_comm = false;
   /// ZeRO-3 prefetches the next submodule's parameters only while those gathered stay under this many
   /// elements (DeepSpeed stage3_max_live_parameters); 0: no limit (FSDP prefetches one unit ahead).
   double zero3_max_live_params = 0;

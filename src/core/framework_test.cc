@@ -88,9 +88,11 @@ TEST(FrameworkTest, UnslothOffloadsCheckpoints) {
   EXPECT_DOUBLE_EQ(us.host_bytes, inputs);
   EXPECT_EQ(hf.host_bytes, 0);
   // Unsloth keeps two inputs in transit, and its fused SwiGLU saves one intermediate-wide tensor fewer
-  // in the layer being recomputed.
+  // in the layer being recomputed. PEFT under the HF Trainer also keeps each adapter's dropout mask and dropped
+  // input there (six 4096-wide inputs and down_proj's 14336) and bitsandbytes' dequantised 14336 x 4096 matrix.
   const double in_transit = 2 * 2.0 * 8192 * 4096, fused_saving = 2.0 * 8192 * 14336;
-  EXPECT_NEAR(hf[MemTerm::kActivations] - us[MemTerm::kActivations], inputs - in_transit + fused_saving, 1);
+  const double peft = 3.0 * 8192 * (6 * 4096 + 14336) + 2.0 * 14336 * 4096;
+  EXPECT_NEAR(hf[MemTerm::kActivations] - us[MemTerm::kActivations], inputs - in_transit + fused_saving + peft, 1);
   EXPECT_LT(us.per_gpu_bytes, hf.per_gpu_bytes);
 }
 
@@ -106,13 +108,29 @@ TEST(FrameworkTest, AdapterPrecision) {
   EXPECT_DOUBLE_EQ(Estimate(hf_job)[MemTerm::kGradients], 4 * lora);
 }
 
-// DeepSpeed's ZeRO buckets (5e8 + 5e8 bf16 elements) and DDP's full-size gradient buckets.
+// DeepSpeed's reduce buckets (reduce_bucket_size elements in bf16: two under ZeRO-1/2 with overlap_comm, one
+// flat buffer under ZeRO-3; the job's size, "auto" as hidden_size^2) and DDP's full-size gradient buckets.
 TEST(FrameworkTest, CommunicationBuffers) {
   Scenario ds = Job(Framework::kDeepSpeed, Method::kFull);
   ds.strategy.zero = 2;
   ds.strategy.dp = 8;
   ds.hardware.gpus = 8;
-  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2e9);
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2 * 5e8 * 2);
+  ds.strategy.zero = 1;
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2 * 5e8 * 2);
+  ds.strategy.reduce_bucket_elements = 2e8;  // QwenLM/Qwen finetune/ds_config_zero2.json
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2 * 2e8 * 2);
+  ds.training.precision = Precision::kFp32;  // the bucket takes the parameters' dtype
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2 * 2e8 * 4);
+  ds.training.precision = Precision::kBf16;
+  ds.strategy.reduce_bucket_elements = kReduceBucketAuto;
+  const double hidden = static_cast<double>(ds.model.hidden_size);
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers], 2 * hidden * hidden * 2);
+  // ZeRO-3 adds one flat bucket to its gathered units and gradients: the difference between two bucket sizes.
+  ds.strategy.zero = 3;
+  const double auto_bucket = Estimate(ds)[MemTerm::kCommBuffers];
+  ds.strategy.reduce_bucket_elements = 0;
+  EXPECT_DOUBLE_EQ(Estimate(ds)[MemTerm::kCommBuffers] - auto_bucket, (5e8 - hidden * hidden) * 2);
   Scenario ddp = Job(Framework::kHfTrainer, Method::kFull);
   ddp.strategy.dp = 8;
   ddp.hardware.gpus = 8;

@@ -26,6 +26,7 @@ inline constexpr int kSearchGpus = 16384;
 inline constexpr double kMaxTokens = 1e16;  // ~600x the 15.6T tokens of Llama 3 405B
 inline constexpr double kMaxEpochs = 10000;
 inline constexpr double kMaxLoraAlpha = 1e6;
+inline constexpr double kMaxReduceBucketElements = 1e12;  // DeepSpeed reduce_bucket_size; its default is 5e8
 /// An expert capacity as a multiple of the mean load (Megatron-Core moe_expert_capacity_factor; GShard and
 /// Switch Transformer train with 1.0-2.0); 0 is dropless.
 inline constexpr double kMaxMoeCapacityFactor = 64;

@@ -834,12 +834,30 @@ struct GatheredUnits {
   return g;
 }
 
+// DeepSpeed's gradient reduce buckets of reduce_bucket_size elements in the 16-bit dtype: the job's size, "auto"
+// (the HF Trainer fills hidden_size^2: HfTrainerDeepSpeedConfig.trainer_config_finalize), else the engine's.
+// ZeRO-1/2 allocate one per backward and a second under overlap_comm (stage_1_and_2.py backward: buf_0, buf_1);
+// ZeRO-3 keeps one flat buffer (stage3.py __ipg_bucket_flat_buffer), both at v0.10.0 and v0.12.6; ZeRO-0 across
+// ranks flattens one bucket at a time for its all-reduce (engine.py allreduce_bucket).
+// allgather_bucket_size costs nothing: the step's all-gather fills the parameters' own flat buffers
+// (runtime/utils.py all_gather_dp_groups).
+double ReduceBucketBytes(const Scenario& sc, const FrameworkProfile& fw) {
+  const double given = sc.strategy.reduce_bucket_elements;
+  const double hidden = static_cast<double>(sc.model.hidden_size);
+  const double elements = given == kReduceBucketAuto ? hidden * hidden
+                          : given > 0                ? given
+                                                     : fw.reduce_bucket_elements;
+  const int zero = sc.strategy.zero;
+  const double buckets = zero > 0 && zero < 3 && fw.overlap_comm ? 2 : 1;
+  return buckets * elements * ComputeBytes(sc.training.precision);
+}
+
 // Communication buffers: the engine's DP buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
 [[gnu::always_inline]] inline double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par, const Tally& tally,
                        const StateLayout& l, double grads) {
   const Strategy& st = sc.strategy;
   double comm = 0;
-  if (l.dpc > 1 || st.zero > 0) comm += fw.comm_buffer_bytes;
+  if (fw.reduce_bucket_elements > 0 && (l.dpc > 1 || st.zero > 0)) comm += ReduceBucketBytes(sc, fw);
   if (fw.ddp_gradient_buckets && st.zero == 0 && l.dpc > 1) comm += grads;
   if (st.zero >= 3) {
     const GatheredUnits g = GatheredUnitsOf(sc, fw, tally, l);

@@ -107,7 +107,12 @@ struct Strategy {
   bool moe_a2a_overlap = true;
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
   int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
+  // DeepSpeed zero_optimization.reduce_bucket_size in elements; 0: the engine's default; kReduceBucketAuto: "auto".
+  double reduce_bucket_elements = 0;
 };
+
+/// reduce_bucket_size "auto": the Hugging Face Trainer's DeepSpeed integration fills in hidden_size^2.
+inline constexpr double kReduceBucketAuto = -1;
 
 /// The routed experts' tensor-parallel size: the one given, else tp (Megatron-Core model_parallel_config.py
 /// __post_init__ and parallel_state.initialize_model_parallel, NVIDIA/Megatron-LM d98e8a64).

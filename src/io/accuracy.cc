@@ -326,6 +326,10 @@ Mapped QwenRecord(const json& rec) {
   sc.training.lora_rank = static_cast<int64_t>(Number(st, "lora_r").value_or(64));
   sc.strategy.dp = dp;
   sc.strategy.zero = full ? 3 : (qlora ? 2 : ReadZero(st));
+  // ds_config_zero3.json leaves reduce_bucket_size "auto" (the Trainer fills hidden_size^2); ds_config_zero2.json
+  // sets 2e8 (QwenLM/Qwen finetune/ @2df8e8ac).
+  if (full) sc.strategy.reduce_bucket_elements = kReduceBucketAuto;
+  if (qlora) sc.strategy.reduce_bucket_elements = 2e8;
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.flash_attention = true;
   sc.training.attention = AttentionKernel::kFa2;  // the profile states FlashAttention-2

@@ -98,6 +98,8 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                    {"global_batch_source", s.training.global_batch > 0 ? "given" : "default"},
                    {"global_batch_note", GlobalBatchText(s, lang)},
                    {"grad_accum_steps", GradAccumSteps(s)}};
+  if (st.reduce_bucket_elements == kReduceBucketAuto) strategy["reduce_bucket_elements"] = "auto";
+  if (st.reduce_bucket_elements > 0) strategy["reduce_bucket_elements"] = st.reduce_bucket_elements;
   json training = {{"method", ToString(s.training.method)},
                    {"precision", ToString(s.training.precision)},
                    {"optimizer", ToString(s.training.optimizer)},

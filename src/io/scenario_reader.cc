@@ -375,7 +375,8 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap", "moe_dispatcher"});
+                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap", "moe_dispatcher",
+                "reduce_bucket_elements"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -393,6 +394,16 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("pipeline_schedule"))
     sg.pipeline_schedule = ParsePipelineSchedule(v->String(), v->path());
   if (const auto v = st.Get("moe_dispatcher")) sg.moe_dispatcher = ParseMoeDispatcher(v->String(), v->path());
+  if (const auto v = st.Get("reduce_bucket_elements")) {
+    const nlohmann::json& x = v->value();
+    if (x.is_string() && x.get<std::string>() == "auto") {
+      sg.reduce_bucket_elements = kReduceBucketAuto;
+    } else if (x.is_number() && x.get<double>() >= 1 && x.get<double>() <= limits::kMaxReduceBucketElements) {
+      sg.reduce_bucket_elements = x.get<double>();
+    } else {
+      v->Fail(fmt::format("\"auto\" or a number of elements in [1, {:g}]", limits::kMaxReduceBucketElements));
+    }
+  }
 }
 
 void ReadHardware(const Field& h, Hardware& hw, const Strategy& sg) {
@@ -459,6 +470,8 @@ Scenario ScenarioFromDocument(const Field& doc, bool allow_paths) {
   if (!st.Has("recompute")) s.strategy.recompute = profile.default_recompute;
   // Megatron's distributed optimizer is ZeRO-1; `zero: 0` asks for the plain one.
   if (!st.Has("zero") && profile.distributed_optimizer) s.strategy.zero = 1;
+  if (const auto v = st.Get("reduce_bucket_elements"); v && profile.reduce_bucket_elements == 0)
+    v->Fail(fmt::format("absent: {} keeps no gradient reduce bucket (only deepspeed does)", profile.name));
   ValidateScenario(s);
   return s;
 }

@@ -430,6 +430,28 @@ TEST(ValidateScenario, SequenceParallelIsDroppedWithoutTensorParallel) {
       ScenarioFromJson(Doc({{"sequence_parallel", true}, {"tp", 8}}, {{"gpus", 8}}), false).strategy.sequence_parallel);
 }
 
+// DeepSpeed's reduce_bucket_size: a number of elements or "auto" (hidden_size^2), refused where the engine has
+// no reduce bucket.
+TEST(ScenarioFromJson, ReduceBucketElements) {
+  const json ds = {{"framework", "deepspeed"}};
+  const json one = {{"gpus", 1}};
+  EXPECT_EQ(ScenarioFromJson(Doc({{"zero", 2}}, one, ds), false).strategy.reduce_bucket_elements, 0);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"zero", 2}, {"reduce_bucket_elements", 2e8}}, one, ds), false)
+                .strategy.reduce_bucket_elements,
+            2e8);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"zero", 3}, {"reduce_bucket_elements", "auto"}}, one, ds), false)
+                .strategy.reduce_bucket_elements,
+            kReduceBucketAuto);
+  for (const json& bad : {json("big"), json(0), json(-1), json(2e12), json(true)}) {
+    const InputError e = ErrorOf(Doc({{"zero", 2}, {"reduce_bucket_elements", bad}}, one, ds));
+    EXPECT_EQ(e.field(), "strategy.reduce_bucket_elements") << bad;
+    EXPECT_NE(e.allowed().find("\"auto\" or a number of elements in [1, 1e+12]"), std::string::npos) << bad;
+  }
+  const InputError e = ErrorOf(Doc({{"zero", 3}, {"reduce_bucket_elements", 2e8}}, one, {{"framework", "fsdp"}}));
+  EXPECT_EQ(e.field(), "strategy.reduce_bucket_elements");
+  EXPECT_NE(e.allowed().find("PyTorch FSDP keeps no gradient reduce bucket"), std::string::npos);
+}
+
 TEST(ScenarioFromJson, HeadroomAndHostRam) {
   const Scenario defaults = ScenarioFromJson(Doc(), false);
   EXPECT_DOUBLE_EQ(defaults.hardware.usable_memory_fraction, DefaultUsableMemoryFraction());

@@ -382,6 +382,11 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   if (const auto v = strategy.Get("moe_a2a_overlap")) st.moe_a2a_overlap = v->Bool();
   if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
   if (const auto v = strategy.Get("moe_dispatcher")) st.moe_dispatcher = std::apply(ParseMoeDispatcher, text(*v));
+  if (const auto v = strategy.Get("reduce_bucket_elements")) {
+    st.reduce_bucket_elements = v->value().is_string() && v->String() == "auto"
+                                    ? kReduceBucketAuto
+                                    : v->Number(1, limits::kMaxReduceBucketElements, /*lo_inclusive=*/true);
+  }
   p.micro_batch = strategy.At("micro_batch").Int(kCount);
   p.global_batch = strategy.At("global_batch").Int(kCount);
   p.grad_accum_steps = strategy.At("grad_accum_steps").Int(kCount);
@@ -421,6 +426,8 @@ json DeepSpeedConfig(const LaunchPlan& p) {
   if (s.offload != Offload::kNone) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (s.offload == Offload::kOptimizerAndParams) zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (s.zero == 3) zero["stage3_gather_16bit_weights_on_model_save"] = true;
+  if (s.reduce_bucket_elements == kReduceBucketAuto) zero["reduce_bucket_size"] = "auto";
+  if (s.reduce_bucket_elements > 0) zero["reduce_bucket_size"] = static_cast<int64_t>(s.reduce_bucket_elements);
   json config = {{"train_batch_size", p.micro_batch * p.grad_accum_steps * s.dp},
                  {"train_micro_batch_size_per_gpu", p.micro_batch},
                  {"gradient_accumulation_steps", p.grad_accum_steps},

@@ -149,6 +149,16 @@ TEST(Launch, DeepSpeedConfigFromAPlan) {
   EXPECT_EQ(ds["train_batch_size"].get<int64_t>(), p.micro_batch * p.grad_accum_steps * p.strategy.dp);
   EXPECT_TRUE(ds["bf16"]["enabled"].get<bool>());
   EXPECT_FALSE(ds["fp16"]["enabled"].get<bool>());
+  // The reduce bucket the estimate counted: DeepSpeed's default unless the job named one.
+  EXPECT_FALSE(ds["zero_optimization"].contains("reduce_bucket_size"));
+  for (const json& bucket : {json(2e8), json("auto")}) {
+    json job = {{"model", "llama-3-8b"},
+                {"training", {{"method", "full"}, {"framework", "deepspeed"}}},
+                {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+                {"strategy", {{"zero", 2}, {"reduce_bucket_elements", bucket}}}};
+    const json written = DeepSpeedConfig(LaunchPlanFromJson(EstimateDoc(job), "estimate.json"));
+    EXPECT_EQ(written["zero_optimization"]["reduce_bucket_size"], bucket.is_string() ? bucket : json(200000000));
+  }
 }
 
 TEST(Launch, DeepSpeedOffloadAndFp16) {
