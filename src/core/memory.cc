@@ -852,7 +852,7 @@ double ReduceBucketBytes(const Scenario& sc, const FrameworkProfile& fw) {
   return buckets * elements * ComputeBytes(sc.training.precision);
 }
 
-// Communication buffers: the engine's DP buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
+// Communication buffers: DeepSpeed's reduce buckets, DDP's gradient copy, ZeRO-3's gathered units, pipeline p2p.
 [[gnu::always_inline]] inline double CommBufferBytes(const Scenario& sc, const FrameworkProfile& fw, const Parallel& par, const Tally& tally,
                        const StateLayout& l, double grads) {
   const Strategy& st = sc.strategy;
