@@ -25,6 +25,7 @@
 #include "io/scenario_reader.h"
 #include "support/run_cli.h"
 #include "text/calibration_text.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -239,12 +240,6 @@ TEST(Calibrate, TheFuzzSeedsReadAsRunsFiles) {
   EXPECT_EQ(runs[3].device_bytes, 55 * kGiB);
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 const char* kJobFlags = "calibrate --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2 "
                         "--global-batch 64 --seq-len 4096";
 
@@ -273,14 +268,14 @@ TEST(CalibrateCli, ABadRecordInARunsFileNamesLineAndField) {
   json bad_job = Job(8, 2);
   bad_job["training"]["seq_len"] = -5;
   const std::string bad = json{{"scenario", bad_job}, {"measured", {{"sec_per_step", 4.0}}}}.dump();
-  const std::string path = WriteTemp("bad_runs.jsonl", good + "\n" + bad + "\n");
+  const std::string path = trainplan::test_support::WriteTempFile("bad_runs.jsonl", good + "\n" + bad + "\n");
   const CliRun run = RunCli("calibrate --runs " + path + " --no-write");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_NE(run.out.find("line 2"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("training.seq_len"), std::string::npos) << run.out;
 
   const std::string no_measure = json{{"scenario", Job(8, 2)}, {"measured", {{"sec_per_step", 0}}}}.dump();
-  const CliRun zero = RunCli("calibrate --runs " + WriteTemp("zero_runs.jsonl", no_measure) + " --no-write");
+  const CliRun zero = RunCli("calibrate --runs " + trainplan::test_support::WriteTempFile("zero_runs.jsonl", no_measure) + " --no-write");
   EXPECT_EQ(zero.status, 2) << zero.out;
   EXPECT_NE(zero.out.find("measured.sec_per_step"), std::string::npos) << zero.out;
 }
@@ -290,9 +285,9 @@ TEST(CalibrateCli, RunsFileFitsHoldsOutAndWritesTheCalibrationFile) {
   for (const auto& [gpus, tp, step] : {std::tuple{8, 2, 4.2}, std::tuple{8, 4, 4.6}, std::tuple{8, 1, 4.4}}) {
     lines += json{{"id", fmt::format("run{}", tp)}, {"scenario", Job(gpus, tp)}, {"measured", {{"sec_per_step", step}}}}.dump() + "\n";
   }
-  const std::string out = testing::TempDir() + "calibration_out.json";
+  const std::string out = trainplan::test_support::TempPath("calibration_out.json");
   std::filesystem::remove(out);
-  const CliRun run = RunCli("calibrate --runs " + WriteTemp("runs.jsonl", lines) + " -o " + out + " --json");
+  const CliRun run = RunCli("calibrate --runs " + trainplan::test_support::WriteTempFile("runs.jsonl", lines) + " -o " + out + " --json");
   ASSERT_EQ(run.status, 0) << run.out;
   const size_t open = run.out.find('{'), close = run.out.rfind('}');  // "wrote PATH" comes on stderr
   const json report = json::parse(run.out.substr(open, close - open + 1));
@@ -313,7 +308,7 @@ TEST(CalibrateCli, RunsFileFitsHoldsOutAndWritesTheCalibrationFile) {
 }
 
 TEST(CalibrateCli, WritesIntoTheXdgConfigDirectoryByDefault) {
-  const std::string dir = testing::TempDir() + "xdg_calibrate";
+  const std::string dir = trainplan::test_support::TempPath("xdg_calibrate");
   std::filesystem::remove_all(dir);
   const std::string cmd = "XDG_CONFIG_HOME=" + dir + " " + TRAINPLAN_BINARY + " " + kJobFlags +
                           " --step-time-s 4.0 --peak-reserved-gib 60 --peak-allocated-gib 50 2>&1";
@@ -355,7 +350,7 @@ TEST(CalibrateCli, ALogFeedsTheFitAsItsFiguresGivenAsFlagsWouldAndAFlagOverrides
 }
 
 TEST(CalibrateCli, AnUnreadableLogNamesTheFile) {
-  const std::string log = WriteTemp("not_a_log.txt", "hello\nworld\n");
+  const std::string log = trainplan::test_support::WriteTempFile("not_a_log.txt", "hello\nworld\n");
   const CliRun run = RunCli(std::string(kJobFlags) + " --log " + log + " --no-write");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_NE(run.out.find("not_a_log.txt"), std::string::npos) << run.out;
@@ -366,7 +361,7 @@ TEST(CalibrateCli, MeasureWithoutAGpuExitsThreeAndWritesNothing) {
     dlclose(nvml);
     GTEST_SKIP() << "this machine has an NVIDIA driver: docs/machine.md runs --measure for real";
   }
-  const std::string out = testing::TempDir() + "measure_out.json";
+  const std::string out = trainplan::test_support::TempPath("measure_out.json");
   std::filesystem::remove(out);
   const CliRun run = RunCli("calibrate --measure --model llama-3-8b --gpu h100-sxm -o " + out);
   EXPECT_EQ(run.status, 3) << run.out;
@@ -397,7 +392,7 @@ TEST(CalibrationFile, AMeasurementKeepsTheCalibrationsAndReplacesTheSameGpuOnThe
 }
 
 TEST(CalibrateCli, ALaterEstimateReadsTheCalibrationFromTheUserDirectoryAndNamesIt) {
-  const std::string dir = testing::TempDir() + "xdg_later_estimate";
+  const std::string dir = trainplan::test_support::TempPath("xdg_later_estimate");
   std::filesystem::remove_all(dir);
   const std::string env = "XDG_CONFIG_HOME=" + dir;
   const std::string job = " --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2 "

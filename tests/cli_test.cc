@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_cli.h"
+#include "support/temp_file.h"
 
 namespace {
 
@@ -20,19 +21,13 @@ nlohmann::json TrainplanJson(const std::string& args) {
   return nlohmann::json::parse(run.out);
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  std::string path = testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 TEST(Cli, ModelByCatalogNameAndHfIdGiveExactCount) {
   EXPECT_EQ(TrainplanJson("model llama-3-8b")["params"]["total"], 8030261248LL);
   EXPECT_EQ(TrainplanJson("model meta-llama/Meta-Llama-3-8B")["params"]["total"], 8030261248LL);
 }
 
 TEST(Cli, ModelFromConfigFile) {
-  std::string path = WriteTemp("tiny_config.json", R"({"model_type": "llama", "hidden_size": 256,
+  std::string path = trainplan::test_support::WriteTempFile("tiny_config.json", R"({"model_type": "llama", "hidden_size": 256,
     "intermediate_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
     "vocab_size": 1000, "tie_word_embeddings": true})");
   // embed 256000 + per layer (q 65536 + k,v 2*32768 + o 65536 + mlp 3*262144 + norms 512) + final norm 256
@@ -54,7 +49,7 @@ TEST(Cli, UnknownGpuSuggestsClosestAndExits2) {
 }
 
 TEST(Cli, MalformedScenarioExits2) {
-  std::string path = WriteTemp("truncated.json", R"({"model": "llama-3-8b", "training": {"method": )");
+  std::string path = trainplan::test_support::WriteTempFile("truncated.json", R"({"model": "llama-3-8b", "training": {"method": )");
   CliRun run = RunCli("estimate " + path);
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.out.find("scenario"), std::string::npos) << run.out;
@@ -102,7 +97,7 @@ TEST(Cli, EstimateJsonHoldsTheContractKeys) {
 }
 
 TEST(Cli, ScenarioFileAndFlagsAgree) {
-  std::string path = WriteTemp("scenario.json", R"({"model": "qwen2.5-7b",
+  std::string path = trainplan::test_support::WriteTempFile("scenario.json", R"({"model": "qwen2.5-7b",
     "training": {"method": "lora", "seq_len": 2048, "micro_batch": 2, "global_batch": 16, "tokens": 1e8},
     "hardware": {"gpu": "a100-80gb-sxm", "gpus": 8},
     "strategy": {"recompute": "full"}})");
@@ -280,7 +275,7 @@ TEST(Cli, CatalogsList) {
 namespace {
 
 TEST(Cli, LaunchUsesTheStrategyAScenarioGives) {
-  const std::string path = WriteTemp("given_strategy.json", R"({"model": "llama-3-8b",
+  const std::string path = trainplan::test_support::WriteTempFile("given_strategy.json", R"({"model": "llama-3-8b",
     "training": {"method": "full", "micro_batch": 3, "global_batch": 48},
     "hardware": {"gpu": "h100-sxm", "gpus": 4}, "strategy": {"zero": 3}})");
   CliRun run = RunCli("launch " + path + " --format deepspeed");
@@ -293,21 +288,21 @@ TEST(Cli, LaunchUsesTheStrategyAScenarioGives) {
 }
 
 TEST(Cli, LaunchRefusesABadStrategyInAScenario) {
-  const std::string path = WriteTemp("bad_strategy.json", R"({"model": "llama-3-8b", "strategy": {"tp": 3}})");
+  const std::string path = trainplan::test_support::WriteTempFile("bad_strategy.json", R"({"model": "llama-3-8b", "strategy": {"tp": 3}})");
   CliRun run = RunCli("launch " + path + " --format torchrun");
   EXPECT_EQ(run.status, 2) << run.out;
   EXPECT_EQ(run.out, "error: invalid strategy.tp: '3'; must divide num_attention_heads (32)\n");
 }
 
 TEST(Cli, DeeplyNestedScenarioExits2WithAMessage) {
-  const std::string path = WriteTemp("deep.json", std::string(100000, '{') + std::string(100000, '}'));
+  const std::string path = trainplan::test_support::WriteTempFile("deep.json", std::string(100000, '{') + std::string(100000, '}'));
   CliRun run = RunCli("estimate " + path);
   EXPECT_EQ(run.status, 2);
   EXPECT_EQ(run.out, "error: invalid scenario: '" + path + "'; a JSON document nested at most 64 levels\n");
 }
 
 TEST(Cli, ScenarioFileFieldsKeepTheirPathFlagsAreSpeltAsFlags) {
-  const std::string path = WriteTemp("bad_method.json", R"({"model": "llama-3-8b", "training": {"method": "lorra"}})");
+  const std::string path = trainplan::test_support::WriteTempFile("bad_method.json", R"({"model": "llama-3-8b", "training": {"method": "lorra"}})");
   CliRun file = RunCli("estimate " + path);
   EXPECT_EQ(file.status, 2);
   EXPECT_NE(file.out.find("invalid training.method: 'lorra'"), std::string::npos) << file.out;
@@ -345,7 +340,7 @@ TEST(Cli, DataAndKernelFlagsAreNamedInErrors) {
   EXPECT_EQ(workers.status, 2);
   EXPECT_EQ(workers.out, "error: invalid --dataloader-workers: '999'; an integer from 0 to 256\n");
   // In a file the same fields keep their document paths.
-  const std::string path = WriteTemp(
+  const std::string path = trainplan::test_support::WriteTempFile(
       "grouped.json", R"({"model": "llama-3-8b", "training": {"packing": true, "group_by_length": true}})");
   EXPECT_NE(RunCli("estimate " + path).out.find("invalid training.group_by_length"), std::string::npos);
 }
@@ -381,7 +376,7 @@ TEST(Cli, RegionExportStatusAsOfADate) {
 namespace {
 
 const bool kNoUserConfig = [] {
-  setenv("XDG_CONFIG_HOME", (testing::TempDir() + "trainplan-no-config").c_str(), 1);
+  setenv("XDG_CONFIG_HOME", trainplan::test_support::TempPath("trainplan-no-config").c_str(), 1);
   return true;
 }();
 
@@ -425,7 +420,7 @@ TEST(CliUserCatalog, OverridingABuiltInPriceChangesTheCost) {
   const std::string job = "plan --model llama-3-8b --method lora --tokens 1e8 --gpu h100-sxm --gpus 8";
   const nlohmann::json before = TrainplanJson(job);
   // The offer the plan prices 8 x H100 SXM with (the median of $2.69, $4.76, $12.29) at $4.00: still the median.
-  const std::string cheaper = WriteTemp("cheaper.json", R"json({"prices": {"gpus": [{"gpu": "h100-sxm",
+  const std::string cheaper = trainplan::test_support::WriteTempFile("cheaper.json", R"json({"prices": {"gpus": [{"gpu": "h100-sxm",
     "offers": [{"provider": "RunPod on-demand (aggregator)", "per_gpu_hour": 4.00}]}]}})json");
   const nlohmann::json after = TrainplanJson(job + " --catalog " + cheaper);
   const nlohmann::json& b = before["plans"][0]["cost"];
@@ -443,7 +438,7 @@ TEST(CliUserCatalog, ACustomGpuIsReviewedAndRecommendNamesTheFile) {
   nlohmann::json build = nlohmann::json::parse(in);
   build["gpu"] = "t4-lab";
   build["nvlink"] = false;
-  const nlohmann::json review = TrainplanJson("review --catalog " + kT4Lab + " " + WriteTemp("t4-build.json", build.dump()));
+  const nlohmann::json review = TrainplanJson("review --catalog " + kT4Lab + " " + trainplan::test_support::WriteTempFile("t4-build.json", build.dump()));
   EXPECT_NE(review.dump().find("t4-lab"), std::string::npos);
   const nlohmann::json recommend = TrainplanJson("--catalog " + kT4Lab +
                                                  " recommend --model qwen2.5-0.5b --method lora --precision fp16 --tokens 1e8");
@@ -452,7 +447,7 @@ TEST(CliUserCatalog, ACustomGpuIsReviewedAndRecommendNamesTheFile) {
 
 TEST(CliUserCatalog, AnEngineEfficiencyOverrideChangesTheEstimate) {
   const std::string job = "estimate --model llama-3-8b --method full --framework megatron --gpu h100-sxm --gpus 8 --tp 2";
-  const std::string slow_host = WriteTemp("slow-host.json",
+  const std::string slow_host = trainplan::test_support::WriteTempFile("slow-host.json",
       R"({"efficiency": {"frameworks": {"megatron": {"host_s_per_layer_pass": 0.01}}}})");
   const double before = TrainplanJson(job)["time"]["step_s"].get<double>();
   const double after = TrainplanJson(job + " --catalog " + slow_host)["time"]["step_s"].get<double>();
@@ -461,7 +456,7 @@ TEST(CliUserCatalog, AnEngineEfficiencyOverrideChangesTheEstimate) {
 
 TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
   const auto expect_error = [](const std::string& name, const std::string& text, const std::string& message) {
-    const std::string path = WriteTemp(name, text);
+    const std::string path = trainplan::test_support::WriteTempFile(name, text);
     const CliRun run = RunCli("gpus --catalog " + path);
     EXPECT_EQ(run.status, 2) << run.out;
     EXPECT_NE(run.out.find(message), std::string::npos) << name << ": " << run.out;
@@ -487,7 +482,7 @@ TEST(CliUserCatalog, BrokenFilesNameFileEntryAndKeyAndExit2) {
 }
 
 TEST(CliUserCatalog, TheConfigDirectoryIsReadAndFlagsWin) {
-  const std::string home = testing::TempDir() + "xdg-home";
+  const std::string home = trainplan::test_support::TempPath("xdg-home");
   std::filesystem::create_directories(home + "/trainplan");
   std::ofstream(home + "/trainplan/a-lab.json") << R"({"gpus": {"gpus": [{"id": "h100-sxm", "tdp_w": 600}]}})";
   std::ofstream(home + "/trainplan/notes.txt") << "not a catalog";
@@ -499,9 +494,9 @@ TEST(CliUserCatalog, TheConfigDirectoryIsReadAndFlagsWin) {
     return 0.0;
   };
   EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME=" + home)), 600);
-  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME= HOME=" + testing::TempDir() + "no-such-home")), 700);
+  EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME= HOME=" + trainplan::test_support::TempPath("no-such-home"))), 700);
   EXPECT_EQ(tdp(RunCli("gpus --json", "XDG_CONFIG_HOME=" + home + " TRAINPLAN_NO_USER_CATALOG=1")), 700);
-  const std::string flag = WriteTemp("tdp650.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "tdp_w": 650}]}})");
+  const std::string flag = trainplan::test_support::WriteTempFile("tdp650.json", R"({"gpus": {"gpus": [{"id": "h100-sxm", "tdp_w": 650}]}})");
   EXPECT_EQ(tdp(RunCli("gpus --json --catalog " + flag, "XDG_CONFIG_HOME=" + home)), 650);
   // HOME's .config is the default directory.
   std::filesystem::create_directories(home + "/.config");
@@ -514,7 +509,7 @@ TEST(CliUserCatalog, TheFuzzSeedWithEverySectionIsAValidCatalog) {
   std::ifstream in(std::string(TRAINPLAN_SOURCE_DIR) + "/src/io/fuzz_seeds/c_every_section.json");
   const std::string seed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_EQ(seed.substr(0, 1), "c");
-  const std::string path = WriteTemp("every_section.json", seed.substr(1));
+  const std::string path = trainplan::test_support::WriteTempFile("every_section.json", seed.substr(1));
   const nlohmann::json model = TrainplanJson("--catalog " + path + " model lab-llama-8b");
   EXPECT_EQ(model["params"]["total"], TrainplanJson("model llama-3-8b")["params"]["total"]);
   const nlohmann::json estimate =
@@ -525,7 +520,7 @@ TEST(CliUserCatalog, TheFuzzSeedWithEverySectionIsAValidCatalog) {
 TEST(CliUserCatalog, GpusJsonIsAUserCatalogThatReadsBackTheSame) {
   const CliRun first = RunCli("--catalog " + kT4Lab + " gpus --json");
   ASSERT_EQ(first.status, 0) << first.out;
-  const std::string path = WriteTemp("gpus-roundtrip.json", first.out);
+  const std::string path = trainplan::test_support::WriteTempFile("gpus-roundtrip.json", first.out);
   const CliRun second = RunCli("--catalog " + path + " gpus --json");
   ASSERT_EQ(second.status, 0) << second.out;
   EXPECT_EQ(second.out, first.out);

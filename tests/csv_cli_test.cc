@@ -8,6 +8,7 @@
 
 #include "io/csv.h"
 #include "support/run_cli.h"
+#include "support/temp_file.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ TEST(CsvCli, EstimateCsvIsTheCsvOfItsJson) {
 }
 
 TEST(CsvCli, PlanCsvIsTheCsvOfItsJsonAndGoesToTheOutputFile) {
-  const std::string path = testing::TempDir() + "plan.csv";
+  const std::string path = trainplan::test_support::TempPath("plan.csv");
   const CliRun run = RunCli(std::string(kPlan) + " --format CSV -o " + path);
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("wrote " + path), std::string::npos) << run.out;

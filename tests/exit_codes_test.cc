@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "support/run_cli.h"
+#include "support/temp_file.h"
 
 namespace {
 
@@ -30,12 +31,6 @@ CliRun RunWithStdout(const std::string& args, const std::string& stdout_path) {
   return trainplan::test_support::RunShell(std::string(TRAINPLAN_BINARY) + " " + args + " 2>&1 >" + stdout_path);
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 /// 100,000 nested objects: parsing it recursively, or printing it whole in an error, overflows the stack.
 const std::string& DeepFile() {
   static const std::string path = [] {
@@ -43,7 +38,7 @@ const std::string& DeepFile() {
     for (int i = 0; i < 100000; ++i) text += "{\"a\":";
     text += "1";
     text.append(100000, '}');
-    return WriteTemp("deep.json", text);
+    return trainplan::test_support::WriteTempFile("deep.json", text);
   }();
   return path;
 }
@@ -122,7 +117,7 @@ TEST(ExitCodes, ReviewFailsWithStatus3WhenTheBuildCannotRunTheJob) {
 }
 
 TEST(ExitCodes, Launch) {
-  const std::string scenario = WriteTemp(
+  const std::string scenario = trainplan::test_support::WriteTempFile(
       "tp_x.json", R"({"model": "llama-3-8b", "hardware": {"gpu": "h100-sxm", "gpus": 8}, "strategy": {"tp": "x"}})");
   ExpectStatus(RunCli("launch " + scenario + " --format torchrun"), kBadInput, "invalid strategy.tp: 'x'");
   ExpectStatus(RunCli("launch --model llama-3-8b --format bogus"), kBadInput, "--format");
@@ -139,7 +134,7 @@ TEST(ExitCodes, CheckProbeSnapshotDiff) {
   ExpectStatus(RunWithStdout("probe --json", "/dev/full"), kCannot, "cannot write the answer");
   ExpectStatus(RunCli("snapshot --plan " + DeepFile()), kBadInput, "nest");
   ExpectStatus(RunCli("snapshot -o /nonexistent-dir/snap.json"), kCannot, "cannot write the answer");
-  const std::string snap = testing::TempDir() + "snap.json";
+  const std::string snap = trainplan::test_support::TempPath("snap.json");
   ExpectStatus(RunCli("snapshot -o " + snap), kAnswer);
   ExpectStatus(RunCli("diff " + snap + " " + snap), kAnswer);
   ExpectStatus(RunCli("diff " + DeepFile() + " " + snap), kBadInput, "nest");

@@ -8,6 +8,7 @@
 
 #include "server/api.h"
 #include "support/run_cli.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -16,12 +17,6 @@ using nlohmann::json;
 
 using trainplan::test_support::CliRun;
 using trainplan::test_support::RunCli;
-
-std::string WriteTemp(const std::string& name, const json& doc) {
-  const std::string path = testing::TempDir() + name;
-  std::ofstream(path) << doc.dump();
-  return path;
-}
 
 /// The error line the CLI prints and the API's {error} message for an InputError.
 std::string Message(const std::string& field, const std::string& value, const std::string& allowed) {
@@ -56,7 +51,7 @@ std::vector<BadScenario> BadScenarios() {
 TEST(SameError, EveryFaceNamesTheSameFieldOfAScenarioFile) {
   for (const BadScenario& bad : BadScenarios()) {
     const std::string message = Message(bad.field, bad.value, bad.allowed);
-    const std::string path = WriteTemp(std::string(bad.name) + ".json", bad.doc);
+    const std::string path = trainplan::test_support::WriteTempFile(std::string(bad.name) + ".json", bad.doc.dump());
     for (const std::string command : {"estimate", "plan", "recommend", "launch --format torchrun"}) {
       const CliRun run = RunCli(command + " " + path);
       EXPECT_EQ(run.status, 2) << command << " " << bad.name << ": " << run.out;
@@ -100,7 +95,7 @@ TEST(SameError, ReviewOnTheCliAndTheApiNamesTheBuildField) {
   for (const Case& c : cases) {
     const json build = Build(c.changes);
     const std::string message = Message(c.field, c.value, c.allowed);
-    const CliRun run = RunCli("review " + WriteTemp("build.json", build));
+    const CliRun run = RunCli("review " + trainplan::test_support::WriteTempFile("build.json", build.dump()));
     EXPECT_EQ(run.status, 2) << run.out;
     EXPECT_EQ(run.out, "error: " + message + "\n");
     const ApiResponse r = HandleRequest("POST", "/api/review", build.dump());

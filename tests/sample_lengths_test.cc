@@ -8,7 +8,6 @@
 #include <random>
 #include <string>
 
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "io/scenario_reader.h"
 #include "support/run_cli.h"
 #include "text/explain.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -205,12 +205,6 @@ TEST(SampleLengthsFile, BadInputNamesTheLineAndWhatIsAllowed) {
   fails("1e300\n", "line 1");
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("trainplan_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
-
 TEST(SampleLengthsCli, MeanMaxAndFiles) {
   const std::string job = "estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --micro-batch 4 --json ";
   const auto mean_max = RunCli(job + "--sample-lengths 380,2048");
@@ -219,11 +213,11 @@ TEST(SampleLengthsCli, MeanMaxAndFiles) {
   EXPECT_EQ(j["training"]["sequences"]["peak_row_tokens"], 2048);
   EXPECT_NEAR(j["training"]["sequences"]["mean_sample_tokens"].get<double>(), 380, 1e-9);
 
-  const std::string list = WriteTemp("lengths.txt", "100\n300\n100\n700\n");
+  const std::string list = trainplan::test_support::WriteTempFile("lengths.txt", "100\n300\n100\n700\n");
   const auto from_list = RunCli(job + "--sample-lengths " + list);
   ASSERT_EQ(from_list.status, 0) << from_list.out;
   EXPECT_NEAR(json::parse(from_list.out)["training"]["sequences"]["mean_sample_tokens"].get<double>(), 300, 1e-9);
-  const std::string histogram = WriteTemp("lengths.hist", "100 2\n300 1\n700 1\n");
+  const std::string histogram = trainplan::test_support::WriteTempFile("lengths.hist", "100 2\n300 1\n700 1\n");
   const auto from_histogram = RunCli(job + "--sample-lengths " + histogram);
   ASSERT_EQ(from_histogram.status, 0) << from_histogram.out;
   EXPECT_EQ(json::parse(from_histogram.out)["training"]["sequences"], json::parse(from_list.out)["training"]["sequences"]);
@@ -239,8 +233,8 @@ TEST(SampleLengthsCli, MeanMaxAndFiles) {
 
 TEST(SampleLengthsCli, BadValuesNameTheFlag) {
   const std::string job = "estimate --model llama-3-8b --gpu h100-sxm --gpus 1 --sample-lengths ";
-  const std::string empty = WriteTemp("empty.txt", "");
-  const std::string zero = WriteTemp("zero.txt", "100\n0\n");
+  const std::string empty = trainplan::test_support::WriteTempFile("empty.txt", "");
+  const std::string zero = trainplan::test_support::WriteTempFile("zero.txt", "100\n0\n");
   for (const std::string& value : {std::string("2048,380"), std::string("0,10"), std::string("abc"),
                                    std::string("no-such-file.jsonl"), empty, zero}) {
     const auto run = RunCli(job + value);

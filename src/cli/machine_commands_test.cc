@@ -10,6 +10,7 @@
 #include "core/search.h"
 #include "io/writers.h"
 #include "io/scenario_reader.h"
+#include "support/temp_file.h"
 
 namespace trainplan::cli {
 namespace {
@@ -52,7 +53,7 @@ struct Harness {
   }
 };
 
-std::string Temp(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+std::string Temp(const std::string& name) { return trainplan::test_support::TempPath(name); }
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);

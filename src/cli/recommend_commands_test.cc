@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "support/temp_file.h"
 
 namespace trainplan::cli {
 namespace {
@@ -60,7 +61,7 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(RecommendCommands, WritesJsonReport) {
-  const std::string out = testing::TempDir() + "recommend.json";
+  const std::string out = trainplan::test_support::TempPath("recommend.json");
   int status = -1;
   ASSERT_TRUE(RunArgs(
       {"recommend", "--model", "llama-3-8b", "--method", "lora", "--tokens", "1e8", "--json", "-o", out}, status));
@@ -72,7 +73,7 @@ TEST(RecommendCommands, WritesJsonReport) {
 }
 
 TEST(RecommendCommands, ReviewsAGuideBuild) {
-  const std::string out = testing::TempDir() + "review.md";
+  const std::string out = trainplan::test_support::TempPath("review.md");
   int status = -1;
   ASSERT_TRUE(RunArgs({"review", std::string(TRAINPLAN_SOURCE_DIR) + "/examples/builds/guide-a.json", "--format",
                        "markdown", "-o", out},

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "io/scenario_reader.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -35,7 +36,7 @@ TEST(HfConfig, AScenarioConfigNamesItsFieldsUnderModelConfig) {
 TEST(HfConfig, AConfigFileNamesTheFileAndTheKey) {
   json config = TinyLlama();
   config["vocab_size"] = "many";
-  const std::string path = testing::TempDir() + "hf_config_test.json";
+  const std::string path = trainplan::test_support::TempPath("hf_config_test.json");
   std::ofstream(path) << config.dump();
   try {
     ModelFromHfConfigFile(path, "model.config_path");

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "core/framework.h"
 #include "io/scenario_reader.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -174,7 +175,7 @@ TEST(ScenarioFromJson, ResolvesModelsByNameAndFile) {
   EXPECT_EQ(named.model.num_layers, 32);
   EXPECT_EQ(named.model.hidden_size, 4096);
 
-  const std::string path = ::testing::TempDir() + "scenario_test_config.json";
+  const std::string path = trainplan::test_support::TempPath("scenario_test_config.json");
   std::ofstream(path) << Llama3_8bConfig().dump();
   json doc = {{"model", {{"config_path", path}}}};
   EXPECT_EQ(ScenarioFromJson(doc, /*allow_paths=*/true).model.num_layers, 32);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "support/temp_file.h"
 
 namespace trainplan {
 namespace {
@@ -100,7 +101,7 @@ TEST(Monitor, JsonLinesParse) {
 }
 
 TEST(Monitor, StopsOnRequestWithEverySampleAlreadyWritten) {
-  const std::string path = ::testing::TempDir() + "/monitor_test.csv";
+  const std::string path = trainplan::test_support::TempPath("monitor_test.csv");
   std::ofstream file(path);
   ScriptedSource source;
   MonitorOptions options;  // no duration: runs until stopped
