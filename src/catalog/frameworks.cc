@@ -36,15 +36,28 @@ Loss ReadLoss(const Field& f) {
   f.Fail("standard, chunked, fused, fused_linear or cut");
 }
 
+/// `source_key` must be present and say something.
+void RequireReason(const Field& e, const std::string& source_key) {
+  const Field why = e.At(source_key);
+  if (why.String().empty()) why.Fail("a reason");
+}
+
 /// An optional engine release (digits and dots) with its `<key>_source`; empty when the key is absent.
 std::string ReadRelease(const Field& e, const std::string& key) {
   const auto f = e.Get(key);
   if (!f) return {};
   std::string v = f->String();
   if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) f->Fail("a release as digits and dots (0.9.4)");
-  const Field why = e.At(key + "_source");
-  if (why.String().empty()) why.Fail("a reason");
+  RequireReason(e, key + "_source");
   return v;
+}
+
+/// A switch of engine behaviour, read with the reason its `<key>_source` gives; `fallback` when absent.
+bool ReadSourcedFlag(const Field& e, const std::string& key, bool fallback) {
+  const auto f = e.Get(key);
+  if (!f) return fallback;
+  RequireReason(e, key + "_source");
+  return f->Bool();
 }
 
 /// A value's `<key>_source` must cite something: a key of the file's sources where `sources` is given.
@@ -113,38 +126,20 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   if (auto f = e.Get("bnb_dequant_copies")) p.bnb_dequant_copies = f->Number(0, 4, true);
   if (auto f = e.Get("holds_previous_quantized_inputs")) p.holds_previous_quantized_inputs = f->Bool();
   if (auto f = e.Get("bnb_quant_state_unsharded")) p.bnb_quant_state_unsharded = f->Bool();
-  if (auto f = e.Get("root_unit_unsharded")) {
-    p.root_unit_unsharded = f->Bool();
-    const Field why = e.At("root_unit_unsharded_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
-  if (auto f = e.Get("no_sync_accumulation")) {
-    p.no_sync_accumulation = f->Bool();
-    const Field why = e.At("no_sync_accumulation_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
-  if (auto f = e.Get("offload_shard_copy_stream")) {
-    p.offload_shard_copy_stream = f->Bool();
-    const Field why = e.At("offload_shard_copy_stream_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
-  if (auto f = e.Get("loss_freed_before_recompute")) {
-    p.loss_freed_before_recompute = f->Bool();
-    const Field why = e.At("loss_freed_before_recompute_source");
-    if (why.String().empty()) why.Fail("a reason");
-  }
+  p.root_unit_unsharded = ReadSourcedFlag(e, "root_unit_unsharded", p.root_unit_unsharded);
+  p.no_sync_accumulation = ReadSourcedFlag(e, "no_sync_accumulation", p.no_sync_accumulation);
+  p.offload_shard_copy_stream = ReadSourcedFlag(e, "offload_shard_copy_stream", p.offload_shard_copy_stream);
+  p.loss_freed_before_recompute = ReadSourcedFlag(e, "loss_freed_before_recompute", p.loss_freed_before_recompute);
   p.nf4_unchunked_quantize_before = ReadRelease(e, "nf4_unchunked_quantize_before");
   p.zero3_overflow_flags_since = ReadRelease(e, "zero3_overflow_flags_since");
   p.reduce_scatter_input_copy_since = ReadRelease(e, "reduce_scatter_input_copy_since");
   if (p.quantizes_lm_head || p.bnb_dequant_copies > 0 || p.holds_previous_quantized_inputs ||
       p.bnb_quant_state_unsharded) {
-    const Field why = e.At("bnb_source");  // engine code read for its 4-bit layers
-    if (why.String().empty()) why.Fail("a reason");
+    RequireReason(e, "bnb_source");  // engine code read for its 4-bit layers
   }
   if (auto f = e.Get("unties_embeddings")) p.unties_embeddings = f->Bool();
   if (p.lora_dropout_copies || p.norm_fp32_input || p.sdpa_expands_kv || p.unties_embeddings) {
-    const Field why = e.At("saved_tensors_source");  // engine code read for these habits
-    if (why.String().empty()) why.Fail("a reason");
+    RequireReason(e, "saved_tensors_source");  // engine code read for these habits
   }
   e.At("loss_source");  // which code of the engine computes its loss
   for (std::string_view key : {"loss", "distributed_optimizer", "fp32_grad_accumulation", "fp8_primary_weights", "ddp_gradient_buckets", "adam_step_temp_bytes_per_param", "sp_regathers_input",
