@@ -53,7 +53,7 @@ struct JobFlags {
   std::string scenario_path;
   std::string model, method, precision, optimizer, framework, framework_version, gpu, recompute, offload, intra_link,
       inter_link;
-  std::string loss, optimizer_in_backward, master_weights, pipeline_schedule, moe_dispatcher, optimizer_state_dtype;
+  std::string loss, optimizer_in_backward, master_weights, pipeline_schedule, moe_dispatcher, cp_comm, optimizer_state_dtype;
   bool dora = false, no_double_quant = false, activation_offloading = false;
   std::string attention, quantization;
   std::optional<int> gpus, gpus_per_node, tp, pp, dp, cp, ep, etp, zero, interleave;
@@ -139,6 +139,8 @@ struct JobFlags {
     cmd->add_option("--pipeline-schedule", pipeline_schedule, "1f1b | dualpipe (pipeline micro-batch order)");
     cmd->add_option("--moe-dispatcher", moe_dispatcher,
                     "alltoall (NCCL all-to-all, default) | flex (DeepEP / HybridEP kernels): how tokens reach their experts");
+    cmd->add_option("--cp-comm", cp_comm,
+                    "p2p (ring, overlapped; default) | all_gather | a2a: how context parallelism moves K and V");
     cmd->add_option("--micro-batch", micro_batch, "sequences per GPU per micro-step");
     cmd->add_option("--recompute", recompute, "none | selective | full");
     cmd->add_option("--offload", offload, "none | optimizer | optimizer+params");
@@ -234,6 +236,7 @@ struct JobFlags {
     set("strategy", "interleave", interleave);
     set("strategy", "pipeline_schedule", pipeline_schedule);
     set("strategy", "moe_dispatcher", moe_dispatcher);
+    set("strategy", "cp_comm", cp_comm);
     set("strategy", "recompute", recompute);
     set("strategy", "offload", offload);
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;

@@ -73,6 +73,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.interleave", "--interleave"},
     {"strategy.pipeline_schedule", "--pipeline-schedule"},
     {"strategy.moe_dispatcher", "--moe-dispatcher"},
+    {"strategy.cp_comm", "--cp-comm"},
     {"strategy.recompute", "--recompute"},
     {"strategy.offload", "--offload"},
     {"strategy.sequence_parallel", "--sequence-parallel"},

@@ -536,6 +536,7 @@ template <typename Layers>
 StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, const Parallel& par,
                                     const Stage& stage) {
   double stored = 0, working = 0, largest_input = 0, largest_saved = 0, dora_transient = 0, quantized_inputs = 0;
+  double cp_gathered = 0;
   // Layers held, each weighted by the micro-batches it holds when the schedule says (DualPipe), else 1.
   const bool weighted = stage.main_in_flight > 0;
   const auto held = [&](int64_t first, int64_t count) {
@@ -571,6 +572,11 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
     largest_input = std::max(largest_input, a.input);
     largest_saved = std::max(largest_saved, sc.strategy.recompute == Recompute::kSelective ? a.all - a.core : a.all);
     dora_transient = std::max(dora_transient, layer.dora_transient_bytes);
+    // All-gather CP's backward holds the layer's gathered K and V beside their full-length gradients until the
+    // reduce-scatter (TransformerEngine AttnFuncWithCPAndKVAllGather.backward).
+    if (sc.strategy.cp_comm == CpComm::kAllGather && par.c > 1)
+      cp_gathered = std::max(cp_gathered, 2 * par.c * par.tokens * layer.act_head_bytes *
+                                              std::max(layer.num_kv_heads * par.inv_t, 1.0));
   }
   // 1F1B: stage i holds p - i micro-batches in flight, the first stage p (never more than there are).
   // Interleaved, the first stage's warm-up runs each of its v chunks on p micro-batches in turn: 2(p-1) +
@@ -603,7 +609,7 @@ StageActivations ActivationsOfStage(const Scenario& sc, const Layers& layers, co
   } else {
     out.gpu = stored * in_flight + working;
   }
-  out.gpu += dora_transient;
+  out.gpu += dora_transient + cp_gathered;
   const FrameworkProfile& fw = GetFrameworkProfile(sc.training.framework);
   if (fw.holds_previous_quantized_inputs && sc.training.method == Method::kQlora) {
     // The previous micro-batch (an ordinary one, not the longest) still holds what bitsandbytes kept on ctx for

@@ -213,6 +213,25 @@ Scenario LlamaJob(Method method, Framework framework, int gpus, int zero) {
   return sc;
 }
 
+// All-gather CP's backward holds one layer's K and V gathered from every CP rank beside their full-length
+// gradients (TransformerEngine AttnFuncWithCPAndKVAllGather); the ring keeps only its own chunk and the one in flight.
+TEST(MemoryTest, AllGatherContextParallelHoldsOneLayersGatheredKeysAndValues) {
+  Scenario sc = LlamaJob(Method::kPretrain, Framework::kMegatron, 8, 1);
+  sc.training.seq_len = 32768;
+  sc.strategy.tp = 2;
+  sc.strategy.cp = 4;
+  sc.strategy.dp = 1;
+  const double ring = Estimate(sc)[MemTerm::kActivations];
+  sc.strategy.cp_comm = CpComm::kAllGather;
+  // 8 KV heads of 128 + 128 bf16 elements, 4 per TP rank, over all 32768 tokens; and as much again for dK, dV.
+  EXPECT_NEAR(Estimate(sc)[MemTerm::kActivations] - ring, 2 * 32768.0 * 4 * 256 * 2, 1.0);
+  sc.strategy.cp = 1;
+  sc.strategy.dp = 4;
+  const double no_cp = Estimate(sc)[MemTerm::kActivations];
+  sc.strategy.cp_comm = CpComm::kP2p;
+  EXPECT_EQ(Estimate(sc)[MemTerm::kActivations], no_cp);
+}
+
 // DeepSpeed ZeRO-3 (v0.9.4 on) flags every element of the rank's gradient partition with a 1-byte bool on its
 // reduce stream: exactly trainable / dp bytes stay in that stream's pool, counted with the allocator's cached
 // blocks, never in the allocated bytes nor in what must fit, and absent before v0.9.4 or with the optimizer offloaded.

@@ -257,7 +257,8 @@ struct LayerCost {
   double mla_up_fwd_matmul_s = 0;  // the MLA up-projections' share of fwd_matmul_s
   double permute_bytes = 0;                             // token permutation, one pass
   double router_fwd_bytes = 0, router_bwd_bytes = 0;    // router scores and top-k
-  double cp_exchange_s = 0;    // forward KV ring exchange
+  double cp_exchange_s = 0;    // forward KV ring exchange (p2p), hidden behind the attention steps
+  double cp_blocking_fwd_s = 0, cp_blocking_bwd_s = 0;  // all-gather / all-to-all CP: nothing overlaps them
   double model_flops = 0;      // whole micro-batch, all GPUs of the TP/CP group, fwd + needed bwd
   double recompute_flops_full = 0, recompute_flops_selective = 0;
   double dequant_bytes = 0;    // QLoRA NF4 -> bf16 per pass
@@ -419,11 +420,33 @@ void CostLayerCollectives(const Scenario& sc, const TimeRates& r, const TimeLaye
     out.router_bwd_bytes = routed * RouterBytesPerToken(layer.experts, layer.experts_per_token, true);
     out.permute_bytes = copies * PermutationBytesPerCopy(h * 2);
   }
-  if (st.cp > 1) {  // ring attention: the local K and V chunk visits the other cp-1 ranks
+  if (st.cp > 1) {
     const auto [b, s] = RowsOf(sc.training);
-    const double kv_bytes = b * (s / c) * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
-    const bool intra = st.tp * st.cp <= hw.gpus_per_node;
-    out.cp_exchange_s = LinkTime(r, intra ? hw.intra_node : hw.inter_node, kv_bytes * (c - 1), c - 1);
+    const double local_tokens = b * (s / c), q_heads = at.num_heads / t;
+    const double kv_bytes = local_tokens * std::max<double>(1, at.num_kv_heads / t) * (at.qk_head_dim + at.v_head_dim) * 2;
+    const LinkSpec& link = st.tp * st.cp <= hw.gpus_per_node ? hw.intra_node : hw.inter_node;
+    switch (st.cp_comm) {
+      case CpComm::kP2p:  // ring attention: the local K and V chunk visits the other cp-1 ranks
+        out.cp_exchange_s = LinkTime(r, link, kv_bytes * (c - 1), c - 1);
+        break;
+      case CpComm::kAllGather:
+        // TransformerEngine AttnFuncWithCPAndKVAllGather (d0067d0d): K and V gathered before the forward's attention,
+        // gathered again in backward, whose dK and dV are reduce-scattered after it; Llama 3's CP (arXiv 2407.21783
+        // section 3.3.2: "the all-gather communication latency is exposed in the critical path").
+        out.cp_blocking_fwd_s = LinkTime(r, link, kv_bytes * (c - 1), c - 1);
+        out.cp_blocking_bwd_s = 2 * out.cp_blocking_fwd_s;
+        break;
+      case CpComm::kAllToAll: {
+        // AttnFuncWithCPAndQKVOA2A: Q, K and V trade the sequence split for a head split before attention and the
+        // output trades back (forward); dout in and dQ, dK, dV back (backward). NCCL all-to-alls, each rank keeping
+        // 1/c of what it holds.
+        const double q_o_bytes = local_tokens * q_heads * (at.qk_head_dim + at.v_head_dim) * 2;
+        out.cp_blocking_fwd_s =
+            LinkTime(r, AllToAllLink(link, MoeDispatcher::kAllToAll), (q_o_bytes + kv_bytes) * (c - 1) / c, c - 1);
+        out.cp_blocking_bwd_s = out.cp_blocking_fwd_s;
+        break;
+      }
+    }
   }
 }
 
@@ -693,8 +716,9 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
                      ExposedTpComm(bwd_tp_s, dense_bwd_s, st.tp, tp_overlap));
       AddMoeLayer(sc, r, fw, lc, has_bwd, paired, n, x);
       // Ring attention hides the KV exchange behind each step's attention block when it is shorter.
-      x.cp_s += n * (std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) +
-                     (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) : 0));
+      const double cp_fwd_s = std::max(0.0, lc.cp_exchange_s - lc.fwd_attn_s) + lc.cp_blocking_fwd_s;
+      x.cp_s += n * (cp_fwd_s +
+                     (has_bwd ? std::max(0.0, 2 * lc.cp_exchange_s - lc.bwd_attn_s) + lc.cp_blocking_bwd_s : 0));
       const bool recomputed = has_bwd && st.recompute == Recompute::kFull;
       x.fp8_cast_bytes += n * (lc.fp8_fwd_bytes * (recomputed ? 2 : 1) + lc.fp8_bwd_bytes);
       if (r.fp8) {
@@ -704,6 +728,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       if (recomputed) {  // the whole forward again, collectives too
         x.recompute_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s);
         x.tp_s += n * ExposedTpComm(lc.tp_collective_s, dense_fwd_s, st.tp, tp_overlap);
+        x.cp_s += n * cp_fwd_s;
         x.recompute_flops += n * lc.recompute_flops_full;
       } else if (has_bwd && st.recompute == Recompute::kSelective) {
         // CostLayer's recompute_flops_selective: the attention core without flash attention, MLA's up-projections.

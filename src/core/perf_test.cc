@@ -925,6 +925,59 @@ TEST(PerfComm, TpOverlapHidesSequenceParallelCollectivesBehindTheGemms) {
   EXPECT_EQ(Time(sc)[TimeTerm::kTpComm], fsdp_s);
 }
 
+/// 32k-token sequences over 16 CP ranks in two nodes (CP crosses InfiniBand), four MHA layers, no recomputation.
+Scenario LongContextJob(CpComm comm) {
+  Scenario sc = Base(Gpt(4096, 32, 4, 32000), 16);
+  sc.training.seq_len = 32768;
+  sc.training.global_batch = 1;
+  sc.strategy.dp = 1;
+  sc.strategy.cp = 16;
+  sc.strategy.cp_comm = comm;
+  return sc;
+}
+
+TEST(PerfComm, AllGatherContextParallelShowsEveryGatherWhole) {
+  // TransformerEngine's all-gather CP: K and V gathered in forward and again in backward, dK and dV
+  // reduce-scattered, none of it overlapped: three ring passes of the other 15 ranks' K/V chunks per layer.
+  const Scenario sc = LongContextJob(CpComm::kAllGather);
+  const double kv_bytes = 32768.0 / 16 * 32 * (128 + 128) * 2;  // this rank's K and V chunk of one layer
+  const LinkSpec& ib = sc.hardware.inter_node;
+  const double gather_s = kv_bytes * 15 / (ib.bytes_per_s * ib.efficiency) + 15 * ib.latency_s;
+  EXPECT_NEAR(Time(sc)[TimeTerm::kCpComm], 4 * 3 * gather_s, 1e-12);
+  // Recomputing the forward gathers once more.
+  Scenario full = sc;
+  full.strategy.recompute = Recompute::kFull;
+  EXPECT_NEAR(Time(full)[TimeTerm::kCpComm], 4 * 4 * gather_s, 1e-12);
+}
+
+TEST(PerfProperties, OverlappedRingIsNeverSlowerThanGatheringTheSameBytes) {
+  // The ring and the all-gather move the same K/V bytes; only the ring overlaps them. The all-to-all moves
+  // 1/cp of Q, K, V and the output instead, so it is not ordered against the ring, but it always shows.
+  for (int64_t seq : {8192, 32768, 131072}) {
+    Scenario ring = LongContextJob(CpComm::kP2p);
+    ring.training.seq_len = seq;
+    const TimeEstimate p2p = Time(ring);
+    for (CpComm blocking : {CpComm::kAllGather, CpComm::kAllToAll}) {
+      Scenario other = ring;
+      other.strategy.cp_comm = blocking;
+      const TimeEstimate t = Time(other);
+      EXPECT_GT(t[TimeTerm::kCpComm], 0) << seq;
+      if (blocking == CpComm::kAllGather) {
+        EXPECT_GE(t[TimeTerm::kCpComm], p2p[TimeTerm::kCpComm]) << seq;
+      }
+      EXPECT_EQ(t[TimeTerm::kCompute], p2p[TimeTerm::kCompute]) << seq;  // the same attention work
+    }
+  }
+  // Without CP the choice changes nothing.
+  Scenario one = LongContextJob(CpComm::kAllGather);
+  one.strategy.cp = 1;
+  one.strategy.dp = 16;
+  one.training.global_batch = 16;
+  const double gathered = Time(one).step_s;
+  one.strategy.cp_comm = CpComm::kP2p;
+  EXPECT_EQ(Time(one).step_s, gathered);
+}
+
 TEST(PerfProperties, TpOverlapNeverExposesMoreThanTheCollectives) {
   for (int64_t hidden : {1024, 4096, 12288}) {
     for (int tp : {2, 4, 8}) {

@@ -89,6 +89,15 @@ const char* ToString(MoeDispatcher d) {
   return "?";
 }
 
+const char* ToString(CpComm c) {
+  switch (c) {
+    case CpComm::kP2p: return "p2p";
+    case CpComm::kAllGather: return "all_gather";
+    case CpComm::kAllToAll: return "a2a";
+  }
+  return "?";
+}
+
 const char* ToString(Offload o) {
   switch (o) {
     case Offload::kNone: return "none";
@@ -201,6 +210,22 @@ void CheckTensorSplit(const ModelSpec& m, const Strategy& sg) {
     if (!group.spec.is_moe() && group.spec.mlp_intermediate % sg.tp != 0) {
       throw InputError("strategy.tp", Num(sg.tp),
                        fmt::format("must divide intermediate_size ({})", group.spec.mlp_intermediate));
+    }
+  }
+}
+
+/// All-to-all context parallelism hands each CP rank whole heads: TransformerEngine asserts that cp divides the
+/// Q and K/V heads of each TP rank (AttnFuncWithCPAndQKVOA2A).
+void CheckContextSplit(const ModelSpec& m, const Strategy& sg) {
+  if (sg.cp <= 1 || sg.cp_comm != CpComm::kAllToAll) return;
+  for (const auto& group : m.layers) {
+    const AttentionShape& a = group.spec.attention;
+    const int64_t q = a.num_heads / sg.tp;
+    const int64_t kv = a.num_kv_heads > 0 ? std::max<int64_t>(1, a.num_kv_heads / sg.tp) : q;
+    if (q % sg.cp != 0 || kv % sg.cp != 0) {
+      throw InputError("strategy.cp_comm", ToString(sg.cp_comm),
+                       fmt::format("p2p or all_gather; a2a needs cp ({}) to divide the heads of each TP rank "
+                                   "({} query, {} key/value)", sg.cp, q, kv));
     }
   }
 }
@@ -396,6 +421,7 @@ void ValidateScenario(Scenario& s) {
   CheckStrategySizes(sg);
   DeriveDataParallel(s.hardware, sg);
   CheckTensorSplit(m, sg);
+  CheckContextSplit(m, sg);
   CheckPipelineSplit(m, sg);
   CheckExpertSplit(m, sg);
   CheckExpertTensorSplit(m, sg);

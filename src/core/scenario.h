@@ -86,6 +86,11 @@ enum class PipelineSchedule { k1F1B, kDualPipe };
 /// The kernels that move tokens to their experts and back (Megatron-Core moe_token_dispatcher_type): NCCL's
 /// all-to-all (alltoall), or DeepEP / HybridEP kernels that write straight into the peers' buffers (flex).
 enum class MoeDispatcher { kAllToAll, kFlex };
+/// How context parallelism moves K and V (TransformerEngine / Megatron-Core cp_comm_type): a ring of P2P
+/// exchanges overlapped with the attention steps (p2p, the default), an all-gather of K and V before attention
+/// and a reduce-scatter of their gradients after it, not overlapped (all_gather), or all-to-alls that trade the
+/// sequence split for a head split around attention, not overlapped either (a2a, DeepSpeed-Ulysses style).
+enum class CpComm { kP2p, kAllGather, kAllToAll };
 
 /// How the job is split over GPUs. dp is derived as gpus / (tp * pp * cp) when 0.
 struct Strategy {
@@ -106,6 +111,7 @@ struct Strategy {
   // none (Megatron-Core overlap_moe_expert_parallel_comm off, Megatron-Bridge moe_a2a_overlap=False).
   bool moe_a2a_overlap = true;
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  CpComm cp_comm = CpComm::kP2p;
   int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
   // DeepSpeed zero_optimization.reduce_bucket_size in elements; 0: the engine's default; kReduceBucketAuto: "auto".
   double reduce_bucket_elements = 0;
@@ -200,5 +206,6 @@ const char* ToString(Loss l);
 const char* ToString(TrainingObjective o);
 const char* ToString(PipelineSchedule s);
 const char* ToString(MoeDispatcher d);
+const char* ToString(CpComm c);
 
 }  // namespace trainplan

@@ -58,6 +58,8 @@ TEST(ValidateScenario, EachCheckNamesFieldValueAndAllowed) {
        "strategy.ep", "2", "1 for a dense model (no experts)"},
       {"cp and seq_len", {{"seq_len", 2050}}, {}, {{"cp", 2}},
        "strategy.cp", "2", "2 x cp must divide seq_len (2050)"},
+      {"a2a cp and heads", {}, {{"gpus", 32}}, {{"tp", 2}, {"cp", 16}, {"cp_comm", "a2a"}},
+       "strategy.cp_comm", "a2a", "p2p or all_gather; a2a needs cp (16) to divide the heads of each TP rank (16 query, 4 key/value)"},
       {"sequence parallel and seq_len", {{"seq_len", 2050}}, {}, {{"tp", 4}, {"sequence_parallel", true}},
        "strategy.sequence_parallel", "true", "tp (4) must divide seq_len (2050)"},
       {"zero with pp", {}, {}, {{"pp", 2}, {"zero", 2}},

@@ -333,6 +333,12 @@ MoeDispatcher ParseMoeDispatcher(const std::string& s, const std::string& field)
   return ParseEnum(s, field, kSpellings, "alltoall, flex");
 }
 
+CpComm ParseCpComm(const std::string& s, const std::string& field) {
+  static constexpr Spelling<CpComm> kSpellings[] = {
+      {"p2p", CpComm::kP2p}, {"allgather", CpComm::kAllGather}, {"a2a", CpComm::kAllToAll}};
+  return ParseEnum(s, field, kSpellings, "p2p, all_gather, a2a");
+}
+
 Offload ParseOffload(const std::string& s, const std::string& field) {
   static constexpr Spelling<Offload> kSpellings[] = {
       {"none", Offload::kNone},
@@ -376,7 +382,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
                 "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap", "moe_dispatcher",
-                "reduce_bucket_elements"});
+                "cp_comm", "reduce_bucket_elements"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
   sg.dp = ReadInt(st, "dp", limits::kParallel, sg.dp);
@@ -394,6 +400,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("pipeline_schedule"))
     sg.pipeline_schedule = ParsePipelineSchedule(v->String(), v->path());
   if (const auto v = st.Get("moe_dispatcher")) sg.moe_dispatcher = ParseMoeDispatcher(v->String(), v->path());
+  if (const auto v = st.Get("cp_comm")) sg.cp_comm = ParseCpComm(v->String(), v->path());
   if (const auto v = st.Get("reduce_bucket_elements")) {
     const nlohmann::json& x = v->value();
     if (x.is_string() && x.get<std::string>() == "auto") {

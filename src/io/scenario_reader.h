@@ -34,6 +34,7 @@ Recompute ParseRecompute(const std::string& s, const std::string& field = "strat
 Offload ParseOffload(const std::string& s, const std::string& field = "strategy.offload");
 PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& field = "strategy.pipeline_schedule");
 MoeDispatcher ParseMoeDispatcher(const std::string& s, const std::string& field = "strategy.moe_dispatcher");
+CpComm ParseCpComm(const std::string& s, const std::string& field = "strategy.cp_comm");
 Framework ParseFramework(const std::string& s, const std::string& field = "training.framework");
 
 }  // namespace trainplan

@@ -374,6 +374,11 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
   EXPECT_NE(e.allowed().find("alltoall, flex"), std::string::npos);
   EXPECT_EQ(ScenarioFromJson(Doc({{"moe_dispatcher", "flex"}}, {{"gpus", 1}}), false).strategy.moe_dispatcher,
             MoeDispatcher::kFlex);
+  e = ErrorOf(Doc({{"cp_comm", "ring"}}, {{"gpus", 1}}));
+  EXPECT_EQ(e.field(), "strategy.cp_comm");
+  EXPECT_NE(e.allowed().find("p2p, all_gather, a2a"), std::string::npos);
+  EXPECT_EQ(ScenarioFromJson(Doc({{"cp_comm", "all_gather"}}, {{"gpus", 1}}), false).strategy.cp_comm,
+            CpComm::kAllGather);
   // DualPipe: a known name, an even pp, no interleave, an even number of at least 2 x pp micro-batches.
   e = ErrorOf(Doc({{"pp", 4}, {"pipeline_schedule", "gpipe"}}, {{"gpus", 4}}));
   EXPECT_EQ(e.field(), "strategy.pipeline_schedule");

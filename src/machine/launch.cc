@@ -382,6 +382,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   if (const auto v = strategy.Get("moe_a2a_overlap")) st.moe_a2a_overlap = v->Bool();
   if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
   if (const auto v = strategy.Get("moe_dispatcher")) st.moe_dispatcher = std::apply(ParseMoeDispatcher, text(*v));
+  if (const auto v = strategy.Get("cp_comm")) st.cp_comm = std::apply(ParseCpComm, text(*v));
   if (const auto v = strategy.Get("reduce_bucket_elements")) {
     st.reduce_bucket_elements = v->value().is_string() && v->String() == "auto"
                                     ? kReduceBucketAuto
@@ -552,6 +553,8 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     }
   }
   add("--context-parallel-size", s.cp);
+  // Megatron-LM's default is the overlapped ring (--cp-comm-type p2p); TransformerEngine spells the others.
+  if (s.cp > 1 && s.cp_comm != CpComm::kP2p) add("--cp-comm-type", ToString(s.cp_comm));
   if (s.ep > 1) add("--expert-model-parallel-size", s.ep);
   AddDeepSeekArguments(p, args);
   // The estimate hid the expert all-to-alls behind a paired micro-batch (combined 1F1B); Megatron-LM needs asking.

@@ -312,6 +312,20 @@ TEST(Launch, MegatronArgumentsCarryEveryParallelSize) {
   EXPECT_NE(script.find("pretrain_gpt.py \"${MEGATRON_ARGS[@]}\""), std::string::npos);
 }
 
+TEST(Launch, MegatronAsksForBlockingContextParallelOnlyWhenPlanned) {
+  auto cp_comm_type = [](const json& strategy) {
+    json doc = kMegatron16;
+    doc["strategy"].update(strategy);
+    const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(doc), "estimate.json"));
+    const auto at = std::find(args.begin(), args.end(), "--cp-comm-type");
+    return at == args.end() ? std::string("(absent)") : *(at + 1);
+  };
+  EXPECT_EQ(cp_comm_type({{"pp", 1}, {"interleave", 1}, {"cp", 4}, {"cp_comm", "all_gather"}}), "all_gather");
+  EXPECT_EQ(cp_comm_type({{"pp", 1}, {"interleave", 1}, {"cp", 4}, {"cp_comm", "a2a"}}), "a2a");
+  EXPECT_EQ(cp_comm_type({{"pp", 1}, {"interleave", 1}, {"cp", 4}}), "(absent)");  // Megatron-LM's default, p2p
+  EXPECT_EQ(cp_comm_type({{"cp_comm", "all_gather"}}), "(absent)");                 // cp 1: nothing to move
+}
+
 TEST(Launch, MegatronPlanFromTheSearch) {
   const LaunchPlan p =
       LaunchPlanFromJson(PlanDoc("llama-3-70b", "pretrain", "h100-sxm", 64, "megatron"), "plan.json");
