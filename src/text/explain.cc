@@ -39,6 +39,15 @@ std::string RecomputeText(Recompute r, Lang lang) {
   return "";
 }
 
+std::string ContextParallelText(const Strategy& st, Lang lang) {
+  switch (st.cp_comm) {
+    case CpComm::kP2p: return Say(lang, "asm.cp_p2p", fmt::arg("cp", st.cp));
+    case CpComm::kAllGather: return Say(lang, "asm.cp_all_gather", fmt::arg("cp", st.cp));
+    case CpComm::kAllToAll: return Say(lang, "asm.cp_a2a", fmt::arg("cp", st.cp));
+  }
+  return "";
+}
+
 std::string WarningText(const Scenario& s, const EstimateWarning& w, Lang lang) {
   switch (w.code) {
     case WarningCode::kApproximateModel: return Say(lang, "warn.generic_model", fmt::arg("model", s.model.name));
@@ -213,6 +222,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, Lang lang) {
       HostTimeText(s, lang),
       FixedCostsAssumption(lang),
       GlobalBatchText(s, lang)};
+  if (s.strategy.cp > 1) out.push_back(ContextParallelText(s.strategy, lang));
   for (std::string& line : SequenceAssumptions(s.training, lang)) out.push_back(std::move(line));
   if (std::string catalogs = UserCatalogsText(lang); !catalogs.empty()) out.push_back(std::move(catalogs));
   if (auto line = CalibrationAssumption(s, lang)) out.push_back(std::move(*line));

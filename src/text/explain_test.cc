@@ -34,6 +34,25 @@ TEST(Explain, EstimateOfAJobThatDoesNotFitNamesItsNumbersAndChanges) {
   EXPECT_EQ(assumptions[10].rfind("measured on NVIDIA GeForce RTX 4090 (", 0), 0u) << assumptions[10];
 }
 
+TEST(Explain, ContextParallelNamesHowItMovesKeysAndValues) {
+  nlohmann::json doc = {{"model", "llama-3-8b"},
+                        {"training", {{"method", "pretrain"}, {"framework", "megatron"}, {"seq_len", 32768}}},
+                        {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+                        {"strategy", {{"tp", 2}, {"cp", 4}, {"cp_comm", "all_gather"}}}};
+  auto cp_lines = [](const Scenario& s) {
+    std::vector<std::string> lines;
+    for (const std::string& a : EstimateAssumptions(s))
+      if (a.rfind("context parallelism", 0) == 0) lines.push_back(a);
+    return lines;
+  };
+  ASSERT_EQ(cp_lines(Make(doc)).size(), 1u);
+  EXPECT_EQ(cp_lines(Make(doc))[0].rfind("context parallelism 4-way, all_gather: K and V gathered", 0), 0u);
+  doc["strategy"]["cp_comm"] = "p2p";
+  EXPECT_EQ(cp_lines(Make(doc))[0].rfind("context parallelism 4-way, p2p: ", 0), 0u);
+  doc["strategy"] = {{"tp", 2}};
+  EXPECT_TRUE(cp_lines(Make(doc)).empty());
+}
+
 TEST(Explain, EdgeAndHostRamSentences) {
   MemoryEstimate m;
   m.per_gpu_bytes = 189.3 * kGiB;
