@@ -136,7 +136,7 @@ struct JobFlags {
     cmd->add_option("--etp", etp, "expert-tensor-parallel size (default: as --tp, Megatron-Core's)");
     cmd->add_option("--zero", zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
     cmd->add_option("--interleave", interleave, "virtual pipeline stages per GPU");
-    cmd->add_option("--pipeline-schedule", pipeline_schedule, "1f1b | dualpipe (pipeline micro-batch order)");
+    cmd->add_option("--pipeline-schedule", pipeline_schedule, "1f1b | dualpipe | zb1p (pipeline micro-batch order)");
     cmd->add_option("--moe-dispatcher", moe_dispatcher,
                     "alltoall (NCCL all-to-all, default) | flex (DeepEP / HybridEP kernels): how tokens reach their experts");
     cmd->add_option("--cp-comm", cp_comm,

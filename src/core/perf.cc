@@ -583,6 +583,7 @@ struct LayerTotals {
   double fwd_s = 0, bwd_s = 0, fwd_mem = 0, bwd_mem = 0, recompute_s = 0, tp_s = 0, ep_s = 0, cp_s = 0;
   double moe_router_s = 0, moe_permute_s = 0, moe_imbalance_s = 0, moe_host_sync_s = 0;
   double model_flops = 0, recompute_flops = 0, dequant_bytes = 0;
+  double wgrad_s = 0;            // weight-gradient GEMMs of the backward (the forward GEMMs' shapes and FLOPs)
   double layer_passes = 0;       // layers x passes (forward, backward, recomputed forward) to dispatch
   double zero3_collectives = 0;  // parameter all-gathers per pass over all layers (ZeRO-3)
   double module_passes = 0;      // weight-holding modules (linears and two norms) x passes
@@ -701,6 +702,7 @@ LayerTotals SumLayers(const Scenario& sc, const TimeRates& r, const Layers& grou
       x.zero3_collectives += n * (r.zero3_gather_per_module ? layer.linears + 2.0 : 1.0);
       x.fwd_s += n * (lc.fwd_matmul_s + lc.fwd_attn_s);
       x.bwd_s += n * (lc.bwd_matmul_s + lc.bwd_attn_s);
+      if (has_bwd && full_bwd == 2) x.wgrad_s += n * lc.fwd_matmul_s;
       x.fwd_mem += n * lc.fwd_mem_s;
       x.bwd_mem += n * lc.bwd_mem_s;
       x.model_flops += n * lc.model_flops;
@@ -1164,8 +1166,11 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   // Pipeline: the engine's schedule leaves micro-batch slots idle (core/moe_time.h); each micro-batch sends
   // its activations forward and its gradient back once per virtual stage, scattered over the TP ranks.
   if (p > 1) {
-    out[TimeTerm::kPipelineBubble] =
-        PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy), p, l.v) * mb_total;
+    // ZB1P fills each idle slot with two deferred weight-gradient passes (DeepSeek-V3 report Table 2).
+    const double slot_s = st.pipeline_schedule == PipelineSchedule::kZeroBubble1P
+                              ? std::max(0.0, mb_total - 2 * stage_share * x.wgrad_s)
+                              : mb_total;
+    out[TimeTerm::kPipelineBubble] = PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy), p, l.v) * slot_s;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
     out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(r, intra ? hw.intra_node : hw.inter_node, bytes, 1);

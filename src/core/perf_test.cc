@@ -978,6 +978,28 @@ TEST(PerfProperties, OverlappedRingIsNeverSlowerThanGatheringTheSameBytes) {
   EXPECT_EQ(Time(one).step_s, gathered);
 }
 
+TEST(PerfPipeline, ZeroBubbleFillsTheBubbleWithDeferredWeightGradients) {
+  // ZB1P's idle slots are 1F1B's less two weight-gradient passes each: (pp - 1)(F + B - 2W). A weight gradient
+  // costs what its forward GEMM does and a backward holds two such GEMMs, so F + B >= 3W: at most two thirds of
+  // the bubble goes. Nothing else changes.
+  for (int pp : {2, 4, 8}) {
+    Scenario one_f_one_b = Base(Gpt(4096, 32, 16, 32000), pp);
+    one_f_one_b.strategy.pp = pp;
+    one_f_one_b.strategy.dp = 1;
+    one_f_one_b.training.global_batch = 32;
+    Scenario zero_bubble = one_f_one_b;
+    zero_bubble.strategy.pipeline_schedule = PipelineSchedule::kZeroBubble1P;
+    const TimeEstimate a = Time(one_f_one_b), z = Time(zero_bubble);
+    EXPECT_LT(z[TimeTerm::kPipelineBubble], a[TimeTerm::kPipelineBubble]) << pp;
+    EXPECT_GE(z[TimeTerm::kPipelineBubble], a[TimeTerm::kPipelineBubble] / 3) << pp;
+    EXPECT_NEAR(a.step_s - z.step_s, a[TimeTerm::kPipelineBubble] - z[TimeTerm::kPipelineBubble], 1e-12) << pp;
+    // Frozen weights have no weight gradients to defer: LoRA's bubble stays 1F1B's.
+    one_f_one_b.training.method = Method::kLora;
+    zero_bubble.training.method = Method::kLora;
+    EXPECT_EQ(Time(zero_bubble)[TimeTerm::kPipelineBubble], Time(one_f_one_b)[TimeTerm::kPipelineBubble]) << pp;
+  }
+}
+
 TEST(PerfProperties, TpOverlapNeverExposesMoreThanTheCollectives) {
   for (int64_t hidden : {1024, 4096, 12288}) {
     for (int tp : {2, 4, 8}) {

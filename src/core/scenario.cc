@@ -77,6 +77,7 @@ const char* ToString(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::k1F1B: return "1f1b";
     case PipelineSchedule::kDualPipe: return "dualpipe";
+    case PipelineSchedule::kZeroBubble1P: return "zb1p";
   }
   return "?";
 }
@@ -264,6 +265,15 @@ void CheckDualPipe(const Scenario& s) {
                      2 * sg.pp, mb));
 }
 
+/// ZB1P schedules whole stages (its interleaved successor, ZB-V, is another schedule) and needs a pipeline.
+void CheckZeroBubble(const Strategy& sg) {
+  if (sg.pipeline_schedule != PipelineSchedule::kZeroBubble1P) return;
+  if (sg.pp < 2 || sg.interleave > 1)
+    throw InputError("strategy.pipeline_schedule", ToString(sg.pipeline_schedule),
+                     fmt::format("1f1b, or zb1p with pp >= 2 and interleave 1 (pp is {}, interleave {})", sg.pp,
+                                 sg.interleave));
+}
+
 /// Experts are spread over expert-parallel groups carved out of the data-parallel (x context-parallel) ranks.
 void CheckExpertSplit(const ModelSpec& m, const Strategy& sg) {
   if (sg.ep <= 1) return;
@@ -446,6 +456,7 @@ void ValidateScenario(Scenario& s) {
                      fmt::format("1, or micro-batches per step ({}) a multiple of pp ({})", GradAccumSteps(s), sg.pp));
   }
   CheckDualPipe(s);
+  CheckZeroBubble(s.strategy);
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
   // The engine's default attention falls back to eager where the GPU's stack has no fused kernel.

@@ -82,7 +82,10 @@ struct Training {
 /// (interleaved when Strategy::interleave > 1). DualPipe (DeepSeek-V3 technical report, arXiv 2412.19437
 /// section 3.2.1; deepseek-ai/DualPipe dualpipe.py at bb214e82): micro-batches enter from both pipeline ends,
 /// each rank holds two stages (i and pp - 1 - i) and pairs one micro-batch's forward with another's backward.
-enum class PipelineSchedule { k1F1B, kDualPipe };
+/// ZB1P (Qi et al., "Zero Bubble Pipeline Parallelism", arXiv 2401.10241, their ZB-H1): 1F1B with each backward
+/// split into its input-gradient and weight-gradient halves, the weight gradients deferred into the bubble; the
+/// same activations in flight as 1F1B and a bubble of (pp - 1)(F + B - 2W) (DeepSeek-V3 report Table 2).
+enum class PipelineSchedule { k1F1B, kDualPipe, kZeroBubble1P };
 /// The kernels that move tokens to their experts and back (Megatron-Core moe_token_dispatcher_type): NCCL's
 /// all-to-all (alltoall), or DeepEP / HybridEP kernels that write straight into the peers' buffers (flex).
 enum class MoeDispatcher { kAllToAll, kFlex };

@@ -323,8 +323,9 @@ Recompute ParseRecompute(const std::string& s, const std::string& field) {
 
 PipelineSchedule ParsePipelineSchedule(const std::string& s, const std::string& field) {
   static constexpr Spelling<PipelineSchedule> kSpellings[] = {{"1f1b", PipelineSchedule::k1F1B},
-                                                              {"dualpipe", PipelineSchedule::kDualPipe}};
-  return ParseEnum(s, field, kSpellings, "1f1b, dualpipe");
+                                                              {"dualpipe", PipelineSchedule::kDualPipe},
+                                                              {"zb1p", PipelineSchedule::kZeroBubble1P}};
+  return ParseEnum(s, field, kSpellings, "1f1b, dualpipe, zb1p");
 }
 
 MoeDispatcher ParseMoeDispatcher(const std::string& s, const std::string& field) {

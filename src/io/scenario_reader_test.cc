@@ -383,7 +383,7 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
   e = ErrorOf(Doc({{"pp", 4}, {"pipeline_schedule", "gpipe"}}, {{"gpus", 4}}));
   EXPECT_EQ(e.field(), "strategy.pipeline_schedule");
   EXPECT_EQ(e.value(), "gpipe");
-  EXPECT_NE(e.allowed().find("1f1b, dualpipe"), std::string::npos);
+  EXPECT_NE(e.allowed().find("1f1b, dualpipe, zb1p"), std::string::npos);
   const json batch = {{"global_batch", 8}};
   EXPECT_EQ(ErrorOf(Doc({{"pp", 1}, {"pipeline_schedule", "dualpipe"}}, {{"gpus", 1}}, batch)).field(),
             "strategy.pipeline_schedule");
@@ -398,6 +398,13 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
             PipelineSchedule::kDualPipe);
   EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}}, {{"gpus", 4}}), false).strategy.pipeline_schedule,
             PipelineSchedule::k1F1B);
+  // ZB1P: whole stages, so a pipeline and no interleave.
+  EXPECT_EQ(ScenarioFromJson(Doc({{"pp", 4}, {"pipeline_schedule", "zb1p"}}, {{"gpus", 4}}), false).strategy.pipeline_schedule,
+            PipelineSchedule::kZeroBubble1P);
+  e = ErrorOf(Doc({{"pp", 4}, {"interleave", 2}, {"pipeline_schedule", "zb1p"}}, {{"gpus", 4}}, batch));
+  EXPECT_EQ(e.field(), "strategy.pipeline_schedule");
+  EXPECT_EQ(e.allowed(), "1f1b, or zb1p with pp >= 2 and interleave 1 (pp is 4, interleave 2)");
+  EXPECT_EQ(ErrorOf(Doc({{"pipeline_schedule", "zb1p"}}, {{"gpus", 1}})).field(), "strategy.pipeline_schedule");
   EXPECT_EQ(ErrorOf(Doc({{"ep", 2}}, {{"gpus", 2}})).field(), "strategy.ep");  // dense model
   EXPECT_EQ(ErrorOf(Doc({{"cp", 3}}, {{"gpus", 3}}, {{"seq_len", 4096}})).field(), "strategy.cp");
   EXPECT_EQ(ErrorOf(Doc({{"pp", 2}, {"zero", 3}}, {{"gpus", 8}})).field(), "strategy.zero");

@@ -490,9 +490,10 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
                      fmt::format("a plan Megatron-LM can run (this one uses zero={} offload={}, which are DeepSpeed "
                                  "or FSDP features: re-plan with training.framework megatron)",
                                  s.zero, ToString(s.offload)));
-  if (s.pipeline_schedule == PipelineSchedule::kDualPipe)
-    throw InputError("strategy.pipeline_schedule", "dualpipe",
-                     "a schedule Megatron-LM runs (1f1b; DualPipe is DeepSeek's own engine)");
+  if (s.pipeline_schedule != PipelineSchedule::k1F1B)
+    throw InputError("strategy.pipeline_schedule", ToString(s.pipeline_schedule),
+                     "a schedule Megatron-LM runs (1f1b; DualPipe is DeepSeek's own engine, zero-bubble schedules "
+                     "run on forks such as sail-sg/zero-bubble-pipeline-parallelism)");
   std::vector<std::string> args;
   auto add = [&](const std::string& flag, auto value) {
     args.push_back(flag);

@@ -221,6 +221,14 @@ TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
   EXPECT_FALSE(has_overlap(job));
   job["strategy"]["pipeline_schedule"] = "dualpipe";
   EXPECT_THROW(MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json")), InputError);
+  job["strategy"]["pipeline_schedule"] = "zb1p";  // Megatron-LM has no zero-bubble schedule either
+  try {
+    MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "estimate.json"));
+    ADD_FAILURE() << "zb1p launched";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "strategy.pipeline_schedule");
+    EXPECT_EQ(e.value(), "zb1p");
+  }
 }
 
 // Expert-tensor parallelism, MTP and DeepSeek-V3's memory savers reach Megatron-LM as its own flags; ETP only where
