@@ -729,14 +729,14 @@ TEST(Accuracy, MegatronBridgeBlackwellMoe) {
 }
 
 // DeepSeek-V2 trained with device-level token dropping (capacity of the mean load): no host wait for token
-// counts and no busiest-rank excess. Its remaining gap is the zero-bubble pipeline run as 1F1B.
-TEST(Accuracy, DeepSeekV2WithTokenDropping) {
+// counts and no busiest-rank excess; its ZB1P pipeline and shared experts beside the all-to-alls (section 3.1.3)
+// as stated bring it within 5%.
+TEST(Accuracy, DeepSeekV2WithTokenDroppingZeroBubbleAndSharedExpertOverlap) {
   size_t rows = 0;
   for (const auto& r : Report().rows) {
     if (r.id != "deepseek_v2_pretrain_H800_tput") continue;
     ++rows;
-    EXPECT_LT(r.error, 0);
-    EXPECT_GT(r.error, -0.10);
+    EXPECT_LT(std::abs(r.error), 0.05) << r.error;
   }
   EXPECT_EQ(rows, 1u);
 }

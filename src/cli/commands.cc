@@ -65,7 +65,7 @@ struct JobFlags {
   std::optional<int64_t> dataloader_workers, mtp_layers;
   bool fp8_swiglu_input = false;
   std::vector<std::string> lora_targets, modules_to_save;
-  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_moe_a2a_overlap = false,
+  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_moe_a2a_overlap = false, moe_shared_expert_overlap = false,
        generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
@@ -150,6 +150,9 @@ struct JobFlags {
                   "TP collectives wait for their GEMMs even where the engine overlaps them (Megatron-LM's default)");
     cmd->add_flag("--no-moe-a2a-overlap", no_moe_a2a_overlap,
                   "the expert all-to-all waits for the expert GEMMs (Megatron-Bridge presets' moe_a2a_overlap False)");
+    cmd->add_flag("--moe-shared-expert-overlap", moe_shared_expert_overlap,
+                  "shared experts run beside the dispatch and combine all-to-alls (Megatron-Core's "
+                  "moe_shared_expert_overlap)");
     cmd->add_option("--attention", attention,
                     "auto | eager | sdpa | fa2 | fa3 | triton | cudnn (auto: the engine's default kernel)");
   }
@@ -243,6 +246,7 @@ struct JobFlags {
     if (no_flash) doc["strategy"]["flash_attention"] = false;
     if (no_tp_overlap) doc["strategy"]["tp_comm_overlap"] = false;
     if (no_moe_a2a_overlap) doc["strategy"]["moe_a2a_overlap"] = false;
+    if (moe_shared_expert_overlap) doc["strategy"]["moe_shared_expert_overlap"] = true;
     return doc;
   }
 };

@@ -80,6 +80,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.flash_attention", "--no-flash-attention"},
     {"strategy.tp_comm_overlap", "--no-tp-comm-overlap"},
     {"strategy.moe_a2a_overlap", "--no-moe-a2a-overlap"},
+    {"strategy.moe_shared_expert_overlap", "--moe-shared-expert-overlap"},
     {"plan.gpu", "--gpu"},
     {"plan.gpus", "--gpus"},
     {"plan.max_gpus", "--max-gpus"},

@@ -278,6 +278,7 @@ struct GemmShape {
   bool row_parallel = false;  // o_proj, down_proj: TP splits the input dimension
   bool lora_target = false;   // carries a LoRA adapter (LoRA/QLoRA only)
   bool mla_up = false;        // an MLA up-projection (q_b_proj, kv_b_proj): selective recomputation replays it
+  bool shared_expert = false;  // a shared expert's projection or gate
 };
 
 /// What the time model needs from one layer group.

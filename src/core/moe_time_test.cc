@@ -290,6 +290,38 @@ TEST(MoeTime, HostSyncIsChargedPerUnpairedMoeLayer) {
   EXPECT_EQ(EstimateScenario(ScenarioFromJson(doc, false)).time[TimeTerm::kMoeHostSync], 0);
 }
 
+// Shared experts on their own stream (Megatron-Core moe_shared_expert_overlap) hide behind the dispatch, the combine
+// and the two gradient all-to-alls. Across nodes each all-to-all outlasts the shared GEMM beside it, so the exposed
+// all-to-all time falls by exactly the shared experts' GEMM time, which is what they add to the compute; nothing else
+// changes. Without expert parallelism there is nothing to hide behind.
+TEST(MoeTime, SharedExpertsHideBehindTheAllToAlls) {
+  auto job = [](int shared, bool overlap, int ep) {
+    nlohmann::json config = {
+        {"model_type", "deepseek_v2"}, {"hidden_size", 2048},        {"intermediate_size", 10944},
+        {"moe_intermediate_size", 1408}, {"num_hidden_layers", 27},   {"num_attention_heads", 16},
+        {"num_key_value_heads", 16},    {"n_shared_experts", shared}, {"n_routed_experts", 64},
+        {"num_experts_per_tok", 6},     {"first_k_dense_replace", 1}, {"moe_layer_freq", 1},
+        {"q_lora_rank", nullptr},       {"kv_lora_rank", 512},        {"qk_nope_head_dim", 128},
+        {"qk_rope_head_dim", 64},       {"v_head_dim", 128},          {"vocab_size", 102400},
+        {"tie_word_embeddings", false}, {"max_position_embeddings", 163840}};
+    nlohmann::json doc = {
+        {"model", {{"config", config}, {"name", "deepseek-v2-lite-shared"}}},
+        {"training", {{"method", "pretrain"}, {"framework", "megatron"}, {"seq_len", 4096}, {"micro_batch", 1},
+                      {"global_batch", 64}}},
+        {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
+        {"strategy", {{"ep", ep}, {"moe_a2a_overlap", false}, {"moe_shared_expert_overlap", overlap}}}};
+    if (!overlap) doc["strategy"].erase("moe_shared_expert_overlap");
+    return EstimateScenario(ScenarioFromJson(doc, false)).time;
+  };
+  const TimeEstimate plain = job(2, false, 16), hidden = job(2, true, 16), none = job(0, false, 16);
+  const double shared_gemms = plain[TimeTerm::kCompute] - none[TimeTerm::kCompute];
+  ASSERT_GT(shared_gemms, 0);
+  ASSERT_GT(plain[TimeTerm::kEpComm], 2 * shared_gemms);
+  EXPECT_NEAR(plain[TimeTerm::kEpComm] - hidden[TimeTerm::kEpComm], shared_gemms, 1e-9 * shared_gemms);
+  EXPECT_NEAR(plain.step_s - hidden.step_s, shared_gemms, 1e-9 * shared_gemms);
+  EXPECT_EQ(job(2, true, 1).step_s, job(2, false, 1).step_s);
+}
+
 // Megatron-Bridge 26.02's GPT-OSS 120B preset (EP 64, MBS 4, no pipeline, GBS 1280 over 64 GPUs).
 nlohmann::json GptOss(const std::string& gpu, int gpus_per_node) {
   return {{"model", "gpt-oss-120b"},

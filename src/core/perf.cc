@@ -190,6 +190,7 @@ GemmShape GemmOf(const Linear& l, std::span<const Linear> members, const Trainin
   g.row_parallel = IsRowParallel(l);
   g.lora_target = IsAdapterMethod(tr.method) && IsLoraTarget(tr, members);
   g.mla_up = l.name == "q_b_proj" || l.name == "kv_b_proj";
+  g.shared_expert = l.module == Module::kSharedExpert;
   return g;
 }
 
@@ -255,6 +256,8 @@ struct LayerCost {
   double expert_fwd_matmul_s = 0;  // the routed experts' share of fwd_matmul_s
   double expert_bwd_matmul_s = 0;  // and of bwd_matmul_s
   double mla_up_fwd_matmul_s = 0;  // the MLA up-projections' share of fwd_matmul_s
+  // The shared experts' GEMMs: gate and up projections with the expert gate (fc1), the down projection (fc2).
+  double shared_fc1_fwd_s = 0, shared_fc1_bwd_s = 0, shared_fc2_fwd_s = 0, shared_fc2_bwd_s = 0;
   double permute_bytes = 0;                             // token permutation, one pass
   double router_fwd_bytes = 0, router_bwd_bytes = 0;    // router scores and top-k
   double cp_exchange_s = 0;    // forward KV ring exchange (p2p), hidden behind the attention steps
@@ -298,6 +301,10 @@ void CostGemms(const Scenario& sc, const TimeRates& r, const Layers& layers, siz
     out.fwd_matmul_s += gemm_s;
     if (g.copies > 1) out.expert_fwd_matmul_s += gemm_s, out.expert_bwd_matmul_s += bwd_gemm_s;
     if (g.mla_up) out.mla_up_fwd_matmul_s += gemm_s;
+    if (g.shared_expert) {
+      (g.row_parallel ? out.shared_fc2_fwd_s : out.shared_fc1_fwd_s) += gemm_s;
+      (g.row_parallel ? out.shared_fc2_bwd_s : out.shared_fc1_bwd_s) += bwd_gemm_s;
+    }
     if (r.fp8) {  // column-parallel inputs come from a norm, which fused engines quantise in the same kernel
       const Fp8LinearCasts casts = Fp8Casts(r.fp8_scaling, m, n, k, fp8_fused_norm && !g.row_parallel, backward > 0);
       out.fp8_fwd_bytes += g.multiplicity * count * casts.fwd_bytes;
@@ -594,8 +601,9 @@ struct LayerTotals {
 };
 
 /// A MoE layer's expert-parallel terms for `n` layers: dispatch and combine in forward and backward (and the
-/// recomputed forward), less what the engine hides behind a paired micro-batch's compute of the same layer; the
-/// router and permutation traffic; the busiest EP rank's extra expert GEMMs.
+/// recomputed forward), less what the shared experts hide on their own stream and what the engine hides behind
+/// a paired micro-batch's compute of the same layer; the router and permutation traffic; the busiest EP rank's
+/// extra expert GEMMs.
 void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile& fw, const LayerCost& lc,
                  bool has_bwd, double paired, double n, LayerTotals& x) {
   const bool recompute = has_bwd && sc.strategy.recompute == Recompute::kFull;
@@ -604,7 +612,15 @@ void AddMoeLayer(const Scenario& sc, const TimeRates& r, const FrameworkProfile&
   const double comm = forwards * (lc.ep_dispatch_s + lc.ep_alltoall_s) + (has_bwd ? 2 * lc.ep_alltoall_s : 0);
   const double fwd = lc.fwd_matmul_s + lc.fwd_attn_s + lc.fwd_mem_s;
   const double window = fwd * forwards + (has_bwd ? lc.bwd_matmul_s + lc.bwd_attn_s + lc.bwd_mem_s : 0);
-  x.ep_s += n * ExposedExpertComm(comm, window, paired);
+  // Megatron-Core's moe_shared_expert_overlap (token_dispatcher.py, d98e8a64): fc1 runs beside the dispatch, fc2
+  // beside the combine; their backward GEMMs, recorded on that stream, run beside the two gradient all-to-alls.
+  const double shared_hidden =
+      sc.strategy.moe_shared_expert_overlap
+          ? forwards * (std::min(lc.ep_dispatch_s, lc.shared_fc1_fwd_s) + std::min(lc.ep_alltoall_s, lc.shared_fc2_fwd_s)) +
+                (has_bwd ? std::min(lc.ep_alltoall_s, lc.shared_fc2_bwd_s) + std::min(lc.ep_alltoall_s, lc.shared_fc1_bwd_s)
+                         : 0)
+          : 0;
+  x.ep_s += n * ExposedExpertComm(comm - shared_hidden, window - shared_hidden, paired);
   x.moe_router_s += n * HbmSeconds(r, lc.router_fwd_bytes * forwards + (has_bwd ? lc.router_bwd_bytes : 0));
   x.moe_permute_s += n * HbmSeconds(r, lc.permute_bytes * (forwards + (has_bwd ? 1 : 0)));
   // A dropless layer's forward copies the per-expert token counts to the host and waits for them (Megatron-Core

@@ -9,6 +9,7 @@
 #include "catalog/efficiency.h"
 #include "core/framework.h"
 #include "core/limits.h"
+#include "core/moe_time.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -274,6 +275,23 @@ void CheckZeroBubble(const Strategy& sg) {
                                  sg.interleave));
 }
 
+/// Megatron-Core moves the shared experts beside the dispatcher only in layers that have them, and refuses that
+/// together with its expert-parallel overlap (TransformerConfig.__post_init__, d98e8a64).
+void CheckSharedExpertOverlap(const Scenario& s) {
+  const Strategy& sg = s.strategy;
+  if (!sg.moe_shared_expert_overlap) return;
+  const bool shared = std::ranges::any_of(s.model.layers, [](const LayerGroup& g) {
+    return g.spec.shared_expert_intermediate > 0;
+  });
+  if (!shared)
+    throw InputError("strategy.moe_shared_expert_overlap", "true",
+                     fmt::format("false for a model without shared experts ({})", s.model.name));
+  if (ScheduledOverlap(GetFrameworkProfile(s.training.framework).moe_overlap, sg) == MoeOverlap::kA2aOverlap)
+    throw InputError("strategy.moe_shared_expert_overlap", "true",
+                     "false while the engine's expert-parallel overlap runs (Megatron-Core refuses both), or "
+                     "strategy.moe_a2a_overlap false");
+}
+
 /// Experts are spread over expert-parallel groups carved out of the data-parallel (x context-parallel) ranks.
 void CheckExpertSplit(const ModelSpec& m, const Strategy& sg) {
   if (sg.ep <= 1) return;
@@ -457,6 +475,7 @@ void ValidateScenario(Scenario& s) {
   }
   CheckDualPipe(s);
   CheckZeroBubble(s.strategy);
+  CheckSharedExpertOverlap(s);
   CheckPrecisionOnGpu(s.training, s.hardware.gpu);
   CheckMethod(m, s.training);
   // The engine's default attention falls back to eager where the GPU's stack has no fused kernel.

@@ -114,6 +114,9 @@ struct Strategy {
   // none (Megatron-Core overlap_moe_expert_parallel_comm off, Megatron-Bridge moe_a2a_overlap=False).
   bool moe_a2a_overlap = true;
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  // Shared experts on a side stream beside the dispatch and combine all-to-alls (Megatron-Core
+  // moe_shared_expert_overlap, off by default; DeepSeek-V2's engine, arXiv 2405.04434 section 3.1.3).
+  bool moe_shared_expert_overlap = false;
   CpComm cp_comm = CpComm::kP2p;
   int etp = 0;                  // expert tensor parallel; 0: as tp (Megatron-Core's expert_tensor_parallel_size)
   // DeepSpeed zero_optimization.reduce_bucket_size in elements; 0: the engine's default; kReduceBucketAuto: "auto".

@@ -91,6 +91,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                    {"interleave", st.interleave},
                    {"tp_comm_overlap", st.tp_comm_overlap},
                    {"moe_a2a_overlap", st.moe_a2a_overlap},
+                   {"moe_shared_expert_overlap", st.moe_shared_expert_overlap},
                    {"moe_dispatcher", ToString(st.moe_dispatcher)},
                    {"cp_comm", ToString(st.cp_comm)},
                    {"pipeline_schedule", ToString(st.pipeline_schedule)},

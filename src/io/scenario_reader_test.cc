@@ -412,6 +412,25 @@ TEST(ValidateScenario, ParallelismMustFitTheModel) {
             "training.global_batch");
 }
 
+// Megatron-Core moves shared experts beside the dispatcher only where there are some, and not while its
+// expert-parallel overlap pairs micro-batches.
+TEST(ValidateScenario, SharedExpertOverlapNeedsSharedExpertsAndNoPairedOverlap) {
+  json doc = Doc({{"ep", 8}, {"moe_shared_expert_overlap", true}}, {{"gpus", 8}}, {{"framework", "megatron"}});
+  doc["model"] = {{"config", MixtralConfig()}, {"name", "mixtral-test"}};
+  InputError e = ErrorOf(doc);
+  EXPECT_EQ(e.field(), "strategy.moe_shared_expert_overlap");
+  EXPECT_EQ(e.value(), "true");
+  EXPECT_EQ(e.allowed(), "false for a model without shared experts (mixtral-test)");
+  doc["model"] = "deepseek-v2-lite";
+  e = ErrorOf(doc);  // pp 1 and EP 8: Megatron-Core's combined 1F1B runs
+  EXPECT_EQ(e.field(), "strategy.moe_shared_expert_overlap");
+  EXPECT_NE(e.allowed().find("strategy.moe_a2a_overlap false"), std::string::npos) << e.allowed();
+  doc["strategy"]["moe_a2a_overlap"] = false;
+  EXPECT_TRUE(ScenarioFromJson(doc, false).strategy.moe_shared_expert_overlap);
+  doc["strategy"]["moe_shared_expert_overlap"] = "yes";
+  EXPECT_EQ(ErrorOf(doc).field(), "strategy.moe_shared_expert_overlap");
+}
+
 TEST(ValidateScenario, ExpertParallelismCarvedOutOfDataParallel) {
   json doc = Doc({{"ep", 8}}, {{"gpus", 8}});
   doc["model"] = {{"config", MixtralConfig()}};

@@ -1,8 +1,10 @@
 #include "machine/launch.h"
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -380,6 +382,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   st.flash_attention = strategy.At("flash_attention").Bool();
   if (const auto v = strategy.Get("tp_comm_overlap")) st.tp_comm_overlap = v->Bool();
   if (const auto v = strategy.Get("moe_a2a_overlap")) st.moe_a2a_overlap = v->Bool();
+  if (const auto v = strategy.Get("moe_shared_expert_overlap")) st.moe_shared_expert_overlap = v->Bool();
   if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
   if (const auto v = strategy.Get("moe_dispatcher")) st.moe_dispatcher = std::apply(ParseMoeDispatcher, text(*v));
   if (const auto v = strategy.Get("cp_comm")) st.cp_comm = std::apply(ParseCpComm, text(*v));
@@ -481,6 +484,33 @@ void AddDeepSeekArguments(const LaunchPlan& p, std::vector<std::string>& args) {
     args.insert(args.end(), {"--use-precision-aware-optimizer", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
 }
 
+/// The MoE layers as Megatron-LM reads them: expert and dense widths apart, expert layers placed by a pattern
+/// where some stay dense, and the dispatcher the estimate timed (Megatron-LM's default, allgather, is none of
+/// them; TransformerConfig.moe_token_dispatcher_type, d98e8a64).
+void AddMoeArguments(const ModelSpec& m, const Strategy& s, std::vector<std::string>& args) {
+  const auto moe = std::ranges::find_if(m.layers, [](const LayerGroup& g) { return g.spec.is_moe(); });
+  if (moe == m.layers.end()) return;
+  const LayerSpec& expert = moe->spec;
+  args.insert(args.end(), {"--num-experts", std::to_string(expert.num_experts), "--moe-router-topk",
+                           std::to_string(expert.experts_per_token), "--moe-ffn-hidden-size",
+                           std::to_string(expert.mlp_intermediate)});
+  if (expert.shared_expert_intermediate > 0)
+    args.insert(args.end(),
+                {"--moe-shared-expert-intermediate-size", std::to_string(expert.shared_expert_intermediate)});
+  if (!std::ranges::all_of(m.layers, [](const LayerGroup& g) { return g.spec.is_moe(); })) {
+    std::vector<std::pair<bool, int64_t>> runs;  // (expert layers?, how many), merging groups split by attention
+    for (const LayerGroup& g : m.layers) {
+      if (!runs.empty() && runs.back().first == g.spec.is_moe()) runs.back().second += g.count;
+      else runs.emplace_back(g.spec.is_moe(), g.count);
+    }
+    std::vector<std::string> pattern;
+    for (const auto& [sparse, count] : runs) pattern.push_back(fmt::format("[{}]*{}", sparse ? 1 : 0, count));
+    args.insert(args.end(), {"--moe-layer-freq", fmt::format("{}", fmt::join(pattern, "+"))});
+  }
+  args.insert(args.end(), {"--moe-token-dispatcher-type", ToString(s.moe_dispatcher)});
+  if (s.moe_shared_expert_overlap) args.push_back("--moe-shared-expert-overlap");
+}
+
 }  // namespace
 
 std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
@@ -509,7 +539,8 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     num_layers = m.num_layers;
     add("--num-layers", m.num_layers);
     add("--hidden-size", m.hidden_size);
-    add("--ffn-hidden-size", layer.mlp_intermediate);
+    const auto dense = std::ranges::find_if(m.layers, [](const LayerGroup& g) { return !g.spec.is_moe(); });
+    add("--ffn-hidden-size", (dense != m.layers.end() ? dense->spec : layer).mlp_intermediate);
     add("--num-attention-heads", layer.attention.num_heads);
     if (layer.attention.num_kv_heads > 0 && layer.attention.num_kv_heads < layer.attention.num_heads) {
       args.push_back("--group-query-attention");
@@ -520,10 +551,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     add("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
     if (!m.learned_position_embeddings) add("--position-embedding-type", "rope");
     if (!m.tie_word_embeddings) args.push_back("--untie-embeddings-and-output-weights");
-    if (layer.is_moe()) {
-      add("--num-experts", layer.num_experts);
-      add("--moe-router-topk", layer.experts_per_token);
-    }
+    AddMoeArguments(m, s, args);
   }
   add("--seq-length", p.seq_len);
   add("--micro-batch-size", p.micro_batch);

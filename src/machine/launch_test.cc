@@ -231,6 +231,36 @@ TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
   }
 }
 
+// Megatron-LM's dispatcher defaults to allgather, which no estimate assumes: a MoE plan names the one it was timed
+// with, and the shared experts' overlap where the estimate hid the all-to-alls behind them.
+TEST(Launch, MegatronNamesTheDispatcherAndSharedExpertOverlapTheEstimateAssumed) {
+  json job = kMegatron16;
+  job["model"] = "deepseek-v2-lite";
+  job["strategy"] = {{"tp", 1}, {"pp", 2}, {"ep", 8}, {"recompute", "selective"}, {"moe_a2a_overlap", false}};
+  auto value_of = [](const json& j, const std::string& flag) {
+    const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(j), "estimate.json"));
+    const auto at = std::find(args.begin(), args.end(), flag);
+    if (at == args.end()) return std::string("(absent)");
+    return at + 1 == args.end() || at[1].starts_with("--") ? std::string("(flag)") : at[1];
+  };
+  EXPECT_EQ(value_of(job, "--moe-token-dispatcher-type"), "alltoall");
+  EXPECT_EQ(value_of(job, "--moe-shared-expert-overlap"), "(absent)");
+  // DeepSeek-V2-Lite's config.json: first_k_dense_replace 1 of 27 layers, intermediate_size 10944,
+  // moe_intermediate_size 1408, n_shared_experts 2.
+  EXPECT_EQ(value_of(job, "--moe-layer-freq"), "[0]*1+[1]*26");
+  EXPECT_EQ(value_of(job, "--ffn-hidden-size"), "10944");
+  EXPECT_EQ(value_of(job, "--moe-ffn-hidden-size"), "1408");
+  EXPECT_EQ(value_of(job, "--moe-shared-expert-intermediate-size"), "2816");
+  EXPECT_EQ(value_of(job, "--num-experts"), "64");
+  job["strategy"]["moe_dispatcher"] = "flex";
+  job["strategy"]["moe_shared_expert_overlap"] = true;
+  EXPECT_EQ(value_of(job, "--moe-token-dispatcher-type"), "flex");
+  EXPECT_EQ(value_of(job, "--moe-shared-expert-overlap"), "(flag)");
+  job["model"] = "llama-3-8b";  // dense: no dispatcher to name
+  job["strategy"] = {{"tp", 2}, {"pp", 2}};
+  EXPECT_EQ(value_of(job, "--moe-token-dispatcher-type"), "(absent)");
+}
+
 // Expert-tensor parallelism, MTP and DeepSeek-V3's memory savers reach Megatron-LM as its own flags; ETP only where
 // it differs from Megatron-Core's default (tp).
 TEST(Launch, MegatronExpertTensorParallelMtpAndStateDtypes) {

@@ -7,6 +7,7 @@
 #include "catalog/efficiency.h"
 #include "catalog/user_catalog.h"
 #include "core/framework.h"
+#include "core/moe_time.h"
 #include "core/sequences.h"
 #include "core/units.h"
 #include "text/calibration_text.h"
@@ -46,6 +47,21 @@ std::string ContextParallelText(const Strategy& st, Lang lang) {
     case CpComm::kAllToAll: return Say(lang, "asm.cp_a2a", fmt::arg("cp", st.cp));
   }
   return "";
+}
+
+/// How the expert all-to-alls meet the compute: the dispatcher, the pairing the schedule runs, and the shared
+/// experts' own stream.
+std::string ExpertParallelText(const Scenario& s, Lang lang) {
+  const Strategy& st = s.strategy;
+  const char* overlap = "asm.ep_exposed";
+  switch (ScheduledOverlap(GetFrameworkProfile(s.training.framework).moe_overlap, st)) {
+    case MoeOverlap::kNone: break;
+    case MoeOverlap::kA2aOverlap: overlap = "asm.ep_paired"; break;
+    case MoeOverlap::kDualPipe: overlap = "asm.ep_dualpipe"; break;
+  }
+  return Say(lang, "asm.ep", fmt::arg("ep", st.ep), fmt::arg("dispatcher", ToString(st.moe_dispatcher)),
+             fmt::arg("overlap", Say(lang, overlap)),
+             fmt::arg("shared", st.moe_shared_expert_overlap ? Say(lang, "asm.ep_shared") : ""));
 }
 
 std::string WarningText(const Scenario& s, const EstimateWarning& w, Lang lang) {
@@ -223,6 +239,7 @@ std::vector<std::string> EstimateAssumptions(const Scenario& s, Lang lang) {
       FixedCostsAssumption(lang),
       GlobalBatchText(s, lang)};
   if (s.strategy.cp > 1) out.push_back(ContextParallelText(s.strategy, lang));
+  if (s.strategy.ep > 1) out.push_back(ExpertParallelText(s, lang));
   for (std::string& line : SequenceAssumptions(s.training, lang)) out.push_back(std::move(line));
   if (std::string catalogs = UserCatalogsText(lang); !catalogs.empty()) out.push_back(std::move(catalogs));
   if (auto line = CalibrationAssumption(s, lang)) out.push_back(std::move(*line));

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace trainplan {
@@ -51,6 +53,38 @@ TEST(Explain, ContextParallelNamesHowItMovesKeysAndValues) {
   EXPECT_EQ(cp_lines(Make(doc))[0].rfind("context parallelism 4-way, p2p: ", 0), 0u);
   doc["strategy"] = {{"tp", 2}};
   EXPECT_TRUE(cp_lines(Make(doc)).empty());
+}
+
+// DeepSeek-V2's engine hid the all-to-alls behind the shared experts (arXiv 2405.04434 section 3.1.3); the estimate
+// says which overlap it assumed.
+TEST(Explain, ExpertParallelismNamesItsDispatcherAndOverlap) {
+  nlohmann::json doc = {{"model", "deepseek-v2-lite"},
+                        {"training", {{"method", "pretrain"}, {"framework", "megatron"}, {"seq_len", 4096}}},
+                        {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 16}}},
+                        {"strategy", {{"pp", 2}, {"ep", 8}, {"moe_a2a_overlap", false}}}};
+  auto ep_line = [](const Scenario& s) {
+    for (const std::string& a : EstimateAssumptions(s))
+      if (a.rfind("expert parallelism", 0) == 0) return a;
+    return std::string("(none)");
+  };
+  EXPECT_EQ(ep_line(Make(doc)),
+            "expert parallelism 8-way, alltoall dispatcher: the dispatch and combine all-to-alls wait for their "
+            "tokens and the experts wait for them");
+  doc["strategy"]["moe_shared_expert_overlap"] = true;
+  EXPECT_NE(ep_line(Make(doc)).find("; the shared experts run on their own stream"), std::string::npos);
+  doc["hardware"]["gpus"] = 24;  // 27 layers in 3 x 3 virtual stages; Megatron-Core pairs micro-batches
+  doc["training"]["global_batch"] = 96;  // 12 micro-batches per data-parallel rank, a multiple of pp
+  doc["strategy"] = {{"pp", 3}, {"interleave", 3}, {"ep", 8}, {"moe_dispatcher", "flex"}};
+  EXPECT_EQ(ep_line(Make(doc)).rfind("expert parallelism 8-way, flex dispatcher: each micro-batch's all-to-alls "
+                                     "run behind a paired micro-batch's compute",
+                                     0),
+            0u)
+      << ep_line(Make(doc));
+  const std::vector<std::string> zh = EstimateAssumptions(Make(doc), Lang::kZh);
+  EXPECT_EQ(std::ranges::count_if(zh, [](const std::string& a) { return a.starts_with("专家并行 8 路，flex 分发器："); }),
+            1);
+  doc["strategy"] = {{"pp", 3}};
+  EXPECT_EQ(ep_line(Make(doc)), "(none)");
 }
 
 TEST(Explain, EdgeAndHostRamSentences) {
