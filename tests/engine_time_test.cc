@@ -91,6 +91,38 @@ TEST(EngineTime, MegatronDefaultsToCudnnAttention) {
   EXPECT_LT(step("auto"), step("fa2"));
 }
 
+// The cuDNN in NeMo containers before cuDNN 9.5 ran its fused attention on H100 at about FlashAttention-2's rate
+// (TransformerEngine issue 1113, cudnn-frontend issue 98): a job that names an earlier release runs that kernel;
+// a job that names none, a later release, another kernel or another engine runs as before.
+TEST(EngineTime, OlderMegatronReleasesRunTheOlderCudnnAttention) {
+  auto step = [](json training, const std::string& gpu = "h100-sxm") {
+    training.update({{"method", "pretrain"}, {"seq_len", 32768}, {"global_batch", 8}});
+    if (!training.contains("framework")) training["framework"] = "megatron";
+    return EstimateScenario(Job(training, {{"gpu", gpu}, {"gpus", 8}}, {{"zero", 1}})).time.step_s;
+  };
+  const double current = step({{"attention", "cudnn"}});
+  const double nemo_2407 = step({{"attention", "cudnn"}, {"framework_version", "24.07"}});
+  EXPECT_GT(nemo_2407, current * 1.05);  // attention is about a third of a 32k-token step
+  EXPECT_DOUBLE_EQ(nemo_2407, step({{"attention", "fa2"}, {"framework_version", "24.07"}}));
+  EXPECT_DOUBLE_EQ(step({{"attention", "cudnn"}, {"framework_version", "25.11"}}), current);
+  EXPECT_DOUBLE_EQ(step({{"attention", "cudnn"}, {"framework_version", "24.12"}}), current);
+  EXPECT_DOUBLE_EQ(step({{"attention", "fa3"}, {"framework_version", "24.07"}}), step({{"attention", "fa3"}}));
+  // Off Hopper cuDNN already ran at FlashAttention-2's rate.
+  EXPECT_DOUBLE_EQ(step({{"attention", "cudnn"}, {"framework_version", "24.07"}}, "a100-80gb-sxm"),
+                   step({{"attention", "cudnn"}}, "a100-80gb-sxm"));
+  // The assumption names the release whose kernel the estimate ran.
+  const std::vector<std::string> assumptions =
+      EstimateAssumptions(Job({{"method", "pretrain"}, {"framework", "megatron"}, {"framework_version", "24.07"}},
+                              {{"gpu", "h100-sxm"}, {"gpus", 8}}));
+  EXPECT_EQ(std::ranges::count_if(assumptions,
+                                  [](const std::string& a) {
+                                    return a.starts_with("attention cudnn (the engine's default)") &&
+                                           a.find("100% of FlashAttention-2's rate on this GPU in engine release 24.07 "
+                                                  "(releases before 24.12 ship an older build") != std::string::npos;
+                                  }),
+            1);
+}
+
 TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
   const Scenario eager = Job({{"method", "lora"}, {"attention", "eager"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}});
   EXPECT_FALSE(eager.strategy.flash_attention);

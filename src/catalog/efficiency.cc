@@ -83,6 +83,15 @@ EngineTiming ReadEngineTiming(const Field& e) {
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2, fa3, triton or cudnn");
   e.At("default_attention_source").String();
+  if (const auto legacy = e.Get("attention_legacy_before")) {
+    t.attention_legacy_before = legacy->String();
+    for (const auto& [name, value] : e.At("attention_legacy_by_generation").Members()) {
+      const auto generation = ParseGpuGeneration(name);
+      if (!generation) value.Fail("a generation of data/gpus.json");
+      t.attention_legacy_rates[static_cast<int>(*generation)] = value.Number(0, 10);
+    }
+    e.At("attention_legacy_source").String();
+  }
   e.At("source").String();  // every engine cites what it was calibrated on
   return t;
 }

@@ -50,6 +50,11 @@ struct EngineTiming {
   std::optional<double> micro_batch_sync_host_s;
   bool grad_accumulation_in_place = false;  // unsharded gradients summed into param.grad by autograd
   AttentionKernel default_attention = AttentionKernel::kFa2;  // the kernel the engine runs unless told
+  // Releases before this one (training.framework_version; empty: none) shipped an older build of the engine's
+  // default kernel, which ran at attention_legacy_rates (relative to FlashAttention-2, by GpuGeneration; 0: as
+  // the current build) instead of the kernel's own rate.
+  std::string attention_legacy_before;
+  std::array<double, kGpuGenerations> attention_legacy_rates{};
 };
 
 /// A kernel replacement the job turns on (Liger, torch.compile): fused elementwise bytes, less dispatch.

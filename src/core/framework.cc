@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "catalog/efficiency.h"
 #include "core/units.h"
 
 namespace trainplan {
@@ -53,6 +54,21 @@ bool IsVersion(std::string_view version) {
 bool VersionBefore(std::string_view version, std::string_view bound) {
   const std::vector<int64_t> a = VersionFields(version), b = VersionFields(bound);
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+bool RunsLegacyAttention(AttentionKernel kernel, GpuGeneration generation, Framework framework,
+                         std::string_view framework_version) {
+  const EngineTiming& engine = Efficiency().Engine(framework);
+  return kernel == engine.default_attention && !engine.attention_legacy_before.empty() &&
+         !framework_version.empty() && VersionBefore(framework_version, engine.attention_legacy_before) &&
+         engine.attention_legacy_rates[static_cast<int>(generation)] > 0;
+}
+
+double AttentionKernelRate(AttentionKernel kernel, GpuGeneration generation, Framework framework,
+                           std::string_view framework_version) {
+  if (RunsLegacyAttention(kernel, generation, framework, framework_version))
+    return Efficiency().Engine(framework).attention_legacy_rates[static_cast<int>(generation)];
+  return Efficiency().AttentionRate(kernel, generation);
 }
 
 }  // namespace trainplan

@@ -532,7 +532,10 @@ TimeRates RatesOf(const Scenario& sc) {
   r.attn_peak_flops = gpu.PeakTflops(false, fp32) * 1e12;
   // The fused kernel's rate relative to FlashAttention-2, on which the generation ceilings were calibrated.
   const AttentionKernel kernel = eff.Kernel(sc.training.attention, sc.strategy.flash_attention, sc.training.framework);
-  const double kernel_rate = kernel == AttentionKernel::kEager ? 1 : eff.AttentionRate(kernel, gpu.generation);
+  const double kernel_rate =
+      kernel == AttentionKernel::kEager
+          ? 1
+          : AttentionKernelRate(kernel, gpu.generation, sc.training.framework, sc.training.framework_version);
   r.attn_ceiling = std::min(1.0, generation.attention_ceiling * kernel_rate * cal.factors.compute) * fw.kernel_efficiency;
   r.link_factor = cal.factors.communication;
   if (cal.measured_intra_bytes_per_s > 0) {

@@ -201,8 +201,16 @@ std::string AttentionText(const Scenario& s, Lang lang) {
                                     : s.strategy.flash_attention                  ? "asm.engine_default"
                                                                                   : "asm.flash_off");
   if (kernel == AttentionKernel::kEager) return Say(lang, "asm.attention_eager", fmt::arg("why", why));
+  const Training& tr = s.training;
+  const GpuGeneration generation = s.hardware.gpu.generation;
+  const std::string release =
+      RunsLegacyAttention(kernel, generation, tr.framework, tr.framework_version)
+          ? Say(lang, "asm.attention_legacy", fmt::arg("version", tr.framework_version),
+                fmt::arg("before", eff.Engine(tr.framework).attention_legacy_before))
+          : "";
   return Say(lang, "asm.attention", fmt::arg("kernel", AttentionKernelKey(kernel)), fmt::arg("why", why),
-             fmt::arg("pct", 100 * eff.AttentionRate(kernel, s.hardware.gpu.generation)));
+             fmt::arg("pct", 100 * AttentionKernelRate(kernel, generation, tr.framework, tr.framework_version)),
+             fmt::arg("release", release));
 }
 
 /// Host-side time: kernel replacements, ZeRO-3's hooks and who builds the batches (data/efficiency.json).

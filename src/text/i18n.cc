@@ -845,10 +845,12 @@ constexpr Entry kPhrases[] = {
     {"asm.flash_off", "flash attention off", "关闭 FlashAttention"},
     {"asm.attention_eager", "attention eager ({why}): scores, softmax and dropout mask are stored and cross HBM",
      "注意力 eager（{why}）：注意力分数、softmax 和 dropout 掩码都要保存并读写 HBM"},
+    {"asm.attention_legacy", " in engine release {version} (releases before {before} ship an older build of this kernel)",
+     "（引擎 {version} 版本；{before} 之前的版本带的是该内核的旧版本）"},
     {"asm.attention",
      "attention {kernel} ({why}): no s x s score matrix is stored; runs at {pct:.0f}% of FlashAttention-2's rate on "
-     "this GPU (data/efficiency.json attention_kernels)",
-     "注意力 {kernel}（{why}）：不保存 s x s 分数矩阵；在这张 GPU 上的速度是 FlashAttention-2 的 {pct:.0f}%"
+     "this GPU{release} (data/efficiency.json attention_kernels)",
+     "注意力 {kernel}（{why}）：不保存 s x s 分数矩阵；在这张 GPU 上的速度是 FlashAttention-2 的 {pct:.0f}%{release}"
      "（data/efficiency.json attention_kernels）"},
     {"asm.host_time", "host time: {ms:.2f} ms of dispatch per layer pass", "主机侧时间：每层每次前向/反向调度 {ms:.2f} ms"},
     {"asm.host_liger", ", Liger kernels (fused norms, rotary, SwiGLU: x{factor:g})",
