@@ -123,6 +123,39 @@ TEST(EngineTime, OlderMegatronReleasesRunTheOlderCudnnAttention) {
             1);
 }
 
+// Megatron-Core overlaps the interleaved schedule's pipeline sends with the next virtual stage's compute
+// (overlap_p2p_comm, which NeMo and Megatron-Bridge recipes set whenever there are virtual stages); the 2021-2022
+// Megatron-LM sent in line. Overlap only ever lowers a step.
+TEST(EngineTime, MegatronOverlapsInterleavedPipelineSends) {
+  auto estimate = [](json strategy) {
+    return EstimateScenario(Job({{"method", "pretrain"}, {"framework", "megatron"}, {"seq_len", 4096},
+                                 {"global_batch", 256}},
+                                {{"gpu", "h100-sxm"}, {"gpus", 64}}, strategy, "llama-2-70b"))
+        .time;
+  };
+  const json layout = {{"tp", 4}, {"pp", 4}, {"interleave", 5}, {"zero", 1}, {"sequence_parallel", true}};
+  const TimeEstimate overlapped = estimate(layout);
+  json off = layout;
+  off["pp_comm_overlap"] = false;
+  const TimeEstimate pp_off = estimate(off);
+  EXPECT_GT(pp_off[TimeTerm::kPpComm], overlapped[TimeTerm::kPpComm]);
+  EXPECT_GT(pp_off.step_s, overlapped.step_s);
+  // Without virtual stages Megatron-Core sends in line whatever the switch says.
+  json plain = layout;
+  plain["interleave"] = 1;
+  const double plain_send = estimate(plain)[TimeTerm::kPpComm];
+  plain["pp_comm_overlap"] = false;
+  EXPECT_DOUBLE_EQ(estimate(plain)[TimeTerm::kPpComm], plain_send);
+  // An engine without the overlap (DeepSpeed's pipeline engine) sends in line too.
+  const auto deepspeed = [](bool overlap) {
+    return EstimateScenario(Job({{"method", "pretrain"}, {"framework", "deepspeed"}, {"seq_len", 4096}, {"global_batch", 256}},
+                                {{"gpu", "h100-sxm"}, {"gpus", 64}},
+                                {{"tp", 4}, {"pp", 4}, {"interleave", 5}, {"zero", 1}, {"pp_comm_overlap", overlap}}, "llama-2-70b"))
+        .time.step_s;
+  };
+  EXPECT_DOUBLE_EQ(deepspeed(true), deepspeed(false));
+}
+
 TEST(EngineTime, AttentionKeyAgreesWithFlashAttention) {
   const Scenario eager = Job({{"method", "lora"}, {"attention", "eager"}}, {{"gpu", "h100-sxm"}, {"gpus", 1}});
   EXPECT_FALSE(eager.strategy.flash_attention);

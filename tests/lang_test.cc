@@ -140,7 +140,7 @@ TEST(Lang, OnPremBillOfMaterialsInChinese) {
   ExpectSameNumbers(en, zh);
   ExpectContains(zh, {"自建：", "物料清单（", "| 部件 | 选型 | 原因 |", "| 供电 | ", "使用方式 持续使用，利用率 100%，共 36 个月",
                       "- 购买满足截止时间的最少 GPU：8 x ", "个月回本（租用每月 $", "- 成本：硬件 $", "，电费 $", "，机房托管 $",
-                      "次运行，每次 $", "盈亏平衡 11.9 个月", "个月内运行 "});
+                      "次运行，每次 $", "盈亏平衡 12.1 个月", "个月内运行 "});
   for (const std::string english : {"pays back", "hardware $", "months", "runs over"})
     EXPECT_EQ(zh.find(english), std::string::npos) << english << " in\n" << zh;
 }

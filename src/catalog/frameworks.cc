@@ -88,7 +88,8 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
                "root_unit_unsharded_source", "loss_freed_before_recompute", "loss_freed_before_recompute_source",
                "zero3_overflow_flags_since", "zero3_overflow_flags_since_source", "no_sync_accumulation",
                "no_sync_accumulation_source", "offload_shard_copy_stream", "offload_shard_copy_stream_source",
-               "reduce_scatter_input_copy_since", "reduce_scatter_input_copy_since_source"});
+               "reduce_scatter_input_copy_since", "reduce_scatter_input_copy_since_source", "p2p_comm_overlap",
+               "p2p_comm_overlap_source"});
   FrameworkProfile p;
   p.id = id;
   p.name = e.At("name").String();
@@ -127,6 +128,7 @@ FrameworkProfile ReadProfile(Framework id, const Field& e, const Field& sources)
   if (auto f = e.Get("holds_previous_quantized_inputs")) p.holds_previous_quantized_inputs = f->Bool();
   if (auto f = e.Get("bnb_quant_state_unsharded")) p.bnb_quant_state_unsharded = f->Bool();
   p.root_unit_unsharded = ReadSourcedFlag(e, "root_unit_unsharded", p.root_unit_unsharded);
+  p.p2p_comm_overlap = ReadSourcedFlag(e, "p2p_comm_overlap", p.p2p_comm_overlap);
   p.no_sync_accumulation = ReadSourcedFlag(e, "no_sync_accumulation", p.no_sync_accumulation);
   p.offload_shard_copy_stream = ReadSourcedFlag(e, "offload_shard_copy_stream", p.offload_shard_copy_stream);
   p.loss_freed_before_recompute = ReadSourcedFlag(e, "loss_freed_before_recompute", p.loss_freed_before_recompute);

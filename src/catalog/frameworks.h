@@ -110,6 +110,9 @@ struct FrameworkProfile {
   /// and Megatron-Bridge `tp_comm_overlap`): with sequence parallelism each all-gather and reduce-scatter is
   /// split into chunks exchanged while the GEMM works on the chunks already there.
   bool tp_comm_overlap = false;
+  /// Under the interleaved pipeline schedule each stage's sends and receives run beside the next virtual stage's
+  /// compute instead of waiting for it (Megatron-Core overlap_p2p_comm).
+  bool p2p_comm_overlap = false;
   /// Turns gradient checkpointing on unless the scenario says otherwise.
   Recompute default_recompute = Recompute::kNone;
   /// Elements of the engine's gradient reduce bucket when the job names none (DeepSpeed reduce_bucket_size);

@@ -65,7 +65,7 @@ struct JobFlags {
   std::optional<int64_t> dataloader_workers, mtp_layers;
   bool fp8_swiglu_input = false;
   std::vector<std::string> lora_targets, modules_to_save;
-  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_moe_a2a_overlap = false, moe_shared_expert_overlap = false,
+  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_pp_overlap = false, no_moe_a2a_overlap = false, moe_shared_expert_overlap = false,
        generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
@@ -148,6 +148,8 @@ struct JobFlags {
     cmd->add_flag("--no-flash-attention", no_flash, "eager attention (stores the s x s scores)");
     cmd->add_flag("--no-tp-comm-overlap", no_tp_overlap,
                   "TP collectives wait for their GEMMs even where the engine overlaps them (Megatron-LM's default)");
+    cmd->add_flag("--no-pp-comm-overlap", no_pp_overlap,
+                  "pipeline sends wait for their stage's compute (Megatron-LM's --no-overlap-p2p-communication)");
     cmd->add_flag("--no-moe-a2a-overlap", no_moe_a2a_overlap,
                   "the expert all-to-all waits for the expert GEMMs (Megatron-Bridge presets' moe_a2a_overlap False)");
     cmd->add_flag("--moe-shared-expert-overlap", moe_shared_expert_overlap,
@@ -245,6 +247,7 @@ struct JobFlags {
     if (sequence_parallel) doc["strategy"]["sequence_parallel"] = true;
     if (no_flash) doc["strategy"]["flash_attention"] = false;
     if (no_tp_overlap) doc["strategy"]["tp_comm_overlap"] = false;
+    if (no_pp_overlap) doc["strategy"]["pp_comm_overlap"] = false;
     if (no_moe_a2a_overlap) doc["strategy"]["moe_a2a_overlap"] = false;
     if (moe_shared_expert_overlap) doc["strategy"]["moe_shared_expert_overlap"] = true;
     return doc;

@@ -79,6 +79,7 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.sequence_parallel", "--sequence-parallel"},
     {"strategy.flash_attention", "--no-flash-attention"},
     {"strategy.tp_comm_overlap", "--no-tp-comm-overlap"},
+    {"strategy.pp_comm_overlap", "--no-pp-comm-overlap"},
     {"strategy.moe_a2a_overlap", "--no-moe-a2a-overlap"},
     {"strategy.moe_shared_expert_overlap", "--moe-shared-expert-overlap"},
     {"plan.gpu", "--gpu"},

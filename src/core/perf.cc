@@ -1167,6 +1167,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double mb_dispatch = stage_share * (x.layer_passes * r.host_s_per_layer_pass + dequant_host_s);
   const double mb_launch = std::max(0.0, mb_dispatch - mb_gpu);
   const double mb_total = mb_gpu + mb_launch;
+  const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
 
   out[TimeTerm::kCompute] = micro_batches * (mb_compute + mb_launch);
   out[TimeTerm::kMemoryBound] = micro_batches * mb_mem;
@@ -1192,7 +1193,14 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
     out[TimeTerm::kPipelineBubble] = PipelineBubbleSlots(ScheduledOverlap(fw.moe_overlap, sc.strategy), p, l.v) * slot_s;
     const bool intra = static_cast<int64_t>(t) * c * d < hw.gpus_per_node;
     const double bytes = b * (s / c) * h * 2 / t;
-    out[TimeTerm::kPpComm] = micro_batches * l.v * 2 * LinkTime(r, intra ? hw.intra_node : hw.inter_node, bytes, 1);
+    const double send = LinkTime(r, intra ? hw.intra_node : hw.inter_node, bytes, 1);
+    // Megatron-Core's overlap_p2p_comm (interleaved schedule only): each send runs beside the next virtual stage's
+    // forward or backward and shows only where it outlasts it.
+    const bool overlapped = l.v > 1 && fw.p2p_comm_overlap && st.pp_comm_overlap;
+    const double exposed = overlapped ? std::max(0.0, send - mb_fwd_busy / l.v) +
+                                            std::max(0.0, send - (mb_total - mb_fwd_busy) / l.v)
+                                      : 2 * send;
+    out[TimeTerm::kPpComm] = micro_batches * l.v * exposed;
   }
 
   // DualPipe ranks hold two stages' parameters: twice the gradients to reduce.
@@ -1203,7 +1211,6 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   const double stage_params = stages_held * PerGpuStageParams(st, static_cast<double>(params.total), experts);
   const double stage_trainable = stages_held * PerGpuStageParams(st, trainable.trainable, trains_experts ? experts : 0);
   const double grad_bytes = GradientBytes(tr.precision, fw);
-  const double mb_fwd_busy = stage_share * (x.fwd_s + x.fwd_mem) + head_fwd + ce_fwd;
   out[TimeTerm::kDpComm] =
       DataParallelSeconds(sc, r, l, stage_params, stage_trainable, grad_bytes, stage_share * x.zero3_collectives,
                           micro_batches, mb_fwd_busy, mb_total - mb_fwd_busy);

@@ -109,6 +109,9 @@ struct Strategy {
   bool flash_attention = true;
   int interleave = 1;           // virtual pipeline stages per GPU
   bool tp_comm_overlap = true;  // the engine's TP comm/GEMM overlap where its profile has one; false: none
+  // The engine's overlap of pipeline sends with the next virtual stage's compute where its profile has one
+  // (interleaved schedule only); false: every send waits.
+  bool pp_comm_overlap = true;
   PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
   // The engine's expert all-to-all overlap (FrameworkProfile::moe_overlap) where its profile has one; false:
   // none (Megatron-Core overlap_moe_expert_parallel_comm off, Megatron-Bridge moe_a2a_overlap=False).

@@ -226,7 +226,7 @@ TEST(Search, ParetoFrontIsFasterOnlyWhenDearer) {
 }
 
 TEST(Search, FastestPlanNamesTheParetoKnee) {
-  Scenario job = Job("llama-3-8b", "full", 4e9, 4096, 64);
+  Scenario job = Job("llama-3-8b", "full", 2e10, 4096, 64);
   PlanConstraints c;
   c.gpu_types = {"b200", "h100-sxm"};
   c.max_gpus = 4096;

@@ -203,8 +203,10 @@ Mapped MegatronRecord(const json& rec, const std::string& source) {
   sc.strategy.recompute = ReadRecompute(st);
   sc.strategy.sequence_parallel = st.value("sequence_parallel", false);
   sc.strategy.flash_attention = false;
-  // Nor had they Transformer Engine's userbuffers: every TP collective ran in line with the GEMMs.
+  // Nor had they Transformer Engine's userbuffers, or overlapped pipeline sends: every TP collective ran in line
+  // with the GEMMs and every send waited for its stage.
   sc.strategy.tp_comm_overlap = false;
+  sc.strategy.pp_comm_overlap = false;
   if (auto b = Number(st, "micro_batch")) {
     sc.training.micro_batch = static_cast<int64_t>(*b);
   } else {

@@ -90,6 +90,7 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
                    {"flash_attention", st.flash_attention},
                    {"interleave", st.interleave},
                    {"tp_comm_overlap", st.tp_comm_overlap},
+                   {"pp_comm_overlap", st.pp_comm_overlap},
                    {"moe_a2a_overlap", st.moe_a2a_overlap},
                    {"moe_shared_expert_overlap", st.moe_shared_expert_overlap},
                    {"moe_dispatcher", ToString(st.moe_dispatcher)},

@@ -382,7 +382,7 @@ const GpuSpec& ReadGpu(const Field& v) {
 
 void ReadStrategy(const Field& st, Strategy& sg) {
   st.CheckKeys({"tp", "pp", "dp", "cp", "ep", "zero", "recompute", "sequence_parallel", "offload", "flash_attention",
-                "interleave", "tp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap",
+                "interleave", "tp_comm_overlap", "pp_comm_overlap", "pipeline_schedule", "etp", "moe_a2a_overlap",
                 "moe_shared_expert_overlap", "moe_dispatcher", "cp_comm", "reduce_bucket_elements"});
   sg.tp = ReadInt(st, "tp", limits::kParallel, sg.tp);
   sg.pp = ReadInt(st, "pp", limits::kParallel, sg.pp);
@@ -395,6 +395,7 @@ void ReadStrategy(const Field& st, Strategy& sg) {
   if (const auto v = st.Get("sequence_parallel")) sg.sequence_parallel = v->Bool();
   if (const auto v = st.Get("flash_attention")) sg.flash_attention = v->Bool();
   if (const auto v = st.Get("tp_comm_overlap")) sg.tp_comm_overlap = v->Bool();
+  if (const auto v = st.Get("pp_comm_overlap")) sg.pp_comm_overlap = v->Bool();
   if (const auto v = st.Get("moe_a2a_overlap")) sg.moe_a2a_overlap = v->Bool();
   if (const auto v = st.Get("moe_shared_expert_overlap")) sg.moe_shared_expert_overlap = v->Bool();
   if (const auto v = st.Get("offload")) sg.offload = ParseOffload(v->String(), v->path());

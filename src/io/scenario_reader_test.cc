@@ -431,6 +431,15 @@ TEST(ValidateScenario, SharedExpertOverlapNeedsSharedExpertsAndNoPairedOverlap) 
   EXPECT_EQ(ErrorOf(doc).field(), "strategy.moe_shared_expert_overlap");
 }
 
+// The engine's pipeline-send overlap is on unless a job turns it off.
+TEST(ScenarioFromJson, PipelineSendOverlapSwitch) {
+  EXPECT_TRUE(ScenarioFromJson(Doc({{"tp", 2}}, {{"gpus", 8}}), false).strategy.pp_comm_overlap);
+  EXPECT_FALSE(ScenarioFromJson(Doc({{"tp", 2}, {"pp_comm_overlap", false}}, {{"gpus", 8}}), false).strategy.pp_comm_overlap);
+  const InputError e = ErrorOf(Doc({{"pp_comm_overlap", "no"}}, {{"gpus", 8}}));
+  EXPECT_EQ(e.field(), "strategy.pp_comm_overlap");
+  EXPECT_EQ(e.allowed(), ErrorOf(Doc({{"tp_comm_overlap", "no"}}, {{"gpus", 8}})).allowed());
+}
+
 TEST(ValidateScenario, ExpertParallelismCarvedOutOfDataParallel) {
   json doc = Doc({{"ep", 8}}, {{"gpus", 8}});
   doc["model"] = {{"config", MixtralConfig()}};

@@ -381,6 +381,7 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   st.sequence_parallel = strategy.At("sequence_parallel").Bool();
   st.flash_attention = strategy.At("flash_attention").Bool();
   if (const auto v = strategy.Get("tp_comm_overlap")) st.tp_comm_overlap = v->Bool();
+  if (const auto v = strategy.Get("pp_comm_overlap")) st.pp_comm_overlap = v->Bool();
   if (const auto v = strategy.Get("moe_a2a_overlap")) st.moe_a2a_overlap = v->Bool();
   if (const auto v = strategy.Get("moe_shared_expert_overlap")) st.moe_shared_expert_overlap = v->Bool();
   if (const auto v = strategy.Get("pipeline_schedule")) st.pipeline_schedule = std::apply(ParsePipelineSchedule, text(*v));
@@ -593,6 +594,8 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   // The estimate hid TP collectives behind the GEMMs (Transformer Engine userbuffers); Megatron-LM needs asking.
   if (s.sequence_parallel && s.tp > 1 && s.tp_comm_overlap) args.push_back("--tp-comm-overlap");
   if (s.zero >= 1) args.push_back("--use-distributed-optimizer");
+  // Megatron-LM overlaps the interleaved schedule's sends unless told not to.
+  if (s.interleave > 1 && !s.pp_comm_overlap) args.push_back("--no-overlap-p2p-communication");
   if (s.recompute == Recompute::kSelective) {
     add("--recompute-granularity", "selective");
   } else if (s.recompute == Recompute::kFull) {

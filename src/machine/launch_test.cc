@@ -231,6 +231,21 @@ TEST(Launch, MegatronExpertOverlapWhereTheEstimateAssumedIt) {
   }
 }
 
+// Megatron-LM overlaps the interleaved schedule's pipeline sends unless told not to: a plan timed with them in line
+// says so.
+TEST(Launch, MegatronPipelineSendOverlapWhereTheEstimateAssumedIt) {
+  json job = kMegatron16;
+  auto has_flag = [](const json& j) {
+    const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(j), "estimate.json"));
+    return std::find(args.begin(), args.end(), "--no-overlap-p2p-communication") != args.end();
+  };
+  EXPECT_FALSE(has_flag(job));  // interleave 2, overlapped
+  job["strategy"]["pp_comm_overlap"] = false;
+  EXPECT_TRUE(has_flag(job));
+  job["strategy"]["interleave"] = 1;  // no virtual stages: Megatron-LM sends in line anyway
+  EXPECT_FALSE(has_flag(job));
+}
+
 // Megatron-LM's dispatcher defaults to allgather, which no estimate assumes: a MoE plan names the one it was timed
 // with, and the shared experts' overlap where the estimate hid the all-to-alls behind them.
 TEST(Launch, MegatronNamesTheDispatcherAndSharedExpertOverlapTheEstimateAssumed) {
