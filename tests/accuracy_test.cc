@@ -250,7 +250,8 @@ TEST(Accuracy, PublishedGpuHours) { ExpectWithin("Published pre-training GPU-hou
 // over PP 8: 7 + 6 x 8 + 6): read -35% with interleave 1, when a scenario could not state that split (15 idle
 // bubble slots of 128 instead of about 2, and no expert all-to-all overlap, which needs virtual stages under a
 // pipeline); +4.1% with it, +7.0% once its interleaved pipeline sends overlap the next virtual stage as
-// Megatron-Core runs them (overlap_p2p_comm).
+// Megatron-Core runs them (overlap_p2p_comm), and -3.9% with the MTP module its layout names, charged to the
+// busiest stage although the layout gives the MTP stage two layers fewer.
 TEST(Accuracy, MegatronBridgeMoePresets) {
   size_t rows = 0;
   for (const auto& r : Report().rows) {
@@ -258,7 +259,7 @@ TEST(Accuracy, MegatronBridgeMoePresets) {
     ++rows;
     EXPECT_LE(std::abs(r.error), 0.15) << r.id;
     if (r.id == "megatron_bridge_2509_h100_deepseekv3_1024gpu_tput") {
-      EXPECT_LE(std::abs(r.error), 0.075) << r.id;
+      EXPECT_LE(std::abs(r.error), 0.06) << r.id;
     }
   }
   EXPECT_EQ(rows, 3u);
