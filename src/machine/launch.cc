@@ -594,8 +594,16 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   // The estimate hid TP collectives behind the GEMMs (Transformer Engine userbuffers); Megatron-LM needs asking.
   if (s.sequence_parallel && s.tp > 1 && s.tp_comm_overlap) args.push_back("--tp-comm-overlap");
   if (s.zero >= 1) args.push_back("--use-distributed-optimizer");
-  // Megatron-LM overlaps the interleaved schedule's sends unless told not to.
-  if (s.interleave > 1 && !s.pp_comm_overlap) args.push_back("--no-overlap-p2p-communication");
+  // Megatron-LM overlaps the interleaved schedule's sends unless told not to, and then needs more than two stages
+  // (megatron/training/arguments.py, d98e8a64: two sends and receives between the same two ranks per batch).
+  if (s.interleave > 1 && !s.pp_comm_overlap) {
+    if (s.pp <= 2)
+      throw InputError("strategy.pp_comm_overlap", "false",
+                       fmt::format("true with interleave {} on pp {} (Megatron-LM runs the interleaved schedule "
+                                   "without overlapped sends only on more than 2 pipeline stages)",
+                                   s.interleave, s.pp));
+    args.push_back("--no-overlap-p2p-communication");
+  }
   if (s.recompute == Recompute::kSelective) {
     add("--recompute-granularity", "selective");
   } else if (s.recompute == Recompute::kFull) {

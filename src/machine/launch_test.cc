@@ -239,11 +239,24 @@ TEST(Launch, MegatronPipelineSendOverlapWhereTheEstimateAssumedIt) {
     const std::vector<std::string> args = MegatronArguments(LaunchPlanFromJson(EstimateDoc(j), "estimate.json"));
     return std::find(args.begin(), args.end(), "--no-overlap-p2p-communication") != args.end();
   };
+  job["strategy"]["pp"] = 4;
+  job["strategy"]["tp"] = 1;
   EXPECT_FALSE(has_flag(job));  // interleave 2, overlapped
   job["strategy"]["pp_comm_overlap"] = false;
   EXPECT_TRUE(has_flag(job));
   job["strategy"]["interleave"] = 1;  // no virtual stages: Megatron-LM sends in line anyway
   EXPECT_FALSE(has_flag(job));
+  // Megatron-LM asserts more than two stages for the interleaved schedule without overlapped sends.
+  job["strategy"]["interleave"] = 2;
+  job["strategy"]["pp"] = 2;
+  job["strategy"]["tp"] = 2;
+  try {
+    has_flag(job);
+    ADD_FAILURE() << "launched";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "strategy.pp_comm_overlap");
+    EXPECT_NE(e.allowed().find("more than 2 pipeline stages"), std::string::npos) << e.allowed();
+  }
 }
 
 // Megatron-LM's dispatcher defaults to allgather, which no estimate assumes: a MoE plan names the one it was timed
