@@ -485,6 +485,26 @@ void AddDeepSeekArguments(const LaunchPlan& p, std::vector<std::string>& args) {
     args.insert(args.end(), {"--use-precision-aware-optimizer", "--exp-avg-dtype", "bf16", "--exp-avg-sq-dtype", "bf16"});
 }
 
+/// Multi-head latent attention as Megatron-LM reads it (its MLA arguments; DeepSeek-V2-Lite's example in
+/// examples/post_training/modelopt/conf at d98e8a64): the latent ranks and head widths, recovered from the
+/// projections the config built (kv_a_proj yields the latent plus the shared rope key, kv_b_proj each head's
+/// no-rope key and value), and the latents' norms.
+void AddMlaArguments(const LayerSpec& layer, std::vector<std::string>& args) {
+  if (!layer.attention.mla) return;
+  auto out_of = [&](std::string_view name) -> int64_t {
+    const auto l = std::ranges::find_if(layer.linears, [&](const Linear& x) { return x.name == name; });
+    return l == layer.linears.end() ? 0 : l->out;
+  };
+  const AttentionShape& a = layer.attention;
+  const int64_t nope = out_of("kv_b_proj") / a.num_heads - a.v_head_dim;
+  const int64_t rope = a.qk_head_dim - nope;
+  args.insert(args.end(), {"--multi-latent-attention", "--kv-lora-rank", std::to_string(out_of("kv_a_proj") - rope),
+                           "--qk-head-dim", std::to_string(nope), "--qk-pos-emb-head-dim", std::to_string(rope),
+                           "--v-head-dim", std::to_string(a.v_head_dim), "--qk-layernorm"});
+  if (const int64_t q_lora = out_of("q_a_proj"); q_lora > 0)
+    args.insert(args.end(), {"--q-lora-rank", std::to_string(q_lora)});
+}
+
 /// The MoE layers as Megatron-LM reads them: expert and dense widths apart, expert layers placed by a pattern
 /// where some stay dense, and the dispatcher the estimate timed (Megatron-LM's default, allgather, is none of
 /// them; TransformerConfig.moe_token_dispatcher_type, d98e8a64).
@@ -552,6 +572,7 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
     add("--normalization", m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm");
     if (!m.learned_position_embeddings) add("--position-embedding-type", "rope");
     if (!m.tie_word_embeddings) args.push_back("--untie-embeddings-and-output-weights");
+    AddMlaArguments(layer, args);
     AddMoeArguments(m, s, args);
   }
   add("--seq-length", p.seq_len);

@@ -280,6 +280,17 @@ TEST(Launch, MegatronNamesTheDispatcherAndSharedExpertOverlapTheEstimateAssumed)
   EXPECT_EQ(value_of(job, "--moe-ffn-hidden-size"), "1408");
   EXPECT_EQ(value_of(job, "--moe-shared-expert-intermediate-size"), "2816");
   EXPECT_EQ(value_of(job, "--num-experts"), "64");
+  // Its attention: kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, no q_lora_rank.
+  EXPECT_EQ(value_of(job, "--multi-latent-attention"), "(flag)");
+  EXPECT_EQ(value_of(job, "--kv-lora-rank"), "512");
+  EXPECT_EQ(value_of(job, "--qk-head-dim"), "128");
+  EXPECT_EQ(value_of(job, "--qk-pos-emb-head-dim"), "64");
+  EXPECT_EQ(value_of(job, "--v-head-dim"), "128");
+  EXPECT_EQ(value_of(job, "--q-lora-rank"), "(absent)");
+  job["model"] = "deepseek-v3";  // q_lora_rank 1536
+  job["strategy"] = {{"tp", 1}, {"pp", 1}, {"ep", 16}, {"moe_a2a_overlap", false}};
+  EXPECT_EQ(value_of(job, "--q-lora-rank"), "1536");
+  EXPECT_EQ(value_of(job, "--moe-layer-freq"), "[0]*3+[1]*58");
   job["strategy"]["moe_dispatcher"] = "flex";
   job["strategy"]["moe_shared_expert_overlap"] = true;
   EXPECT_EQ(value_of(job, "--moe-token-dispatcher-type"), "flex");
