@@ -518,6 +518,10 @@ void AddMoeArguments(const ModelSpec& m, const Strategy& s, std::vector<std::str
   if (expert.shared_expert_intermediate > 0)
     args.insert(args.end(),
                 {"--moe-shared-expert-intermediate-size", std::to_string(expert.shared_expert_intermediate)});
+  // Group-limited routing, which the estimate's all-to-all counted in nodes reached per token.
+  if (expert.expert_groups > 0)
+    args.insert(args.end(), {"--moe-router-num-groups", std::to_string(expert.expert_groups), "--moe-router-group-topk",
+                             std::to_string(expert.expert_groups_per_token)});
   if (!std::ranges::all_of(m.layers, [](const LayerGroup& g) { return g.spec.is_moe(); })) {
     std::vector<std::pair<bool, int64_t>> runs;  // (expert layers?, how many), merging groups split by attention
     for (const LayerGroup& g : m.layers) {

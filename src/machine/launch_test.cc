@@ -290,6 +290,8 @@ TEST(Launch, MegatronNamesTheDispatcherAndSharedExpertOverlapTheEstimateAssumed)
   job["model"] = "deepseek-v3";  // q_lora_rank 1536
   job["strategy"] = {{"tp", 1}, {"pp", 1}, {"ep", 16}, {"moe_a2a_overlap", false}};
   EXPECT_EQ(value_of(job, "--q-lora-rank"), "1536");
+  EXPECT_EQ(value_of(job, "--moe-router-num-groups"), "8");  // n_group 8, topk_group 4
+  EXPECT_EQ(value_of(job, "--moe-router-group-topk"), "4");
   EXPECT_EQ(value_of(job, "--moe-layer-freq"), "[0]*3+[1]*58");
   job["strategy"]["moe_dispatcher"] = "flex";
   job["strategy"]["moe_shared_expert_overlap"] = true;
