@@ -65,8 +65,8 @@ struct JobFlags {
   std::optional<int64_t> dataloader_workers, mtp_layers;
   bool fp8_swiglu_input = false;
   std::vector<std::string> lora_targets, modules_to_save;
-  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_pp_overlap = false, no_moe_a2a_overlap = false, moe_shared_expert_overlap = false,
-       generic_config = false;
+  bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_pp_overlap = false,
+       no_moe_a2a_overlap = false, moe_shared_expert_overlap = false, generic_config = false;
 
   /// Registers the job flags; `with_strategy` adds the hardware and strategy flags that `plan` searches,
   /// `with_scenario` the positional scenario file.

@@ -50,6 +50,10 @@ MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy) {
   return engine == MoeOverlap::kA2aOverlap && !on ? MoeOverlap::kNone : engine;
 }
 
+MoeOverlap ScheduledOverlap(const Scenario& scenario) {
+  return ScheduledOverlap(GetFrameworkProfile(scenario.training.framework).moe_overlap, scenario.strategy);
+}
+
 double PairedMicroBatchShare(MoeOverlap mode, double micro_batches, int pp) {
   if (mode == MoeOverlap::kNone || micro_batches <= 1) return 0;
   const double unpaired = std::max(1, pp - 1);

@@ -46,6 +46,9 @@ int ExpertRanksPerNode(int ep, int tp_cp, int gpus_per_node);
 /// A job that turns the engine's overlap off (Strategy::moe_a2a_overlap false) runs none.
 MoeOverlap ScheduledOverlap(MoeOverlap engine, const Strategy& strategy);
 
+/// The pairing a scenario's job runs: its engine's overlap (FrameworkProfile::moe_overlap) as scheduled above.
+MoeOverlap ScheduledOverlap(const Scenario& scenario);
+
 /// Share of micro-batches whose forward runs beside another micro-batch's backward, so that each one's
 /// all-to-alls can hide behind the other's compute: none without an overlapping engine; otherwise all but the
 /// warm-up forwards and cool-down backwards of the schedule (1F1B: pp - 1 of them on the first stage; without a

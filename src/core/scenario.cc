@@ -286,7 +286,7 @@ void CheckSharedExpertOverlap(const Scenario& s) {
   if (!shared)
     throw InputError("strategy.moe_shared_expert_overlap", "true",
                      fmt::format("false for a model without shared experts ({})", s.model.name));
-  if (ScheduledOverlap(GetFrameworkProfile(s.training.framework).moe_overlap, sg) == MoeOverlap::kA2aOverlap)
+  if (ScheduledOverlap(s) == MoeOverlap::kA2aOverlap)
     throw InputError("strategy.moe_shared_expert_overlap", "true",
                      "false while the engine's expert-parallel overlap runs (Megatron-Core refuses both), or "
                      "strategy.moe_a2a_overlap false");

@@ -54,7 +54,7 @@ std::string ContextParallelText(const Strategy& st, Lang lang) {
 std::string ExpertParallelText(const Scenario& s, Lang lang) {
   const Strategy& st = s.strategy;
   const char* overlap = "asm.ep_exposed";
-  switch (ScheduledOverlap(GetFrameworkProfile(s.training.framework).moe_overlap, st)) {
+  switch (ScheduledOverlap(s)) {
     case MoeOverlap::kNone: break;
     case MoeOverlap::kA2aOverlap: overlap = "asm.ep_paired"; break;
     case MoeOverlap::kDualPipe: overlap = "asm.ep_dualpipe"; break;
