@@ -30,6 +30,9 @@ enum class Fp8Scaling {
 
 struct EngineTiming {
   bool grad_reduce_overlap = true;   // gradient reduction overlapped with the last backward
+  // ZeRO-1/2 (and Megatron's distributed optimizer) all-gather the updated parameters per gather unit ahead of the
+  // next step's first forward, hidden behind it like ZeRO-3's gathers; false: in one piece after the optimizer step.
+  bool zero12_gather_in_forward = false;
   double host_s_per_layer_pass = 0;  // CPU dispatch time of one layer's kernels for one pass
   double elementwise_traffic = 1;    // HBM bytes of unfused elementwise work relative to fused kernels
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer

@@ -329,6 +329,7 @@ struct TimeRates {
   int gpus_per_host = 0;  // GPUs sharing one host's CPUs when fewer than the node (GpuSpec::gpus_per_host); 0: the node
   // The engine's implementation (data/efficiency.json "frameworks").
   bool grad_reduce_overlap = true;
+  bool zero12_gather_in_forward = false;  // ZeRO-1/2 parameter all-gather ahead of the first forward, per unit
   double host_s_per_layer_pass = 0;
   double elementwise_traffic = 1;
   bool zero3_gather_per_module = false;

@@ -554,6 +554,7 @@ TimeRates RatesOf(const Scenario& sc) {
   if (sc.training.quantization == Quantization::kGptq4) r.dequant_relative_rate = eff.gptq_dequant_relative_rate;
   r.gpus_per_host = gpu.gpus_per_host;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
+  r.zero12_gather_in_forward = engine.zero12_gather_in_forward;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
   r.elementwise_traffic = engine.elementwise_traffic;
   // Liger and torch.compile replace the engine's unfused elementwise kernels and cut its per-op dispatch;
@@ -856,9 +857,19 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
     const double copy_out = r.zero3_gather_copy_out ? gathers * HbmSeconds(r, 2 * param_bytes) : 0;
     return micro_batches * (exposed + copy_out);
   }
-  const double reduce = AllReduceTime(r, hw, stage_trainable * grad_bytes, d, dp_local, 1.0);
   const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
-  return std::max(0.0, reduce - window);
+  const double grad_total = stage_trainable * grad_bytes;
+  if (st.zero == 0) return std::max(0.0, AllReduceTime(r, hw, grad_total, d, dp_local, 1.0) - window);
+  // ZeRO-1/2: the gradients' reduce-scatter runs in the last backward; the updated parameters' all-gather either
+  // follows the optimizer step with nothing to hide behind (DeepSpeed's step ends in all_gather_dp_groups), or is
+  // issued per gather unit ahead of the next step's first forward and prefetched like ZeRO-3's (FSDP's
+  // SHARD_GRAD_OP unshards in the pre-forward hook and keeps the parameters through no_sync micro-batches).
+  const double scatter = AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
+  const double gather = AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
+  const double gather_exposed = r.zero12_gather_in_forward && r.zero3_prefetch
+                                    ? PrefetchedExposure(gather, mb_fwd_busy, std::max(1.0, stage_collectives))
+                                    : gather;
+  return std::max(0.0, scatter - window) + gather_exposed;
 }
 
 struct LossTraffic {

@@ -339,6 +339,24 @@ TEST(PerfZero3, PrefetchLeavesOneUnitExposedPerPass) {
   EXPECT_NEAR(waits(16) / waits(8), 2.0, 0.05);
 }
 
+// ZeRO-2's parameter all-gather runs where the engine issues it. FSDP (SHARD_GRAD_OP) gathers each block ahead of
+// the step's first forward, prefetched: with compute to spare one block's gather shows, whatever the depth. DeepSpeed
+// gathers everything after the optimizer step, beside no compute: the whole gather shows and grows with depth.
+TEST(PerfZero12, ParameterGatherShowsWhereTheEngineIssuesIt) {
+  const auto exposed = [](Framework framework, int64_t layers) {
+    Scenario sc = Base(Gpt(4096, 32, layers, 1024), 16);  // a small vocabulary: the blocks hold the weights
+    sc.training.framework = framework;
+    sc.strategy.zero = 2;
+    sc.training.seq_len = 8192;
+    sc.training.global_batch = 32;
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  EXPECT_GT(exposed(Framework::kFsdp, 8), 0);
+  EXPECT_NEAR(exposed(Framework::kFsdp, 16) / exposed(Framework::kFsdp, 8), 1.0, 0.02);
+  EXPECT_NEAR(exposed(Framework::kDeepSpeed, 16) / exposed(Framework::kDeepSpeed, 8), 2.0, 0.05);
+  EXPECT_GT(exposed(Framework::kDeepSpeed, 16), 8 * exposed(Framework::kFsdp, 16));
+}
+
 // DeepSpeed releases before 0.6.0 (training.framework_version) gather per parameter with copies around each
 // list-output all-gather and all-reduce whole gradient buckets: the same job's gathers and reductions take
 // longer, by the HBM passes and the doubled gradient bytes, and nothing else in the step changes.

@@ -74,7 +74,10 @@ TEST(Review, GuideAQloraRunsWithBottlenecks) {
   EXPECT_DOUBLE_EQ(f.write_bytes_per_s, 6.9e9);  // the one NVMe; the HDD does not count
   EXPECT_NEAR(f.checkpoint_write_s, 0.1396, 1e-4);
   EXPECT_DOUBLE_EQ(f.psu_w, 1600);
-  EXPECT_EQ(f.exposed_comm_s, 0);
+  // The Trainer's ZeRO-2 is DeepSpeed's, whose step ends by all-gathering the updated adapters over PCIe beside no
+  // compute: a few milliseconds of a step that lasts seconds.
+  EXPECT_GT(f.exposed_comm_s, 0);
+  EXPECT_LT(f.exposed_comm_s, 0.01);
   EXPECT_NEAR(r.needed.power.peak_w, 2 * 618.83 + 170 + 98.62 + 11, 1e-6);
   EXPECT_EQ(f.offload_ram_bytes, 0);
 }
