@@ -34,7 +34,7 @@ std::vector<EstimateWarning> Warnings(const Scenario& s, const Estimate& e) {
   return warnings;
 }
 
-Confidence Assess(const Scenario& s) {
+Confidence Assess(const Scenario& s, const TimeEstimate& t) {
   Confidence c;
   auto lower = [&](ConfidenceLevel level, ConfidenceReason reason) {
     c.level = std::min(c.level, level);
@@ -49,6 +49,7 @@ Confidence Assess(const Scenario& s) {
   if (s.training.method == Method::kQlora || s.training.framework == Framework::kUnsloth)
     lower(ConfidenceLevel::kMedium, ConfidenceReason::kLibraryDependent);
   if (s.hardware.gpus > 1024) lower(ConfidenceLevel::kMedium, ConfidenceReason::kLargeScale);
+  if (t[TimeTerm::kMoeHostSync] > 0) lower(ConfidenceLevel::kMedium, ConfidenceReason::kMoeHostSync);
   return c;
 }
 
@@ -105,7 +106,7 @@ Estimate EstimateScenario(const Scenario& scenario) {
   e.memory = EstimateMemory(scenario, e.params, e.trainable);
   e.time = EstimateTime(scenario, e.params, e.trainable);
   e.warnings = Warnings(scenario, e);
-  e.confidence = Assess(scenario);
+  e.confidence = Assess(scenario, e.time);
   if (!e.memory.fits) e.options = FitOptions(scenario, e.params);
   return e;
 }

@@ -176,6 +176,7 @@ enum class ConfidenceReason {
   kNonNvidia,          // the efficiency model is calibrated on NVIDIA measurements
   kLibraryDependent,   // QLoRA and Unsloth speeds vary with library versions
   kLargeScale,         // congestion and outlier GPUs above 1024 GPUs are not modelled
+  kMoeHostSync,        // a dropless MoE layer's host synchronisation shows: one constant, CUDA graphs unmodelled
 };
 enum class ConfidenceLevel { kLow, kMedium, kHigh };
 

@@ -98,6 +98,7 @@ const char* ReasonKey(ConfidenceReason r) {
     case ConfidenceReason::kNonNvidia: return "conf.non_nvidia";
     case ConfidenceReason::kLibraryDependent: return "conf.library_dependent";
     case ConfidenceReason::kLargeScale: return "conf.large_scale";
+    case ConfidenceReason::kMoeHostSync: return "conf.moe_host_sync";
   }
   return "";
 }

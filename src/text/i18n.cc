@@ -66,6 +66,12 @@ constexpr Entry kPhrases[] = {
      "4-bit 与融合算子的速度随库版本而变"},
     {"conf.large_scale", "at this scale network congestion and outlier GPUs are not modelled",
      "这个规模下未建模网络拥塞和异常慢卡"},
+    {"conf.moe_host_sync",
+     "the MoE layers' host synchronisation is one constant fitted on two runs and CUDA graphs are not modelled: "
+     "on published Megatron MoE runs without paired micro-batches it ranged from 13% too slow to 51% too fast "
+     "(docs/accuracy.md)",
+     "MoE 层的主机同步是由两次实测拟合的单一常数，且未建模 CUDA Graph：在未配对微批次的已发表 Megatron MoE 实测上，"
+     "估计从慢 13% 到快 51% 不等（docs/accuracy.md）"},
     // changes that make a job fit
     {"fit.full_recompute", "full activation recomputation", "完全激活重计算"},
     {"fit.optimizer_offload", "optimizer offloaded to the host (ZeRO-{zero}) with full recomputation",
