@@ -685,6 +685,30 @@ ModelSpec Gpt2(const ConfigReader& c) {
   return m;
 }
 
+/// OPT (transformers OPTModel, metaseq): separate q/k/v/out projections and fc1/fc2 (ReLU) with biases
+/// (enable_bias), LayerNorm with bias, a learned position table of max_position_embeddings + 2 rows (the
+/// offset OPTLearnedPositionalEmbedding keeps for padding), tied head. The pre-norm checkpoints end with a final
+/// LayerNorm; the post-norm one (do_layer_norm_before false, opt-350m) has none.
+ModelSpec Opt(const ConfigReader& c) {
+  const int64_t h = c.Positive("hidden_size");
+  const int64_t heads = c.Positive("num_attention_heads");
+  // opt-350m embeds in 512 and projects to and from the hidden size (project_in, project_out): not modelled.
+  if (c.PositiveOr("word_embed_proj_dim", h) != h)
+    c.Fail("word_embed_proj_dim", std::to_string(c.Positive("word_embed_proj_dim")),
+           fmt::format("equal to hidden_size ({}): a projected embedding (project_in, project_out) is not modelled",
+                       h));
+  const bool bias = c.BoolOr("enable_bias", true);
+  const bool affine = c.BoolOr("layer_norm_elementwise_affine", true);
+  const int64_t seq = c.Positive("max_position_embeddings");
+  ModelSpec m = GptStyle(c, {h, c.Positive("num_hidden_layers"), heads, heads, c.Positive("ffn_dim"),
+                          c.Positive("vocab_size"), seq + 2, bias, true, affine ? 2 : 0, false,
+                          c.BoolOr("tie_word_embeddings", true), false});
+  const bool final_norm = c.BoolOr("do_layer_norm_before", true) && !c.BoolOr("_remove_final_layer_norm", false);
+  m.final_norm_params = final_norm && affine ? 2 * h : 0;
+  m.max_position_embeddings = seq;
+  return m;
+}
+
 ModelSpec GptNeox(const ConfigReader& c) {
   const int64_t heads = c.Positive("num_attention_heads");
   ModelSpec m = GptStyle(c, {c.Positive("hidden_size"), c.Positive("num_hidden_layers"), heads, heads,
@@ -977,6 +1001,7 @@ ModelSpec ReadDecoder(const ConfigReader& c, const std::string& type, bool megat
   if (type == "chatglm") return ChatGlm(c);
   if (type == "qwen") return QwenV1(c);
   if (type == "gpt2") return Gpt2(c);
+  if (type == "opt") return Opt(c);
   if (type == "gpt_neox") return GptNeox(c);
   if (type == "mpt") return Mpt(c);
   if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") return Falcon(c);
@@ -995,7 +1020,7 @@ ModelSpec ModelFromHfConfig(const Field& config, const std::string& source, bool
   ModelSpec m = ReadDecoder(c, type, megatron, generic_config);
   // GPT-2 and Megatron-LM train with dropout 0.1 by default; the others default to none.
   const double default_dropout = type == "gpt2" || megatron ? 0.1 : 0.0;
-  m.hidden_dropout = Dropout(c, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"}, default_dropout);
+  m.hidden_dropout = Dropout(c, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob", "dropout"}, default_dropout);
   m.attention_dropout = Dropout(c, {"attention_dropout", "attn_pdrop", "attention_probs_dropout_prob"},
                                 Dropout(c.Child("attn_config"), {"attn_pdrop"}, default_dropout));
   m.model_type = type;

@@ -1,5 +1,6 @@
 #include "io/hf_config.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -335,6 +336,43 @@ TEST(HfConfig, Cohere2IsAParallelBlockWithOneNorm) {
   EXPECT_EQ(m.layers.front().count, 3);
   EXPECT_EQ(m.layers[1].spec.attention.sliding_window, 0);
   EXPECT_EQ(CountParams(m).total, 8028033024);
+}
+
+json Opt(int64_t hidden, int64_t layers, int64_t heads) {
+  return {{"model_type", "opt"},          {"hidden_size", hidden},         {"ffn_dim", 4 * hidden},
+          {"num_hidden_layers", layers},  {"num_attention_heads", heads},  {"vocab_size", 50272},
+          {"max_position_embeddings", 2048}, {"do_layer_norm_before", true}, {"word_embed_proj_dim", hidden},
+          {"enable_bias", true},          {"activation_function", "relu"}, {"dropout", 0.1}};
+}
+
+TEST(HfConfig, OptCountsItsOffsetPositionTableAndSeparateProjections) {
+  // facebook/opt-125m, opt-1.3b and opt-6.7b configs; transformers' OPTForCausalLM.num_parameters(): a
+  // 2,050-row position table (2,048 + the padding offset of 2), biases everywhere, a final LayerNorm, tied head.
+  EXPECT_EQ(CountParams(ModelFromHfConfig(Opt(768, 12, 12), "test")).total, 125239296);
+  EXPECT_EQ(CountParams(ModelFromHfConfig(Opt(2048, 24, 32), "test")).total, 1315758080);
+  const ModelSpec m = ModelFromHfConfig(Opt(4096, 32, 32), "test");
+  EXPECT_EQ(CountParams(m).total, 6658473984);
+  EXPECT_EQ(m.position_embedding_rows, 2050);
+  EXPECT_EQ(m.max_position_embeddings, 2048);
+  EXPECT_DOUBLE_EQ(m.hidden_dropout, 0.1);  // OPT names it "dropout"
+  // q_proj, k_proj, v_proj and out_proj are four linears, not one fused query_key_value.
+  EXPECT_EQ(std::count_if(m.layers.front().spec.linears.begin(), m.layers.front().spec.linears.end(),
+                          [](const Linear& l) { return l.module == Module::kAttention; }),
+            4);
+  // A post-norm config has no final LayerNorm: 4,096 fewer parameters at hidden 2,048.
+  json post = Opt(2048, 24, 32);
+  post["do_layer_norm_before"] = false;
+  EXPECT_EQ(CountParams(ModelFromHfConfig(post, "test")).total, 1315758080 - 4096);
+  // opt-350m embeds in 512 and projects to the hidden size: refused, naming the field.
+  json projected = Opt(1024, 24, 16);
+  projected["word_embed_proj_dim"] = 512;
+  try {
+    ModelFromHfConfig(projected, "test");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "config.word_embed_proj_dim");
+    EXPECT_EQ(e.value(), "512");
+  }
 }
 
 TEST(HfConfig, ExaoneReadsNumLayers) {
