@@ -44,7 +44,7 @@ std::vector<BadScenario> BadScenarios() {
        "optimizer_in_backward, activation_offloading, dora, double_quant, quantization, master_weights, "
        "modules_to_save, fp32_weights, "
        "objective, sample_mean_tokens, sample_max_tokens, sample_lengths, packing, group_by_length, attention, liger, compile, dataloader_workers, "
-       "optimizer_state_dtype, fp8_swiglu_input, mtp_layers, moe_capacity_factor, framework_version"},
+       "optimizer_state_dtype, fp8_swiglu_input, mtp_layers, moe_capacity_factor, framework_version, eval_interval_steps, eval_sequences"},
   };
 }
 

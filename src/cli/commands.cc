@@ -62,7 +62,7 @@ struct JobFlags {
   std::string training_objective, sample_lengths;
   bool packing = false, group_by_length = false;
   bool liger = false, compile = false;
-  std::optional<int64_t> dataloader_workers, mtp_layers;
+  std::optional<int64_t> dataloader_workers, mtp_layers, eval_interval_steps, eval_sequences;
   bool fp8_swiglu_input = false;
   std::vector<std::string> lora_targets, modules_to_save;
   bool sequence_parallel = false, no_flash = false, no_tp_overlap = false, no_pp_overlap = false,
@@ -116,6 +116,10 @@ struct JobFlags {
     cmd->add_option("--moe-capacity-factor", moe_capacity_factor,
                     "MoE: pad each expert's input to this multiple of the mean load, dropping the rest (default: dropless)");
     cmd->add_option("--mtp-layers", mtp_layers, "multi-token-prediction depth trained beside the model (DeepSeek-V3: 1)");
+    cmd->add_option("--eval-interval-steps", eval_interval_steps,
+                    "evaluate every this many optimizer steps (Megatron --eval-interval, HF eval_steps; default: never)");
+    cmd->add_option("--eval-sequences", eval_sequences,
+                    "held-out sequences scored per evaluation, forward only (Megatron eval-iters x global batch)");
     cmd->add_flag("--group-by-length", group_by_length,
                   "HF group_by_length: micro-batches of similar lengths, so padding falls");
     cmd->add_option("--usable-memory", usable_memory,
@@ -222,6 +226,8 @@ struct JobFlags {
     set("training", "dataloader_workers", dataloader_workers);
     set("training", "optimizer_state_dtype", optimizer_state_dtype);
     set("training", "mtp_layers", mtp_layers);
+    set("training", "eval_interval_steps", eval_interval_steps);
+    set("training", "eval_sequences", eval_sequences);
     if (fp8_swiglu_input) doc["training"]["fp8_swiglu_input"] = true;
     if (group_by_length) doc["training"]["group_by_length"] = true;
     set("hardware", "gpu", gpu);

@@ -67,6 +67,8 @@ constexpr FlagPath kFlagPaths[] = {
     {"strategy.ep", "--ep"},
     {"strategy.etp", "--etp"},
     {"training.mtp_layers", "--mtp-layers"},
+    {"training.eval_interval_steps", "--eval-interval-steps"},
+    {"training.eval_sequences", "--eval-sequences"},
     {"training.optimizer_state_dtype", "--optimizer-state-dtype"},
     {"training.fp8_swiglu_input", "--fp8-swiglu-input"},
     {"strategy.zero", "--zero"},

@@ -127,7 +127,10 @@ struct TimeEstimate {
   // Expected wall time failures cost over the training (core/reliability.h): restarts, work redone since the
   // last checkpoint and the periodic checkpoint writes at Daly's interval.
   double interruption_s = 0;
-  double total_s = 0;     // training + fixed + interruptions: the wall time a job holds its GPUs
+  double evaluation_pass_s = 0;  // one evaluation (training.eval_sequences forward only); 0 without evaluation
+  double evaluations = 0;        // evaluations over the run: one every training.eval_interval_steps steps
+  double evaluation_s = 0;       // evaluations x evaluation_pass_s
+  double total_s = 0;     // training + evaluation + fixed + interruptions: the wall time a job holds its GPUs
   double gpu_hours = 0;   // total x GPUs
   // Samples as they are (core/sequences.h): tokens_per_step counts the samples' own tokens; padded ones cost
   // time but are not counted. Reference forward passes are part of the compute term.

@@ -16,6 +16,8 @@ inline constexpr IntRange kMicroBatch{1, 100'000'000};
 inline constexpr IntRange kGlobalBatch{0, 100'000'000};  // 0: derived
 inline constexpr IntRange kLoraRank{1, 65536};
 inline constexpr IntRange kMtpLayers{0, 16};  // DeepSeek-V3 trains 1
+inline constexpr IntRange kEvalIntervalSteps{0, 100'000'000};  // 0: no evaluation during training
+inline constexpr IntRange kEvalSequences{0, 10'000'000'000};   // sequences scored per evaluation
 
 inline constexpr IntRange kSamples{1, 10'000'000'000'000};
 inline constexpr IntRange kTop{1, 1000};

@@ -1040,6 +1040,21 @@ void Totals(const Scenario& sc, const TimeRates& r, const Layout& l, double micr
   out.training_s = out.steps * out.step_s;
 }
 
+/// Evaluation during training: every eval_interval_steps steps the job scores eval_sequences held-out sequences in
+/// global batches of the training layout, forward only (Megatron-LM's evaluate calls forward_backward_func with
+/// forward_only; the HF Trainer's evaluation_loop runs the model under no_grad). A forward-only pipeline keeps the
+/// slowest stage busy for the batch's micro-batches plus the (p-1)/v fill. `mb_forward_s`: one micro-batch's
+/// forward on that stage, its share of the collectives included.
+void AddEvaluation(const Scenario& sc, const Layout& l, double micro_batches, double mb_forward_s, TimeEstimate& out) {
+  const Training& tr = sc.training;
+  if (tr.eval_interval_steps <= 0 || tr.eval_sequences <= 0) return;
+  const double sequences_per_batch = static_cast<double>(tr.micro_batch) * micro_batches * l.d;
+  const double batches = std::ceil(static_cast<double>(tr.eval_sequences) / sequences_per_batch);
+  out.evaluation_pass_s = batches * (micro_batches + static_cast<double>(l.p - 1) / l.v) * mb_forward_s;
+  out.evaluations = std::floor(out.steps / static_cast<double>(tr.eval_interval_steps));
+  out.evaluation_s = out.evaluations * out.evaluation_pass_s;
+}
+
 /// Published base models ship bf16 weights (safetensors); a job loads them at that size whatever it trains in.
 constexpr double kPublishedWeightBytesPerParam = 2;
 
@@ -1066,12 +1081,13 @@ void AddFixedCosts(const Scenario& sc, const TimeRates& r, const ParamCounts& pa
   out[FixedTerm::kCompile] = r.compile_s;
   out.fixed_s = 0;
   for (double term : out.fixed) out.fixed_s += term;
-  // Interruptions at the rate published for the GPU's generation, the checkpoint read back like the weights.
+  // Interruptions at the rate published for the GPU's generation, over the steps and the evaluations between
+  // them, the checkpoint read back like the weights.
   out.interruption_s = EstimateReliability(static_cast<int>(l.gpus), InterruptionsPerGpuHour(sc.hardware.gpu.generation),
-                                           out.training_s, checkpoint_bytes, write_bytes_per_s,
+                                           out.training_s + out.evaluation_s, checkpoint_bytes, write_bytes_per_s,
                                            nodes * c.weights_read_bytes_per_s.value)
                            .expected_lost_s;
-  out.total_s = out.training_s + out.fixed_s + out.interruption_s;
+  out.total_s = out.training_s + out.evaluation_s + out.fixed_s + out.interruption_s;
   out.gpu_hours = out.total_s * l.gpus / 3600;
 }
 
@@ -1235,6 +1251,8 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops + mtp_flops, out);
+  // A forward runs half of a micro-batch's collectives and its MoE layers' waits (each pass has its own).
+  AddEvaluation(sc, l, micro_batches, mb_fwd_busy + 0.5 * (mb_tp + mb_ep + mb_cp + mb_moe), out);
   AddFixedCosts(sc, r, params, trainable, l, out);
   return out;
 }

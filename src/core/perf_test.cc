@@ -357,6 +357,38 @@ TEST(PerfZero12, ParameterGatherShowsWhereTheEngineIssuesIt) {
   EXPECT_GT(exposed(Framework::kDeepSpeed, 16), 8 * exposed(Framework::kFsdp, 16));
 }
 
+// Evaluation during training scores held-out sequences in global batches of the training layout, forward only:
+// two evaluations over a 2,500-step run at one every 1,000 steps, two global batches each, add to the run and
+// leave the step alone. A forward-only batch costs less than a training step (no backward) and more than a quarter
+// of one (the backward is about twice the forward). A pipeline adds its fill to each batch.
+TEST(PerfEvaluation, EvaluationsAddForwardOnlyBatchesToTheRun) {
+  Scenario sc = Base(Gpt(4096, 32, 16, 32000), 16);
+  sc.training.global_batch = 128;
+  sc.training.tokens = 2500.0 * 128 * 2048;
+  const TimeEstimate plain = Time(sc);
+  sc.training.eval_interval_steps = 1000;
+  sc.training.eval_sequences = 2 * 128;
+  const TimeEstimate evaluated = Time(sc);
+  EXPECT_EQ(evaluated.step_s, plain.step_s);
+  EXPECT_DOUBLE_EQ(evaluated.evaluations, 2);
+  EXPECT_DOUBLE_EQ(evaluated.evaluation_s, 2 * evaluated.evaluation_pass_s);
+  EXPECT_LT(evaluated.evaluation_pass_s, 2 * plain.step_s);
+  EXPECT_GT(evaluated.evaluation_pass_s, 2 * plain.step_s / 4);
+  EXPECT_GE(evaluated.total_s, plain.total_s + evaluated.evaluation_s);
+  EXPECT_EQ(plain.evaluation_s, 0);
+  // One more sequence than two batches takes a third batch.
+  sc.training.eval_sequences = 2 * 128 + 1;
+  EXPECT_NEAR(Time(sc).evaluation_pass_s, 1.5 * evaluated.evaluation_pass_s, 1e-9);
+  // Four stages: a forward-only batch of m micro-batches holds the slowest stage for m + 3 micro-batch forwards.
+  // One batch of 32 micro-batches per data-parallel rank against one of 64: (64 + 3) / (32 + 3), not 2.
+  sc.strategy.pp = 4;
+  sc.strategy.dp = 4;
+  sc.training.eval_sequences = sc.training.global_batch = 128;
+  const double m32 = Time(sc).evaluation_pass_s;
+  sc.training.eval_sequences = sc.training.global_batch = 256;
+  EXPECT_NEAR(Time(sc).evaluation_pass_s / m32, 67.0 / 35, 1e-9);
+}
+
 // DeepSpeed releases before 0.6.0 (training.framework_version) gather per parameter with copies around each
 // list-output all-gather and all-reduce whole gradient buckets: the same job's gathers and reductions take
 // longer, by the HBM passes and the doubled gradient bytes, and nothing else in the step changes.

@@ -346,6 +346,22 @@ void CheckMoeTrainingOptions(const Training& tr) {
                      fmt::format("fp32 with optimizer {} (its states have their own format)", ToString(tr.optimizer)));
 }
 
+/// Evaluation needs both how often and how much: either alone describes no evaluation.
+void CheckEvaluation(const Training& tr) {
+  if (tr.eval_interval_steps < 0 || tr.eval_interval_steps > limits::kEvalIntervalSteps.hi)
+    throw InputError("training.eval_interval_steps", Num(tr.eval_interval_steps),
+                     fmt::format("an integer from 0 (no evaluation) to {}", limits::kEvalIntervalSteps.hi));
+  if (tr.eval_sequences < 0 || tr.eval_sequences > limits::kEvalSequences.hi)
+    throw InputError("training.eval_sequences", Num(tr.eval_sequences),
+                     fmt::format("an integer from 0 to {}", limits::kEvalSequences.hi));
+  if (tr.eval_interval_steps > 0 && tr.eval_sequences == 0)
+    throw InputError("training.eval_sequences", "0",
+                     "at least 1 with eval_interval_steps: the held-out sequences each evaluation scores");
+  if (tr.eval_sequences > 0 && tr.eval_interval_steps == 0)
+    throw InputError("training.eval_interval_steps", "0",
+                     "at least 1 with eval_sequences: the optimizer steps between two evaluations");
+}
+
 /// Context parallelism splits each sequence into 2 x cp chunks for load balance (Megatron-LM); sequence
 /// parallelism splits it over tp, and Megatron-LM turns it off when tp is 1 (it is a split of the TP region).
 void CheckSequenceSplit(const Training& tr, Strategy& sg) {
@@ -454,6 +470,7 @@ void ValidateScenario(Scenario& s) {
   CheckExpertSplit(m, sg);
   CheckExpertTensorSplit(m, sg);
   CheckMoeTrainingOptions(s.training);
+  CheckEvaluation(s.training);
   if (!s.training.framework_version.empty() && !IsVersion(s.training.framework_version))
     throw InputError("training.framework_version", s.training.framework_version,
                      "a release number of digits and dots, such as \"0.3.13\"");

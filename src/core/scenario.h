@@ -68,6 +68,11 @@ struct Training {
   // decoder block like the model's last, a 2h x h projection and two norms on the last stage, sharing the
   // embedding and the output head; 0: none.
   int64_t mtp_layers = 0;
+  // Evaluation during training (Megatron-LM --eval-interval/--eval-iters, HF TrainingArguments eval_strategy
+  // "steps" with eval_steps): every eval_interval_steps optimizer steps the job scores eval_sequences held-out
+  // sequences, forward only, in global batches of the training layout. 0: none, each engine's default.
+  int64_t eval_interval_steps = 0;
+  int64_t eval_sequences = 0;
   // Expert capacity as a multiple of the mean tokens per expert (Megatron-Core moe_expert_capacity_factor with
   // moe_pad_expert_input_to_capacity; DeepSeek-V2's device-level token dropping at 1.0, arXiv 2405.04434
   // section 2.2.4): tokens past it are dropped and every expert's input is padded to it, so the shapes are

@@ -72,6 +72,12 @@ TEST(ValidateScenario, EachCheckNamesFieldValueAndAllowed) {
        "training.precision", "fp8", "NVIDIA A100 SXM4 80GB has no FP8 tensor cores; use bf16, fp16 or fp32"},
       {"qlora in fp32", {{"method", "qlora"}, {"precision", "fp32"}}, {}, {},
        "training.precision", "fp32", "bf16 or fp16 with qlora (its compute dtype)"},
+      {"evaluation without sequences", {{"eval_interval_steps", 1000}}, {}, {},
+       "training.eval_sequences", "0", "at least 1 with eval_interval_steps: the held-out sequences each evaluation scores"},
+      {"evaluation without an interval", {{"eval_sequences", 512}}, {}, {},
+       "training.eval_interval_steps", "0", "at least 1 with eval_sequences: the optimizer steps between two evaluations"},
+      {"negative evaluation interval", {{"eval_interval_steps", -5}}, {}, {},
+       "training.eval_interval_steps", "-5", "an integer from 0 to 100000000"},
   };
   for (const Case& c : cases) {
     try {

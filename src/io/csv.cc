@@ -73,6 +73,7 @@ std::vector<Column> EstimateColumns() {
                      {"training_time_s", "/time/training_s"},
                      {"fixed_time_s", "/time/fixed_s"},
                      {"interruption_time_s", "/time/interruption_s"},
+                     {"evaluation_time_s", "/time/evaluation_s"},
                      {"total_time_s", "/time/total_s"},
                      {"duration", "/time/duration"},
                      {"gpu_hours", "/time/gpu_hours"},

@@ -224,7 +224,7 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
                "fp32_weights", "objective", "sample_mean_tokens",
                "sample_max_tokens", "sample_lengths", "packing", "group_by_length", "attention",
                "liger", "compile", "dataloader_workers", "optimizer_state_dtype", "fp8_swiglu_input", "mtp_layers",
-               "moe_capacity_factor", "framework_version"});
+               "moe_capacity_factor", "framework_version", "eval_interval_steps", "eval_sequences"});
   if (const auto v = t.Get("attention")) tr.attention = ParseAttention(v->String(), v->path());
   if (const auto v = t.Get("method")) tr.method = ParseMethod(v->String(), v->path());
   if (const auto v = t.Get("precision")) {
@@ -257,6 +257,8 @@ void ReadTraining(const Field& t, Training& tr, const ModelSpec& model) {
   }
   if (const auto v = t.Get("fp8_swiglu_input")) tr.fp8_swiglu_input = v->Bool();
   if (const auto v = t.Get("mtp_layers")) tr.mtp_layers = v->Int(limits::kMtpLayers);
+  if (const auto v = t.Get("eval_interval_steps")) tr.eval_interval_steps = v->Int(limits::kEvalIntervalSteps);
+  if (const auto v = t.Get("eval_sequences")) tr.eval_sequences = v->Int(limits::kEvalSequences);
   if (const auto v = t.Get("moe_capacity_factor")) tr.moe_capacity_factor = v->Number(0, limits::kMaxMoeCapacityFactor, true);
   if (const auto v = t.Get("framework_version")) {
     if (!IsVersion(v->String())) v->Fail("a release number of digits and dots, such as \"0.3.13\"");

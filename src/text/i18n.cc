@@ -156,6 +156,14 @@ constexpr Entry kPhrases[] = {
     {"est.total_one_step", "total: no --tokens given, so one step only: {duration}",
      "总计：未给出 --tokens，只计一步：{duration}"},
     {"est.training_fixed", "training {training} + fixed {fixed}: {why}", "训练 {training} + 固定开销 {fixed}：{why}"},
+    {"est.evaluation",
+     "+ evaluation {duration}: {count:.0f} evaluations, one every {interval} steps, of {sequences} sequences forward "
+     "only ({pass} each)",
+     "+ 评估 {duration}：每 {interval} 步一次，共 {count:.0f} 次，每次只做前向、评 {sequences} 条序列（每次 {pass}）"},
+    {"est.interruptions",
+     "+ interruptions {duration}: expected restarts, work redone since the last checkpoint and the periodic "
+     "checkpoint writes (at this GPU generation's measured failure rate)",
+     "+ 中断 {duration}：按该代 GPU 实测故障率预计的重启、自上次检查点起的重算与定期检查点写入"},
     {"est.assumptions", "assumptions:", "假设："},
     {"catalog.user", "user catalogs over the built-in ones (later files win): {files}",
      "覆盖内置数据的用户目录文件（靠后者优先）：{files}"},

@@ -95,6 +95,15 @@ std::string RenderEstimateTime(const Scenario& s, const TimeEstimate& t, Lang la
   out += Say(lang, "est.training_fixed", fmt::arg("training", FormatDuration(t.training_s, lang)),
              fmt::arg("fixed", FormatDuration(t.fixed_s, lang)), fmt::arg("why", FixedCostsText(t, lang))) +
          "\n";
+  if (t.evaluation_s > 0)
+    out += "  " +
+           Say(lang, "est.evaluation", fmt::arg("duration", FormatDuration(t.evaluation_s, lang)),
+               fmt::arg("count", t.evaluations), fmt::arg("sequences", s.training.eval_sequences),
+               fmt::arg("interval", s.training.eval_interval_steps),
+               fmt::arg("pass", FormatDuration(t.evaluation_pass_s, lang))) +
+           "\n";
+  if (t.interruption_s > 0)
+    out += "  " + Say(lang, "est.interruptions", fmt::arg("duration", FormatDuration(t.interruption_s, lang))) + "\n";
   return out;
 }
 
