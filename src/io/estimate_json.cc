@@ -135,6 +135,10 @@ nlohmann::json EstimateToJson(const Scenario& s, const Estimate& e, Lang lang) {
   training["optimizer_state_dtype"] = s.training.bf16_optimizer_states ? "bf16" : "fp32";
   training["fp8_swiglu_input"] = s.training.fp8_swiglu_input;
   training["mtp_layers"] = s.training.mtp_layers;
+  if (s.training.eval_interval_steps > 0) {
+    training["eval_interval_steps"] = s.training.eval_interval_steps;
+    training["eval_sequences"] = s.training.eval_sequences;
+  }
   training["moe_capacity_factor"] = s.training.moe_capacity_factor;
   if (!s.training.framework_version.empty()) training["framework_version"] = s.training.framework_version;
   // The sample lengths as the job gave them (a histogram, or mean and maximum), so the output replays the job.

@@ -360,6 +360,8 @@ LaunchPlan LaunchPlanFromJson(const json& input, const std::string& source) {
   if (auto v = training.Get("compile")) p.compile = v->Bool();
   if (auto v = training.Get("dataloader_workers")) p.dataloader_workers = v->Int({0, 256});
   if (auto v = training.Get("mtp_layers")) p.mtp_layers = v->Int(limits::kMtpLayers);
+  if (auto v = training.Get("eval_interval_steps")) p.eval_interval_steps = v->Int(limits::kEvalIntervalSteps);
+  if (auto v = training.Get("eval_sequences")) p.eval_sequences = v->Int(limits::kEvalSequences);
   if (auto v = training.Get("optimizer_state_dtype")) p.bf16_optimizer_states = v->String() == "bf16";
   if (auto v = training.Get("fp8_swiglu_input")) p.fp8_swiglu_input = v->Bool();
   p.gpu_id = hardware.At("gpu").String();
@@ -418,6 +420,10 @@ json JobDocument(const LaunchPlan& p) {
                    {"seq_len", p.seq_len},               {"global_batch", p.global_batch},
                    {"tokens", p.tokens}};
   if (p.lora_rank > 0) training["lora_rank"] = p.lora_rank;
+  if (p.eval_interval_steps > 0) {
+    training["eval_interval_steps"] = p.eval_interval_steps;
+    training["eval_sequences"] = p.eval_sequences;
+  }
   return {{"model", p.hf_id.empty() ? p.model : p.hf_id}, {"training", training}};
 }
 
@@ -582,6 +588,14 @@ std::vector<std::string> MegatronArguments(const LaunchPlan& p) {
   add("--seq-length", p.seq_len);
   add("--micro-batch-size", p.micro_batch);
   add("--global-batch-size", p.global_batch);
+  // Evaluation as the plan timed it: eval-iters global batches every eval-interval steps; none otherwise, which
+  // releases whose --eval-interval defaulted to 1000 (with --eval-iters 100) need said.
+  if (p.eval_interval_steps > 0) {
+    add("--eval-interval", p.eval_interval_steps);
+    add("--eval-iters", (p.eval_sequences + p.global_batch - 1) / p.global_batch);
+  } else {
+    add("--eval-iters", 0);
+  }
   add("--tensor-model-parallel-size", s.tp);
   add("--pipeline-model-parallel-size", s.pp);
   if (s.interleave > 1 && num_layers == 0)
@@ -746,6 +760,14 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
     for (auto& a : MegatronArguments(p)) cmd.push_back(a);
     return cmd;
   }
+  // Evaluation is written in Megatron-LM's and the HF Trainer's arguments; the recipe engines name theirs in
+  // configs this launch does not write.
+  if (p.eval_interval_steps > 0 && (p.framework == Framework::kTorchtitan || p.framework == Framework::kTorchtune ||
+                                    p.framework == Framework::kLitGpt))
+    throw InputError("training.eval_interval_steps", std::to_string(p.eval_interval_steps),
+                     fmt::format("0 with framework {}: launch writes evaluation for megatron and Hugging Face Trainer "
+                                 "scripts (hf, deepspeed, fsdp, unsloth); set it in the recipe's own config",
+                                 ToString(p.framework)));
   if (p.framework == Framework::kTorchtitan) return TorchtitanCommand(p);
   if (s.tp > 1 || s.pp > 1 || s.cp > 1)
     throw InputError("training.framework", ToString(p.framework),
@@ -775,6 +797,10 @@ std::vector<std::string> EngineCommand(const LaunchPlan& p, const LaunchOptions&
   cmd.push_back("--optim");
   cmd.push_back(kOptim[static_cast<int>(p.optimizer)]);
   if (p.group_by_length) cmd.push_back("--group_by_length");
+  if (p.eval_interval_steps > 0) {
+    cmd.insert(cmd.end(), {"--eval_strategy", "steps", "--eval_steps", std::to_string(p.eval_interval_steps),
+                           "--per_device_eval_batch_size", std::to_string(p.micro_batch)});
+  }
   if (p.liger) cmd.push_back("--use_liger_kernel");
   if (p.compile) cmd.push_back("--torch_compile");
   if (p.dataloader_workers > 0) {

@@ -29,6 +29,9 @@ struct LaunchPlan {
   // DeepSeek-V3's options (absent from older documents: off): MTP depth, bf16 AdamW moments, FP8 SwiGLU inputs.
   int64_t mtp_layers = 0;
   bool bf16_optimizer_states = false;
+  // Evaluation during training (absent: none): every eval_interval_steps steps, eval_sequences sequences.
+  int64_t eval_interval_steps = 0;
+  int64_t eval_sequences = 0;
   bool fp8_swiglu_input = false;
   std::string gpu_id;
   int gpus = 1;

@@ -677,5 +677,35 @@ TEST(Launch, DataAndKernelOptionsReachTheEngineFlags) {
   EXPECT_THROW(EngineCommand(litgpt, {}), InputError);
 }
 
+// Evaluation reaches the engine as the estimate timed it: Megatron-LM's eval-iters global batches every
+// eval-interval steps (3,200 sequences in global batches of 64: 50), and --eval-iters 0 without it, since releases whose
+// --eval-interval defaulted to 1000 would otherwise evaluate; the HF Trainer's eval_strategy "steps". The recipe
+// engines take it in configs launch does not write: refused, naming the field. The job document keeps it.
+TEST(Launch, EvaluationReachesTheEngineAsTimed) {
+  json job = kMegatron16;
+  EXPECT_EQ(ValueOf(MegatronArguments(LaunchPlanFromJson(EstimateDoc(job), "e")), "--eval-iters"), "0");
+  job["training"]["eval_interval_steps"] = 1000;
+  job["training"]["eval_sequences"] = 3200;
+  const LaunchPlan megatron = LaunchPlanFromJson(EstimateDoc(job), "e");
+  const std::vector<std::string> args = MegatronArguments(megatron);
+  EXPECT_EQ(ValueOf(args, "--eval-interval"), "1000");
+  EXPECT_EQ(ValueOf(args, "--eval-iters"), "50");
+  EXPECT_EQ(JobDocument(megatron)["training"]["eval_sequences"], 3200);
+  json hf = {{"model", "llama-3-8b"},
+             {"training", {{"method", "lora"}, {"framework", "hf"}, {"eval_interval_steps", 200}, {"eval_sequences", 500}}},
+             {"hardware", {{"gpu", "h100-sxm"}, {"gpus", 1}}}};
+  const std::vector<std::string> cmd = EngineCommand(LaunchPlanFromJson(EstimateDoc(hf), "e"), {});
+  EXPECT_EQ(ValueOf(cmd, "--eval_strategy"), "steps");
+  EXPECT_EQ(ValueOf(cmd, "--eval_steps"), "200");
+  hf["training"]["framework"] = "torchtune";
+  try {
+    EngineCommand(LaunchPlanFromJson(EstimateDoc(hf), "e"), {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "training.eval_interval_steps");
+    EXPECT_EQ(e.value(), "200");
+  }
+}
+
 }  // namespace
 }  // namespace trainplan
