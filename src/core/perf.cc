@@ -864,12 +864,12 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   // follows the optimizer step with nothing to hide behind (DeepSpeed's step ends in all_gather_dp_groups), or is
   // issued per gather unit ahead of the next step's first forward and prefetched like ZeRO-3's (FSDP's
   // SHARD_GRAD_OP unshards in the pre-forward hook and keeps the parameters through no_sync micro-batches).
-  const double scatter = AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
-  const double gather = AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
+  // The reduce-scatter and the all-gather move the same bytes.
+  const double half = AllReduceTime(r, hw, grad_total, d, dp_local, 0.5);
   const double gather_exposed = r.zero12_gather_in_forward && r.zero3_prefetch
-                                    ? PrefetchedExposure(gather, mb_fwd_busy, std::max(1.0, stage_collectives))
-                                    : gather;
-  return std::max(0.0, scatter - window) + gather_exposed;
+                                    ? PrefetchedExposure(half, mb_fwd_busy, std::max(1.0, stage_collectives))
+                                    : half;
+  return std::max(0.0, half - window) + gather_exposed;
 }
 
 struct LossTraffic {
@@ -1251,7 +1251,7 @@ TimeEstimate StepTime(const Scenario& sc, const ParamCounts& params, const Train
   AddMemoryFeatureTime(sc, r, groups, feature_memory, std::ceil(layers / p), stage_share, micro_batches,
                        stage_share * (x.fwd_s + x.fwd_mem), stage_share * (x.bwd_s + x.bwd_mem + x.recompute_s), out);
   Totals(sc, r, l, micro_batches, model_flops, x.recompute_flops + mtp_flops, out);
-  // A forward runs half of a micro-batch's collectives and its MoE layers' waits (each pass has its own).
+  // A forward runs about half of a micro-batch's collectives and MoE work (dispatch, combine, router, permutation).
   AddEvaluation(sc, l, micro_batches, mb_fwd_busy + 0.5 * (mb_tp + mb_ep + mb_cp + mb_moe), out);
   AddFixedCosts(sc, r, params, trainable, l, out);
   return out;
