@@ -48,6 +48,10 @@ EngineTiming ReadEngineTiming(const Field& e) {
   if (gather.String() != "first_forward" && gather.String() != "after_step") gather.Fail("first_forward or after_step");
   t.zero12_gather_in_forward = gather.String() == "first_forward";
   e.At("zero12_param_gather_source").String();
+  if (const auto every = e.Get("zero2_reduce_every_micro_batch")) {
+    t.zero2_reduce_every_micro_batch = every->Bool();
+    e.At("zero2_reduce_source").String();
+  }
   t.host_s_per_layer_pass = e.At("host_s_per_layer_pass").Number(0, 1, true);
   t.elementwise_traffic = e.At("elementwise_traffic").Number(0, 100);
   const Field unit = e.At("zero3_gather_unit");

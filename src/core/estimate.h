@@ -334,6 +334,7 @@ struct TimeRates {
   // The engine's implementation (data/efficiency.json "frameworks").
   bool grad_reduce_overlap = true;
   bool zero12_gather_in_forward = false;  // ZeRO-1/2 parameter all-gather ahead of the first forward, per unit
+  bool zero2_reduce_every_micro_batch = false;  // ZeRO-2 reduce-scatters in every micro-batch's backward
   double host_s_per_layer_pass = 0;
   double elementwise_traffic = 1;
   bool zero3_gather_per_module = false;

@@ -555,6 +555,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.gpus_per_host = gpu.gpus_per_host;
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.zero12_gather_in_forward = engine.zero12_gather_in_forward;
+  r.zero2_reduce_every_micro_batch = engine.zero2_reduce_every_micro_batch;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
   r.elementwise_traffic = engine.elementwise_traffic;
   // Liger and torch.compile replace the engine's unfused elementwise kernels and cut its per-op dispatch;
@@ -860,7 +861,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   const double window = r.grad_reduce_overlap ? mb_bwd_busy : 0;
   const double grad_total = stage_trainable * grad_bytes;
   if (st.zero == 0) return std::max(0.0, AllReduceTime(r, hw, grad_total, d, dp_local, 1.0) - window);
-  // ZeRO-1/2: the gradients' reduce-scatter runs in the last backward; the updated parameters' all-gather either
+  // ZeRO-1/2: the gradients' reduce-scatter runs in the last backward (in every backward under DeepSpeed's ZeRO-2,
+  // whose partitioned gradients take each micro-batch's share at once); the updated parameters' all-gather either
   // follows the optimizer step with nothing to hide behind (DeepSpeed's step ends in all_gather_dp_groups), or is
   // issued per gather unit ahead of the next step's first forward and prefetched like ZeRO-3's (FSDP's
   // SHARD_GRAD_OP unshards in the pre-forward hook and keeps the parameters through no_sync micro-batches).
@@ -869,7 +871,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   const double gather_exposed = r.zero12_gather_in_forward && r.zero3_prefetch
                                     ? PrefetchedExposure(half, mb_fwd_busy, std::max(1.0, stage_collectives))
                                     : half;
-  return std::max(0.0, half - window) + gather_exposed;
+  const double reductions = st.zero == 2 && r.zero2_reduce_every_micro_batch ? micro_batches : 1;
+  return reductions * std::max(0.0, half - window) + gather_exposed;
 }
 
 struct LossTraffic {

@@ -357,6 +357,30 @@ TEST(PerfZero12, ParameterGatherShowsWhereTheEngineIssuesIt) {
   EXPECT_GT(exposed(Framework::kDeepSpeed, 16), 8 * exposed(Framework::kFsdp, 16));
 }
 
+// DeepSpeed's ZeRO-2 reduces every micro-batch's gradients into the partitions as its backward runs; ZeRO-1, like
+// FSDP's no_sync, once per step. Across slow links, where each reduction outlasts a micro-batch's backward, eight
+// micro-batches expose ZeRO-2's reduction eight times and leave ZeRO-1's as it was with one.
+TEST(PerfZero12, DeepSpeedZero2ReducesEveryMicroBatch) {
+  const auto dp_comm = [](int zero, int64_t global_batch, Framework framework) {
+    Scenario sc = Base(Gpt(4096, 32, 8, 1024), 16);
+    sc.training.framework = framework;
+    sc.strategy.zero = zero;
+    sc.training.global_batch = global_batch;
+    sc.hardware.inter_node.bytes_per_s = 1e9;  // 8 Gb/s: every reduction outlasts the backward
+    return Time(sc)[TimeTerm::kDpComm];
+  };
+  const double gather_and_one = dp_comm(2, 16, Framework::kDeepSpeed);
+  const double gather_and_eight = dp_comm(2, 128, Framework::kDeepSpeed);
+  const double zero1_one = dp_comm(1, 16, Framework::kDeepSpeed), zero1_eight = dp_comm(1, 128, Framework::kDeepSpeed);
+  // ZeRO-1 and ZeRO-2 move the same bytes once per step at one micro-batch.
+  EXPECT_NEAR(gather_and_one, zero1_one, 1e-9);
+  EXPECT_NEAR(zero1_eight, zero1_one, 1e-9 * zero1_one);
+  // The gather (once) and the exposed part of a reduction (per micro-batch): seven more reductions at eight, each
+  // about a gather long since they move the same bytes.
+  EXPECT_GT(gather_and_eight, 4 * gather_and_one);
+  EXPECT_EQ(dp_comm(2, 128, Framework::kFsdp), dp_comm(2, 16, Framework::kFsdp));
+}
+
 // Evaluation during training scores held-out sequences in global batches of the training layout, forward only:
 // two evaluations over a 2,500-step run at one every 1,000 steps, two global batches each, add to the run and
 // leave the step alone. A forward-only batch costs less than a training step (no backward) and more than a quarter
