@@ -52,6 +52,10 @@ EngineTiming ReadEngineTiming(const Field& e) {
     t.zero2_reduce_every_micro_batch = every->Bool();
     e.At("zero2_reduce_source").String();
   }
+  if (const auto every = e.Get("zero2_gather_every_micro_batch")) {
+    t.zero2_gather_every_micro_batch = every->Bool();
+    e.At("zero2_gather_source").String();
+  }
   t.host_s_per_layer_pass = e.At("host_s_per_layer_pass").Number(0, 1, true);
   t.elementwise_traffic = e.At("elementwise_traffic").Number(0, 100);
   const Field unit = e.At("zero3_gather_unit");

@@ -35,6 +35,8 @@ struct EngineTiming {
   bool zero12_gather_in_forward = false;
   // ZeRO-2 reduces each micro-batch's gradients into the partitions as its backward runs, not once per step.
   bool zero2_reduce_every_micro_batch = false;
+  // ZeRO-2 parameters are resharded after every backward and gathered again before each micro-batch's forward.
+  bool zero2_gather_every_micro_batch = false;
   double host_s_per_layer_pass = 0;  // CPU dispatch time of one layer's kernels for one pass
   double elementwise_traffic = 1;    // HBM bytes of unfused elementwise work relative to fused kernels
   bool zero3_gather_per_module = false;  // ZeRO-3 gathers per submodule instead of per layer

@@ -335,6 +335,7 @@ struct TimeRates {
   bool grad_reduce_overlap = true;
   bool zero12_gather_in_forward = false;  // ZeRO-1/2 parameter all-gather ahead of the first forward, per unit
   bool zero2_reduce_every_micro_batch = false;  // ZeRO-2 reduce-scatters in every micro-batch's backward
+  bool zero2_gather_every_micro_batch = false;  // and gathers the parameters again before every forward
   double host_s_per_layer_pass = 0;
   double elementwise_traffic = 1;
   bool zero3_gather_per_module = false;

@@ -556,6 +556,7 @@ TimeRates RatesOf(const Scenario& sc) {
   r.grad_reduce_overlap = engine.grad_reduce_overlap;
   r.zero12_gather_in_forward = engine.zero12_gather_in_forward;
   r.zero2_reduce_every_micro_batch = engine.zero2_reduce_every_micro_batch;
+  r.zero2_gather_every_micro_batch = engine.zero2_gather_every_micro_batch;
   r.host_s_per_layer_pass = engine.host_s_per_layer_pass;
   r.elementwise_traffic = engine.elementwise_traffic;
   // Liger and torch.compile replace the engine's unfused elementwise kernels and cut its per-op dispatch;
@@ -862,7 +863,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
   const double grad_total = stage_trainable * grad_bytes;
   if (st.zero == 0) return std::max(0.0, AllReduceTime(r, hw, grad_total, d, dp_local, 1.0) - window);
   // ZeRO-1/2: the gradients' reduce-scatter runs in the last backward (in every backward under DeepSpeed's ZeRO-2,
-  // whose partitioned gradients take each micro-batch's share at once); the updated parameters' all-gather either
+  // whose partitioned gradients take each micro-batch's share at once, and under FSDP2 loops that never turn
+  // gradient sync off, which also reshard after every backward and gather again); the updated parameters' all-gather either
   // follows the optimizer step with nothing to hide behind (DeepSpeed's step ends in all_gather_dp_groups), or is
   // issued per gather unit ahead of the next step's first forward and prefetched like ZeRO-3's (FSDP's
   // SHARD_GRAD_OP unshards in the pre-forward hook and keeps the parameters through no_sync micro-batches).
@@ -872,7 +874,8 @@ double DataParallelSeconds(const Scenario& sc, const TimeRates& r, const Layout&
                                     ? PrefetchedExposure(half, mb_fwd_busy, std::max(1.0, stage_collectives))
                                     : half;
   const double reductions = st.zero == 2 && r.zero2_reduce_every_micro_batch ? micro_batches : 1;
-  return reductions * std::max(0.0, half - window) + gather_exposed;
+  const double gathers = st.zero == 2 && r.zero2_gather_every_micro_batch ? micro_batches : 1;
+  return reductions * std::max(0.0, half - window) + gathers * gather_exposed;
 }
 
 struct LossTraffic {

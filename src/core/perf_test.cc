@@ -358,9 +358,9 @@ TEST(PerfZero12, ParameterGatherShowsWhereTheEngineIssuesIt) {
 }
 
 // DeepSpeed's ZeRO-2 reduces every micro-batch's gradients into the partitions as its backward runs; ZeRO-1, like
-// FSDP's no_sync, once per step. Across slow links, where each reduction outlasts a micro-batch's backward, eight
+// FSDP's no_sync, once per step; torchtitan's FSDP2 reduces and gathers in every micro-batch. Across slow links, where each reduction outlasts a micro-batch's backward, eight
 // micro-batches expose ZeRO-2's reduction eight times and leave ZeRO-1's as it was with one.
-TEST(PerfZero12, DeepSpeedZero2ReducesEveryMicroBatch) {
+TEST(PerfZero12, ZeroTwoCollectivesRunPerMicroBatchWhereTheEngineLoopRunsThem) {
   const auto dp_comm = [](int zero, int64_t global_batch, Framework framework) {
     Scenario sc = Base(Gpt(4096, 32, 8, 1024), 16);
     sc.training.framework = framework;
@@ -379,6 +379,10 @@ TEST(PerfZero12, DeepSpeedZero2ReducesEveryMicroBatch) {
   // about a gather long since they move the same bytes.
   EXPECT_GT(gather_and_eight, 4 * gather_and_one);
   EXPECT_EQ(dp_comm(2, 128, Framework::kFsdp), dp_comm(2, 16, Framework::kFsdp));
+  // torchtitan's loop never turns FSDP2's gradient sync off, and FSDP2 reshards after every backward: both
+  // collectives run in every micro-batch, eight times those of one.
+  EXPECT_NEAR(dp_comm(2, 128, Framework::kTorchtitan), 8 * dp_comm(2, 16, Framework::kTorchtitan),
+              1e-9 * dp_comm(2, 128, Framework::kTorchtitan));
 }
 
 // Evaluation during training scores held-out sequences in global batches of the training layout, forward only:
