@@ -41,6 +41,15 @@ KernelTiming ReadKernelTiming(const Field& k) {
   return {k.At("elementwise_traffic").Number(0, 100), k.At("host_factor").Number(0, 1)};
 }
 
+/// An optional key of an engine's entry and the source that must come with it: `read` takes the value when present.
+template <typename Read>
+void ReadSourced(const Field& e, const char* key, const char* source, Read&& read) {
+  if (const auto value = e.Get(key)) {
+    read(*value);
+    e.At(source).String();
+  }
+}
+
 EngineTiming ReadEngineTiming(const Field& e) {
   EngineTiming t;
   t.grad_reduce_overlap = e.At("grad_reduce_overlap").Bool();
@@ -48,14 +57,10 @@ EngineTiming ReadEngineTiming(const Field& e) {
   if (gather.String() != "first_forward" && gather.String() != "after_step") gather.Fail("first_forward or after_step");
   t.zero12_gather_in_forward = gather.String() == "first_forward";
   e.At("zero12_param_gather_source").String();
-  if (const auto every = e.Get("zero2_reduce_every_micro_batch")) {
-    t.zero2_reduce_every_micro_batch = every->Bool();
-    e.At("zero2_reduce_source").String();
-  }
-  if (const auto every = e.Get("zero2_gather_every_micro_batch")) {
-    t.zero2_gather_every_micro_batch = every->Bool();
-    e.At("zero2_gather_source").String();
-  }
+  ReadSourced(e, "zero2_reduce_every_micro_batch", "zero2_reduce_source",
+              [&](const Field& v) { t.zero2_reduce_every_micro_batch = v.Bool(); });
+  ReadSourced(e, "zero2_gather_every_micro_batch", "zero2_gather_source",
+              [&](const Field& v) { t.zero2_gather_every_micro_batch = v.Bool(); });
   t.host_s_per_layer_pass = e.At("host_s_per_layer_pass").Number(0, 1, true);
   t.elementwise_traffic = e.At("elementwise_traffic").Number(0, 100);
   const Field unit = e.At("zero3_gather_unit");
@@ -64,34 +69,22 @@ EngineTiming ReadEngineTiming(const Field& e) {
   t.zero3_prefetch = e.At("zero3_prefetch").Bool();
   t.zero3_host_s_per_module = e.At("zero3_host_s_per_module").Number(0, 1, true);
   e.At("zero3_host_source").String();
-  if (const auto gather = e.Get("zero3_host_s_per_gather")) {
-    t.zero3_host_s_per_gather = gather->Number(0, 1, true);
-    e.At("zero3_host_gather_source").String();
-  }
-  if (const auto copy_out = e.Get("zero3_gather_copy_out")) {
-    t.zero3_gather_copy_out = copy_out->Bool();
-    e.At("zero3_copy_out_source").String();
-  }
-  if (const auto legacy = e.Get("zero3_legacy_before")) {
-    t.zero3_legacy_before = legacy->String();
-    e.At("zero3_legacy_source").String();
-  }
+  ReadSourced(e, "zero3_host_s_per_gather", "zero3_host_gather_source",
+              [&](const Field& v) { t.zero3_host_s_per_gather = v.Number(0, 1, true); });
+  ReadSourced(e, "zero3_gather_copy_out", "zero3_copy_out_source",
+              [&](const Field& v) { t.zero3_gather_copy_out = v.Bool(); });
+  ReadSourced(e, "zero3_legacy_before", "zero3_legacy_source",
+              [&](const Field& v) { t.zero3_legacy_before = v.String(); });
   t.dataloader_workers = static_cast<int>(e.At("dataloader_workers").Number(0, 1024, true));
   e.At("dataloader_source").String();
   t.fp8_weight_cache = e.At("fp8_weight_cache").Bool();
   e.At("fp8_source").String();
-  if (const auto sync = e.Get("moe_sync_host_s_per_layer")) {
-    t.moe_sync_host_s_per_layer = sync->Number(0, 1, true);
-    e.At("moe_sync_host_source").String();
-  }
-  if (const auto accumulation = e.Get("grad_accumulation_in_place")) {
-    t.grad_accumulation_in_place = accumulation->Bool();
-    e.At("grad_accumulation_source").String();
-  }
-  if (const auto sync = e.Get("micro_batch_sync_host_s")) {
-    t.micro_batch_sync_host_s = sync->Number(0, 1, true);
-    e.At("micro_batch_sync_source").String();
-  }
+  ReadSourced(e, "moe_sync_host_s_per_layer", "moe_sync_host_source",
+              [&](const Field& v) { t.moe_sync_host_s_per_layer = v.Number(0, 1, true); });
+  ReadSourced(e, "grad_accumulation_in_place", "grad_accumulation_source",
+              [&](const Field& v) { t.grad_accumulation_in_place = v.Bool(); });
+  ReadSourced(e, "micro_batch_sync_host_s", "micro_batch_sync_source",
+              [&](const Field& v) { t.micro_batch_sync_host_s = v.Number(0, 1, true); });
   t.default_attention = ReadKernel(e.At("default_attention"));
   if (t.default_attention == AttentionKernel::kAuto) e.At("default_attention").Fail("eager, sdpa, fa2, fa3, triton or cudnn");
   e.At("default_attention_source").String();
