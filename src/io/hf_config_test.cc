@@ -21,6 +21,17 @@ json TinyLlama() {
           {"vocab_size", 1000}};
 }
 
+/// The InputError reading `config` raises; a failure (and an empty error) when it reads without one.
+InputError ConfigError(const json& config) {
+  try {
+    ModelFromHfConfig(config, "test");
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return InputError("", "", "");
+}
+
 TEST(HfConfig, AScenarioConfigNamesItsFieldsUnderModelConfig) {
   json config = TinyLlama();
   config["num_key_value_heads"] = 3;
@@ -117,13 +128,9 @@ TEST(HfConfig, GptOssCountsExpertsRouterBiasesAndSinks) {
   EXPECT_EQ(m.layers[1].spec.attention.sliding_window, 0);
   json odd = GptOss20b();
   odd["layer_types"][5] = "linear_attention";
-  try {
-    ModelFromHfConfig(odd, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.layer_types");
-    EXPECT_EQ(e.value(), "linear_attention");
-  }
+  const InputError e = ConfigError(odd);
+  EXPECT_EQ(e.field(), "config.layer_types");
+  EXPECT_EQ(e.value(), "linear_attention");
 
   json big = GptOss20b();  // openai/gpt-oss-120b: 36 layers, 128 experts (card: 117B, 5.1B active)
   big["num_hidden_layers"] = 36;
@@ -188,30 +195,22 @@ TEST(HfConfig, Glm4MoeLiteIsLatentAttentionWithExperts) {
   for (int i = 1; i < 47; ++i) listed["mlp_layer_types"].push_back("sparse");
   EXPECT_EQ(CountParams(ModelFromHfConfig(listed, "test")).total, p.total);
   listed["mlp_layer_types"][3] = "moe";
-  try {
-    ModelFromHfConfig(listed, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.mlp_layer_types");
-    EXPECT_EQ(e.value(), "moe");
-  }
+  const InputError e = ConfigError(listed);
+  EXPECT_EQ(e.field(), "config.mlp_layer_types");
+  EXPECT_EQ(e.value(), "moe");
 }
 
 TEST(HfConfig, AnUnknownTypeWithExpertsOrOddHeadsIsRefusedUnlessForced) {
   json config = GptOss20b();
   config["model_type"] = "new_moe";
-  try {
-    ModelFromHfConfig(config, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.model_type");
-    EXPECT_EQ(e.value(), "new_moe");
-    EXPECT_NE(e.allowed().find("num_local_experts, num_experts_per_tok, experts_per_token, head_dim (64 x 64 "
-                               "heads != hidden_size 2880)"),
-              std::string::npos)
-        << e.allowed();
-    EXPECT_NE(e.allowed().find("--generic-config"), std::string::npos);
-  }
+  const InputError e = ConfigError(config);
+  EXPECT_EQ(e.field(), "config.model_type");
+  EXPECT_EQ(e.value(), "new_moe");
+  EXPECT_NE(e.allowed().find("num_local_experts, num_experts_per_tok, experts_per_token, head_dim (64 x 64 "
+                             "heads != hidden_size 2880)"),
+            std::string::npos)
+      << e.allowed();
+  EXPECT_NE(e.allowed().find("--generic-config"), std::string::npos);
   const ModelSpec forced = ModelFromHfConfig(config, "test", /*generic_config=*/true);
   ASSERT_EQ(forced.warnings.size(), 1u);
   EXPECT_NE(forced.warnings[0].find("ignoring num_local_experts"), std::string::npos) << forced.warnings[0];
@@ -283,12 +282,8 @@ TEST(HfConfig, Gemma3CountsQkNormsAndReadsTheTextConfigOfMultimodalCheckpoints) 
   ASSERT_EQ(m12.warnings.size(), 1u);
   EXPECT_NE(m12.warnings[0].find("projector (421.3M parameters; 12.19B with the language model) stay frozen"),
             std::string::npos);
-  try {
-    ModelFromHfConfig(json{{"model_type", "gemma3"}}, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.text_config");
-  }
+  const InputError e = ConfigError(json{{"model_type", "gemma3"}});
+  EXPECT_EQ(e.field(), "config.text_config");
 }
 
 TEST(HfConfig, Mistral3AndMinistralReadTheirDecoders) {
@@ -366,13 +361,9 @@ TEST(HfConfig, OptCountsItsOffsetPositionTableAndSeparateProjections) {
   // opt-350m embeds in 512 and projects to the hidden size: refused, naming the field.
   json projected = Opt(1024, 24, 16);
   projected["word_embed_proj_dim"] = 512;
-  try {
-    ModelFromHfConfig(projected, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.word_embed_proj_dim");
-    EXPECT_EQ(e.value(), "512");
-  }
+  const InputError e = ConfigError(projected);
+  EXPECT_EQ(e.field(), "config.word_embed_proj_dim");
+  EXPECT_EQ(e.value(), "512");
 }
 
 TEST(HfConfig, ExaoneReadsNumLayers) {
@@ -499,13 +490,9 @@ TEST(HfConfig, Qwen3NextCountsGatedDeltaNetGatedAttentionAndTheSparseMoe) {
   EXPECT_EQ(m2.layers[0].count, 47);
   EXPECT_EQ(CountParams(m2).checkpoint_extra, 27263488 + 1614809088 + 4096 + 2 * 2048 * 2048 + 3 * 2048);
   config["layer_types"][3] = "sliding_attention";
-  try {
-    ModelFromHfConfig(config, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.layer_types");
-    EXPECT_EQ(e.value(), "sliding_attention");
-  }
+  const InputError e = ConfigError(config);
+  EXPECT_EQ(e.field(), "config.layer_types");
+  EXPECT_EQ(e.value(), "sliding_attention");
   config = Qwen3Next80B();
   config["linear_num_value_heads"] = 24;
   EXPECT_THROW(ModelFromHfConfig(config, "test"), InputError);  // not a multiple of the 16 key heads
@@ -554,12 +541,8 @@ TEST(HfConfig, Gemma3CountsTheSiglipTowerAndProjector) {
   EXPECT_EQ(CountParams(ModelFromHfConfig(config, "test")).vision - 419816304,
             1152 + 4 * (1152 * 1152 + 1152) + 2 * 1152 + 2 * 1152 * 4304 + 4304 + 1152);
   config["vision_config"]["patch_size"] = 0;
-  try {
-    ModelFromHfConfig(config, "test");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "config.vision_config.patch_size");
-  }
+  const InputError e = ConfigError(config);
+  EXPECT_EQ(e.field(), "config.vision_config.patch_size");
 }
 
 TEST(HfConfig, Mistral3CountsThePixtralTowerProjectorAndPatchMerger) {
